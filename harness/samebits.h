@@ -1,0 +1,252 @@
+/* libsamebits: probes, hashes, traces, golden files, case files, sweeps,
+ * comparison, divergence location and reports.
+ *
+ * Module map (one file per job in harness/):
+ *   hash.c     tree XXH3-128 of a tensor
+ *   trace.c    trace records, text read/write
+ *   golden.c   golden files: atomic write, checked read
+ *   casefile.c case files (INI) -> sb_case
+ *   npy.c      NumPy .npy write/read
+ *   run.c      one configuration in this process (the `run` child)
+ *   spawn.c    a child process with a thread count and a timeout
+ *   sweep.c    every (threads, repeat) of a case, each in its own process
+ *   compare.c  first divergent probe of two traces
+ *   elemdiff.c element-wise differences (abs, rel, ULP, ranges)
+ *   locate.c   dump and classify the first divergence -> verdict
+ *   report_*.c text, JSON, JUnit, TAP
+ *   user.c     the C API that puts a user's own kernel under the harness
+ */
+#ifndef SAMEBITS_H
+#define SAMEBITS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "sb_common.h"
+#include "sb_kernels.h"
+#include "sb_model.h"
+#include "sb_probe.h"
+
+#define SB_TRACE_FORMAT_VERSION 1
+
+/* ---- hashing ----------------------------------------------------------------
+ * XXH3-128 over a canonical header (dtype, ndim, dims as little-endian
+ * uint64) followed by the raw bytes, computed as a tree: the bytes are cut
+ * into SB_HASH_LEAF_BYTES leaves, each leaf hashed alone, and the root is the
+ * hash of the header and the leaf hashes in order. Leaves may be hashed in
+ * parallel; the result does not depend on the thread count. */
+#define SB_HASH_LEAF_BYTES ((size_t)1 << 18)
+
+typedef struct sb_hash {
+    unsigned char bytes[16];    /* canonical (big-endian) XXH3-128 */
+} sb_hash;
+
+sb_hash sb_hash_tensor(const sb_tensor *t);
+void sb_hash_hex(const sb_hash *h, char out[33]);
+bool sb_hash_parse(sb_hash *h, const char *hex);    /* 32 hex digits */
+bool sb_hash_equal(const sb_hash *a, const sb_hash *b);
+
+/* ---- traces -------------------------------------------------------------- */
+
+typedef struct sb_record {
+    int64_t step;
+    char *name;
+    char *op;
+    sb_dtype dtype;
+    int ndim;
+    int64_t dim[SB_MAX_DIMS];
+    sb_hash hash;
+    int n_inputs;
+    char **inputs;
+} sb_record;
+
+typedef struct sb_trace_header {
+    int version;                /* SB_TRACE_FORMAT_VERSION */
+    char case_name[128];
+    char case_digest[33];       /* hex of sb_case.digest */
+    char samebits_version[32];
+    char family[16];            /* of the reference configuration */
+    int threads;                /* of the reference configuration */
+    char build[160];            /* compiler, flags */
+} sb_trace_header;
+
+typedef struct sb_trace {
+    sb_trace_header header;
+    sb_record *records;
+    size_t n_records, cap_records;
+    sb_epoch_metrics *metrics;  /* training runs: one per epoch */
+    int n_metrics, cap_metrics;
+} sb_trace;
+
+void sb_trace_init(sb_trace *t);
+void sb_trace_free(sb_trace *t);
+/* Appends a record for the probe point (copies names, hashes the tensor). */
+sb_status sb_trace_add_probe(sb_trace *t, const sb_probe_point *p);
+sb_status sb_trace_add_metrics(sb_trace *t, const sb_epoch_metrics *m);
+sb_status sb_trace_write(const sb_trace *t, FILE *f);
+/* err gets "path:line: what was expected" on SB_ERR_INPUT. */
+sb_status sb_trace_read(sb_trace *t, const char *path, char *err, size_t errlen);
+/* Index of the latest record named `name` before record `before`, or -1. */
+long sb_trace_find_latest(const sb_trace *t, const char *name, size_t before);
+
+/* Golden files are traces written atomically (temporary file, fsync,
+ * rename): an interrupted write leaves the old golden intact. */
+sb_status sb_golden_write(const sb_trace *t, const char *path, char *err, size_t errlen);
+/* Refuses a wrong format version or a case-digest mismatch, saying how to
+ * regenerate (`samebits golden CASE`). */
+sb_status sb_golden_read(sb_trace *t, const char *path, const char *expect_digest,
+                         char *err, size_t errlen);
+
+/* ---- case files ---------------------------------------------------------- */
+
+typedef enum sb_verdict {
+    SB_VERDICT_IDENTICAL,
+    SB_VERDICT_REORDERING,
+    SB_VERDICT_BEYOND_BOUND,
+    SB_VERDICT_CRASH,
+    SB_VERDICT_TIMEOUT,
+    SB_VERDICT_COUNT
+} sb_verdict;
+
+const char *sb_verdict_name(sb_verdict v);          /* "identical", "beyond-bound", ... */
+sb_verdict sb_verdict_from_name(const char *name);  /* SB_VERDICT_COUNT if unknown */
+
+typedef enum sb_case_kind {
+    SB_CASE_KERNEL,
+    SB_CASE_TRAIN,
+} sb_case_kind;
+
+#define SB_MAX_THREADS 64
+
+typedef struct sb_case {
+    char path[512];
+    char name[128];
+    sb_case_kind kind;
+    sb_family family;
+
+    /* kind = kernel: op and parameters (tensors described by
+     * sb_op_call_describe), inputs drawn from the RNG with `seed` */
+    sb_op_call call;
+    /* kind = train */
+    char model[64];             /* "keras_mnist_cnn" */
+    char dataset[64];           /* "mnist" or "fashion-mnist" */
+    int64_t train_begin, train_end, test_begin, test_end;
+    sb_train_config train;
+
+    uint64_t seed;
+    int threads[SB_MAX_THREADS];
+    int n_threads;
+    int repeats;
+    double timeout_seconds;
+    int reference_threads;      /* the golden's configuration */
+    sb_verdict expect[SB_MAX_THREADS + 1]; /* by thread count */
+    char golden_path[512];      /* golden/<name>.golden unless the case says */
+    char digest[33];            /* hex XXH3-128 of what determines the trace */
+} sb_case;
+
+/* err gets "path:line: what was expected". */
+sb_status sb_case_load(sb_case *c, const char *path, char *err, size_t errlen);
+
+/* ---- running one configuration ------------------------------------------- */
+
+typedef struct sb_run_options {
+    int threads;
+    const char *dump_probe;     /* NULL, or probe name to dump ... */
+    int64_t dump_step;          /* ... at this step */
+    const char *dump_dir;       /* <dir>/<probe>.npy, <probe>.bound.npy, <probe>.in<i>.npy */
+    const char *data_dir;       /* where the IDX files are (default "data") */
+} sb_run_options;
+
+/* Runs the case once in this process and fills the trace. */
+sb_status sb_run_case(const sb_case *c, const sb_run_options *o, sb_trace *out,
+                      char *err, size_t errlen);
+
+/* ---- NumPy files ---------------------------------------------------------- */
+sb_status sb_npy_write(const char *path, const sb_tensor *t);
+/* Allocates t->data; caller frees it. */
+sb_status sb_npy_read(const char *path, sb_tensor *t, char *err, size_t errlen);
+
+/* ---- child processes -------------------------------------------------------
+ * posix_spawn of argv with OMP_NUM_THREADS=threads and OMP_DYNAMIC=false;
+ * never fork after OpenMP has started. */
+typedef enum sb_child_end {
+    SB_CHILD_EXITED,
+    SB_CHILD_SIGNALED,
+    SB_CHILD_TIMED_OUT,
+} sb_child_end;
+
+typedef struct sb_child_result {
+    sb_child_end end;
+    int exit_code;
+    int signal;
+    double seconds;
+} sb_child_result;
+
+sb_status sb_spawn(char *const argv[], int threads, double timeout_seconds,
+                   sb_child_result *r);
+
+/* ---- comparing and locating ---------------------------------------------- */
+
+typedef struct sb_elem_diff {
+    size_t total, differing;
+    double max_abs, max_rel, max_ulp;
+    size_t first_index;         /* valid when differing > 0 */
+    size_t n_ranges;            /* differing [begin, end) index ranges */
+    size_t ranges[8][2];        /* the first 8 of them */
+    size_t nonfinite_a, nonfinite_b;
+    double bound_ratio;         /* max over elements of |a-b| / bound (inf if bound 0 and a != b) */
+    bool within_bound;
+} sb_elem_diff;
+
+/* Distance in units in the last place between two floats, counting across
+ * zero; 0 for identical bits; INT64_MAX when either is NaN and they differ. */
+int64_t sb_ulp_distance(float a, float b);
+void sb_elem_diff_f32(sb_elem_diff *d, const float *a, const float *b,
+                      const float *bound, size_t n);
+
+typedef struct sb_divergence {
+    bool found;
+    size_t index;               /* record index in the run's trace */
+    int64_t step;
+    char probe[128];
+    char op[64];
+    bool inputs_identical;
+    bool structural;            /* traces differ in shape or order, not only in a hash */
+    bool have_elements;         /* elem filled by locate */
+    sb_elem_diff elem;
+} sb_divergence;
+
+/* First record, in program order, whose hash (or name, shape) differs. */
+void sb_trace_compare(const sb_trace *golden, const sb_trace *run, sb_divergence *d);
+
+/* Verdict from a divergence: identical, reordering (inputs identical and
+ * every element within bound), or beyond-bound. */
+sb_verdict sb_divergence_verdict(const sb_divergence *d);
+
+/* ---- results and reports -------------------------------------------------- */
+
+typedef struct sb_run_result {
+    int threads;
+    int repeat;
+    sb_verdict verdict;
+    sb_verdict expected;
+    sb_divergence div;
+    sb_epoch_metrics metrics;   /* last epoch, training runs */
+    bool have_metrics;
+    double seconds;
+    char message[256];          /* crash signal, timeout, error text */
+} sb_run_result;
+
+typedef struct sb_case_result {
+    const sb_case *c;
+    sb_run_result *runs;
+    int n_runs;
+    bool as_expected;
+} sb_case_result;
+
+void sb_report_text(FILE *f, const sb_case_result *r, int n);
+sb_status sb_report_json(const char *path, const sb_case_result *r, int n);
+sb_status sb_report_junit(const char *path, const sb_case_result *r, int n);
+void sb_report_tap(FILE *f, const sb_case_result *r, int n);
+
+#endif

@@ -1,0 +1,45 @@
+#include "sb_common.h"
+
+const char *sb_status_name(sb_status s)
+{
+    switch (s) {
+    case SB_OK: return "ok";
+    case SB_ERR_USAGE: return "usage error";
+    case SB_ERR_INPUT: return "input error";
+    case SB_ERR_IO: return "i/o error";
+    case SB_ERR_SHAPE: return "shape error";
+    case SB_ERR_NOMEM: return "out of memory";
+    }
+    return "unknown status";
+}
+
+const char *sb_dtype_name(sb_dtype t)
+{
+    switch (t) {
+    case SB_DTYPE_F32: return "f32";
+    case SB_DTYPE_I32: return "i32";
+    }
+    return "?";
+}
+
+size_t sb_dtype_size(sb_dtype t)
+{
+    switch (t) {
+    case SB_DTYPE_F32: return 4;
+    case SB_DTYPE_I32: return 4;
+    }
+    return 0;
+}
+
+size_t sb_tensor_count(const sb_tensor *t)
+{
+    size_t n = 1;
+    for (int i = 0; i < t->ndim; i++)
+        n *= (size_t)t->dim[i];
+    return n;
+}
+
+size_t sb_tensor_bytes(const sb_tensor *t)
+{
+    return sb_tensor_count(t) * sb_dtype_size(t->dtype);
+}

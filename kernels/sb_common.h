@@ -1,0 +1,54 @@
+/* Types shared by the kernels and the harness: status codes, the always-on
+ * assert, and the tensor view every probe and op call is made of. */
+#ifndef SB_COMMON_H
+#define SB_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Errors the API returns (first tier). */
+typedef enum sb_status {
+    SB_OK = 0,
+    SB_ERR_USAGE,    /* a caller passed something meaningless */
+    SB_ERR_INPUT,    /* a file or value from outside is malformed */
+    SB_ERR_IO,       /* the system refused a read or write */
+    SB_ERR_SHAPE,    /* a shape is absurd or inconsistent */
+    SB_ERR_NOMEM,
+} sb_status;
+
+const char *sb_status_name(sb_status s);
+
+/* Broken invariants (second tier): always on, never compiled out. */
+#define SB_ASSERT(cond)                                                        \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__,         \
+                    __LINE__, #cond);                                          \
+            abort();                                                           \
+        }                                                                      \
+    } while (0)
+
+typedef enum sb_dtype {
+    SB_DTYPE_F32,
+    SB_DTYPE_I32,
+} sb_dtype;
+
+const char *sb_dtype_name(sb_dtype t); /* "f32", "i32" */
+size_t sb_dtype_size(sb_dtype t);
+
+#define SB_MAX_DIMS 4
+
+/* A view of a dense, row-major tensor; the view does not own data. */
+typedef struct sb_tensor {
+    sb_dtype dtype;
+    int ndim;
+    int64_t dim[SB_MAX_DIMS];
+    void *data;
+} sb_tensor;
+
+size_t sb_tensor_count(const sb_tensor *t);  /* product of dims */
+size_t sb_tensor_bytes(const sb_tensor *t);
+
+#endif

@@ -1,0 +1,164 @@
+/* The training kernels: shapes, the kernel table of each family, and the
+ * generic op call that lets the harness run any op from a case file. */
+#ifndef SB_KERNELS_H
+#define SB_KERNELS_H
+
+#include <stdbool.h>
+
+#include "sb_common.h"
+#include "sb_probe.h"
+
+typedef struct sb_conv_shape {
+    int n, c, h, w;     /* input */
+    int k, r, s;        /* k filters of c x r x s */
+    int stride, pad;
+    int p, q;           /* output height, width: see sb_conv_shape_complete */
+} sb_conv_shape;
+
+typedef struct sb_dense_shape {
+    int n, in, out;
+} sb_dense_shape;
+
+typedef struct sb_pool_shape {
+    int n, c, h, w;     /* input; window and stride are 2, output h/2 x w/2 (floor) */
+} sb_pool_shape;
+
+typedef struct sb_class_shape {
+    int n, k;           /* samples, classes */
+} sb_class_shape;
+
+/* Dropout: element i of the mask is drawn from the counter-based RNG at
+ * counter (stream, step, i) under key seed; kept elements are 1/(1-rate). */
+typedef struct sb_dropout_params {
+    float rate;
+    uint64_t seed;
+    uint32_t stream;
+    uint32_t step;
+} sb_dropout_params;
+
+typedef enum sb_optimizer {
+    SB_OPTIM_SGD,       /* momentum and nesterov select the variant */
+    SB_OPTIM_RMSPROP,
+    SB_OPTIM_ADAM,
+    SB_OPTIM_ADADELTA,
+    SB_OPTIM_COUNT
+} sb_optimizer;
+
+/* Keras 2.1 hyper-parameters; sb_optim_defaults fills Keras's defaults. */
+typedef struct sb_optim_params {
+    sb_optimizer kind;
+    float lr;
+    float momentum;     /* sgd */
+    bool nesterov;      /* sgd */
+    float rho;          /* rmsprop, adadelta */
+    float beta1, beta2; /* adam */
+    float epsilon;
+    float decay;        /* lr / (1 + decay * iterations) */
+} sb_optim_params;
+
+void sb_optim_defaults(sb_optim_params *o, sb_optimizer kind);
+const char *sb_optimizer_name(sb_optimizer kind);
+
+/* Fills p and q from the rest; SB_ERR_SHAPE for an absurd shape. */
+sb_status sb_conv_shape_complete(sb_conv_shape *s);
+
+/* ---- the kernel list ---------------------------------------------------- */
+
+typedef enum sb_op {
+#define SB_OP(name, params) SB_OP_##name,
+#include "kernels.def"
+#undef SB_OP
+    SB_OP_COUNT
+} sb_op;
+
+#define SB_OP(name, params) typedef void sb_##name##_fn params;
+#include "kernels.def"
+#undef SB_OP
+
+typedef struct sb_kernel_table {
+#define SB_OP(name, params) sb_##name##_fn *name;
+#include "kernels.def"
+#undef SB_OP
+} sb_kernel_table;
+
+/* The readable definitions, one per op. */
+#define SB_OP(name, params) sb_##name##_fn sb_##name##_ref;
+#include "kernels.def"
+#undef SB_OP
+
+typedef enum sb_family {
+    SB_FAMILY_REF,      /* serial, obvious loop order */
+    SB_FAMILY_DET,      /* parallel, same bits for every thread count */
+    SB_FAMILY_LOOSE,    /* parallel as usually written, bits follow the thread count */
+    SB_FAMILY_COUNT
+} sb_family;
+
+const char *sb_op_name(sb_op op);
+sb_op sb_op_from_name(const char *name);        /* SB_OP_COUNT if unknown */
+const char *sb_family_name(sb_family f);
+sb_family sb_family_from_name(const char *name); /* SB_FAMILY_COUNT if unknown */
+
+/* The table of a family: ref first, then the family's overrides. */
+const sb_kernel_table *sb_kernels(sb_family f);
+
+/* Each kernel area installs its overrides for a family (det, loose). */
+void sb_conv_register(sb_kernel_table *t, sb_family f);
+void sb_dense_register(sb_kernel_table *t, sb_family f);
+void sb_elementwise_register(sb_kernel_table *t, sb_family f);
+void sb_classifier_register(sb_kernel_table *t, sb_family f);
+void sb_optim_register(sb_kernel_table *t, sb_family f);
+
+/* ---- reordering bounds ------------------------------------------------------
+ * For each op with a reduction, a function with the op's own signature whose
+ * first argument receives, per output element, the largest difference two
+ * summation orders of that element's reductions can produce (about
+ * 2*gamma(n)*sum|terms|, gamma(n) = n*u/(1-n*u), u = 2^-24), evaluated in
+ * double and rounded up. Ops without a reduction have bound 0. */
+sb_conv2d_fwd_fn        sb_conv2d_fwd_bound;
+sb_conv2d_bwd_data_fn   sb_conv2d_bwd_data_bound;
+sb_conv2d_bwd_filter_fn sb_conv2d_bwd_filter_bound;
+sb_conv2d_bwd_bias_fn   sb_conv2d_bwd_bias_bound;
+sb_dense_fwd_fn         sb_dense_fwd_bound;
+sb_dense_bwd_data_fn    sb_dense_bwd_data_bound;
+sb_dense_bwd_weights_fn sb_dense_bwd_weights_bound;
+sb_dense_bwd_bias_fn    sb_dense_bwd_bias_bound;
+sb_softmax_fwd_fn       sb_softmax_fwd_bound;
+sb_xent_loss_fn         sb_xent_loss_bound;
+
+/* gamma(n) = n*u / (1 - n*u) with u = 2^-24, in double. */
+double sb_gamma(double n);
+
+/* ---- the generic op call ----------------------------------------------------
+ * One op with its parameters and tensors, so the harness can describe, run and
+ * bound any op named in a case file; the model uses it for every op too. */
+#define SB_OP_MAX_IN 4
+#define SB_OP_MAX_OUT 3
+
+typedef struct sb_op_call {
+    sb_op op;
+    /* parameters: only those of `op` are read */
+    sb_conv_shape conv;
+    sb_dense_shape dense;
+    sb_pool_shape pool;
+    sb_class_shape cls;
+    sb_dropout_params dropout;
+    sb_optim_params optim;
+    int64_t t;          /* adam: 1-based iteration */
+    size_t n;           /* element count of elementwise ops and optimiser updates */
+    /* tensors, in the order of the op's signature; optimiser state updated in
+     * place (w, accumulators) is an output */
+    int n_in, n_out;
+    sb_tensor in[SB_OP_MAX_IN];
+    sb_tensor out[SB_OP_MAX_OUT];
+} sb_op_call;
+
+/* From op and parameters, fill n_in, n_out and dtype/ndim/dim of every
+ * tensor (data untouched). SB_ERR_SHAPE for absurd parameters. */
+sb_status sb_op_call_describe(sb_op_call *c);
+void sb_op_call_run(const sb_kernel_table *k, const sb_op_call *c);
+/* sb_bound_fn over an sb_op_call (ctx); zeros for ops without a reduction. */
+sb_bound_fn sb_op_call_bound;
+/* true when the op has a reduction (a nonzero bound is possible) */
+bool sb_op_has_reduction(sb_op op);
+
+#endif

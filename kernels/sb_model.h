@@ -1,0 +1,41 @@
+/* The seed model, assembled from the kernel table of one family:
+ * the Keras MNIST CNN (Conv 32 3x3 relu, Conv 64 3x3 relu, MaxPool 2x2,
+ * Dropout, Flatten, Dense 128 relu, Dropout, Dense 10, softmax with
+ * categorical cross-entropy), trained step by step with a probe at every op
+ * boundary. */
+#ifndef SB_MODEL_H
+#define SB_MODEL_H
+
+#include "sb_dataset.h"
+#include "sb_kernels.h"
+#include "sb_probe.h"
+
+typedef struct sb_train_config {
+    sb_optim_params optim;
+    int batch;          /* 128 */
+    int epochs;         /* 12 */
+    uint64_t seed;      /* weights, dropout masks and the epoch order */
+    float dropout1;     /* 0.25, after the pool */
+    float dropout2;     /* 0.5, after dense 128 */
+    int64_t max_steps;  /* stop after this many steps in all (0: no limit) */
+} sb_train_config;
+
+typedef struct sb_epoch_metrics {
+    int epoch;          /* 1-based */
+    int64_t steps;      /* steps done so far */
+    double train_loss;  /* mean of the epoch's batch losses */
+    double test_loss;
+    double test_accuracy;
+} sb_epoch_metrics;
+
+void sb_train_config_defaults(sb_train_config *cfg); /* the Keras example's settings */
+
+/* Trains from fresh weights; metrics[e] is filled after each epoch, and
+ * *epochs_done says how many were (fewer when max_steps stops early; a partly
+ * done epoch still gets its metrics). hook may be NULL. */
+sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,
+                         const sb_dataset *train, const sb_dataset *test,
+                         sb_probe_fn *hook, void *hook_ctx,
+                         sb_epoch_metrics *metrics, int *epochs_done);
+
+#endif

@@ -1,0 +1,44 @@
+/* Counter-based random numbers (Philox4x32-10, Salmon et al., SC'11).
+ *
+ * Every random value is a pure function of (seed, stream, step, index): no
+ * state, no per-thread streams, so any thread may draw any element and the
+ * bits never depend on who drew it. */
+#ifndef SB_RNG_H
+#define SB_RNG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One Philox4x32-10 block: out = philox(counter, key). */
+void sb_philox4x32_10(uint32_t out[4], const uint32_t counter[4], const uint32_t key[2]);
+
+/* Streams keep the draws of different purposes apart. A layer's stream is
+ * its base plus the layer index. */
+enum {
+    SB_STREAM_INIT = 0x100,     /* weight initialisers: + layer */
+    SB_STREAM_DROPOUT = 0x200,  /* dropout masks: + layer */
+    SB_STREAM_SHUFFLE = 0x300,  /* epoch permutation of the training set */
+    SB_STREAM_CASE_INPUT = 0x400, /* inputs of single-kernel cases: + tensor */
+};
+
+uint32_t sb_rng_u32(uint64_t seed, uint32_t stream, uint32_t step, uint64_t index);
+/* uniform in [0, 1), 24 random bits */
+float sb_rng_uniform(uint64_t seed, uint32_t stream, uint32_t step, uint64_t index);
+/* standard normal (Box-Muller on two uniforms of the same counter block) */
+float sb_rng_normal(uint64_t seed, uint32_t stream, uint32_t step, uint64_t index);
+
+/* Fill helpers; parallel where worth it, same bits for any thread count. */
+void sb_rng_fill_uniform(float *out, size_t n, float lo, float hi,
+                         uint64_t seed, uint32_t stream, uint32_t step);
+
+/* Keras initialisers for a weight tensor with the given fans. */
+void sb_init_glorot_uniform(float *w, size_t n, int fan_in, int fan_out,
+                            uint64_t seed, uint32_t stream);
+void sb_init_he_normal(float *w, size_t n, int fan_in,
+                       uint64_t seed, uint32_t stream); /* truncated at 2 sd, as Keras 2.1 */
+void sb_init_zeros(float *w, size_t n);
+
+/* A permutation of 0..n-1 drawn from (seed, stream, step), e.g. an epoch's order. */
+void sb_rng_permutation(int64_t *perm, int64_t n, uint64_t seed, uint32_t stream, uint32_t step);
+
+#endif
