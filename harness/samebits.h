@@ -84,7 +84,8 @@ void sb_trace_free(sb_trace *t);
 sb_status sb_trace_add_probe(sb_trace *t, const sb_probe_point *p);
 sb_status sb_trace_add_metrics(sb_trace *t, const sb_epoch_metrics *m);
 sb_status sb_trace_write(const sb_trace *t, FILE *f);
-/* err gets "path:line: what was expected" on SB_ERR_INPUT. */
+/* err gets "path:line: what was expected" on SB_ERR_INPUT. t need not be
+ * initialised; on any error it is left empty (sb_trace_init), nothing leaks. */
 sb_status sb_trace_read(sb_trace *t, const char *path, char *err, size_t errlen);
 /* Index of the latest record named `name` before record `before`, or -1. */
 long sb_trace_find_latest(const sb_trace *t, const char *name, size_t before);
@@ -144,8 +145,13 @@ typedef struct sb_case {
     char digest[33];            /* hex XXH3-128 of what determines the trace */
 } sb_case;
 
-/* err gets "path:line: what was expected". */
+/* err gets "path:line: what was expected". The syntax is in FORMATS.md. */
 sb_status sb_case_load(sb_case *c, const char *path, char *err, size_t errlen);
+
+/* The header of a trace of case c run at `threads`: format version, case
+ * name and digest, the case's family, and this build's samebits version,
+ * compiler and options. */
+void sb_trace_header_from_case(sb_trace_header *h, const sb_case *c, int threads);
 
 /* ---- running one configuration ------------------------------------------- */
 
@@ -160,6 +166,23 @@ typedef struct sb_run_options {
 /* Runs the case once in this process and fills the trace. */
 sb_status sb_run_case(const sb_case *c, const sb_run_options *o, sb_trace *out,
                       char *err, size_t errlen);
+
+/* The probe hook of a run, for sb_run_case and for a user's own program
+ * (sb_user_main): appends every probe to the trace and, when the options name
+ * a probe and step, dumps that probe, its bound and its live inputs. The first
+ * failure is kept in status/err and later probes are ignored. */
+typedef struct sb_run_sink {
+    sb_trace *trace;
+    const sb_run_options *o;
+    sb_status status;
+    bool dumped;                /* the requested probe was seen and written */
+    char err[256];
+} sb_run_sink;
+
+void sb_run_sink_init(sb_run_sink *s, sb_trace *t, const sb_run_options *o);
+sb_probe_fn sb_run_sink_probe;  /* ctx: sb_run_sink */
+/* SB_ERR_INPUT when a dump was asked for and its probe never came. */
+sb_status sb_run_sink_finish(sb_run_sink *s, char *err, size_t errlen);
 
 /* ---- NumPy files ---------------------------------------------------------- */
 sb_status sb_npy_write(const char *path, const sb_tensor *t);
@@ -185,6 +208,18 @@ typedef struct sb_child_result {
 sb_status sb_spawn(char *const argv[], int threads, double timeout_seconds,
                    sb_child_result *r);
 
+/* sb_spawn with the rest of the choices. argv[0] is looked up in PATH when it
+ * has no slash. A timed-out child gets SIGTERM, then SIGKILL after a grace
+ * period, and is always reaped. SB_ERR_IO when the program cannot be started. */
+typedef struct sb_spawn_options {
+    int threads;                /* OMP_NUM_THREADS; 0 keeps the environment's */
+    double timeout_seconds;     /* <= 0: wait as long as it takes */
+    bool unset_proc_bind;       /* drop OMP_PROC_BIND and OMP_PLACES from the child's environment */
+    const char *stderr_path;    /* NULL: the child writes to our stderr; else to this file (truncated) */
+} sb_spawn_options;
+
+sb_status sb_spawn_with(char *const argv[], const sb_spawn_options *o, sb_child_result *r);
+
 /* ---- comparing and locating ---------------------------------------------- */
 
 typedef struct sb_elem_diff {
@@ -201,8 +236,13 @@ typedef struct sb_elem_diff {
 /* Distance in units in the last place between two floats, counting across
  * zero; 0 for identical bits; INT64_MAX when either is NaN and they differ. */
 int64_t sb_ulp_distance(float a, float b);
+/* a, b, bound: [n]; bound may be NULL (0 everywhere). For a differing pair
+ * with a NaN or an infinity, max_abs, max_rel and bound_ratio become inf, and
+ * max_ulp becomes inf when sb_ulp_distance says INT64_MAX. */
 void sb_elem_diff_f32(sb_elem_diff *d, const float *a, const float *b,
                       const float *bound, size_t n);
+/* a, b: [n]; integers have no rounding, so any difference is beyond bound. */
+void sb_elem_diff_i32(sb_elem_diff *d, const int32_t *a, const int32_t *b, size_t n);
 
 typedef struct sb_divergence {
     bool found;
@@ -213,11 +253,19 @@ typedef struct sb_divergence {
     bool inputs_identical;
     bool structural;            /* traces differ in shape or order, not only in a hash */
     bool have_elements;         /* elem filled by locate */
+    bool nondeterministic;      /* locate: the re-runs no longer differ here */
     sb_elem_diff elem;
 } sb_divergence;
 
 /* First record, in program order, whose hash (or name, shape) differs. */
 void sb_trace_compare(const sb_trace *golden, const sb_trace *run, sb_divergence *d);
+
+/* Re-runs the case at the reference configuration and at `threads` (each a
+ * child `self_exe run CASE --threads N --trace FILE --dump PROBE --dump-step S
+ * --dump-dir DIR`), reads the dumped probe and its bound, and fills d->elem
+ * and d->have_elements. work_dir holds the dumps (kept for the user). */
+sb_status sb_locate(const sb_case *c, const char *self_exe, int threads,
+                    const char *work_dir, sb_divergence *d, char *err, size_t errlen);
 
 /* Verdict from a divergence: identical, reordering (inputs identical and
  * every element within bound), or beyond-bound. */
@@ -248,5 +296,84 @@ void sb_report_text(FILE *f, const sb_case_result *r, int n);
 sb_status sb_report_json(const char *path, const sb_case_result *r, int n);
 sb_status sb_report_junit(const char *path, const sb_case_result *r, int n);
 void sb_report_tap(FILE *f, const sb_case_result *r, int n);
+
+/* ---- sweeping a case ---------------------------------------------------------
+ * Every (threads, repeat) of a case runs in its own child
+ * `self_exe run CASE --threads N --trace FILE` (CASE is c->path), is compared
+ * with the golden, located when it diverges, and judged against the case's
+ * expectation. Children inherit our environment, so SAMEBITS_DATA_DIR reaches
+ * them and the locator's re-runs alike. */
+typedef struct sb_sweep_options {
+    const char *self_exe;       /* a program with the `run` subcommand */
+    const char *work_dir;       /* run traces, children's stderr, locate dumps */
+    const int *threads;         /* NULL: the case's thread counts */
+    int n_threads;
+    int repeats;                /* 0: the case's */
+    double timeout_seconds;     /* 0: the case's */
+    bool progress;              /* a progress line on stderr */
+} sb_sweep_options;
+
+/* Runs one configuration in a child, its stderr captured to stderr_path
+ * (NULL: ours), and reads trace_path into *t when the child exits 0. On a
+ * nonzero exit err gets the child's last stderr line. SB_ERR_INPUT when it
+ * exited with SB_EXIT_INPUT (bad case, missing data) or its trace does not
+ * read; SB_ERR_IO when it cannot be started; SB_OK otherwise, with *cr
+ * saying how it ended. */
+sb_status sb_run_child(const sb_case *c, const char *self_exe, int threads,
+                       double timeout_seconds, const char *trace_path,
+                       const char *stderr_path, sb_child_result *cr, sb_trace *t,
+                       char *err, size_t errlen);
+
+/* Fills r (r->runs allocated, free with sb_case_result_free). SB_ERR_INPUT
+ * when a child reports an input error: err names it and the sweep stops. */
+sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
+                        const sb_sweep_options *o, sb_case_result *r,
+                        char *err, size_t errlen);
+void sb_case_result_free(sb_case_result *r);
+
+/* Exit codes of the `samebits` command and of sb_user_main. */
+enum {
+    SB_EXIT_OK = 0,             /* every configuration as expected */
+    SB_EXIT_UNEXPECTED = 1,     /* a divergence or verdict the case did not expect */
+    SB_EXIT_INPUT = 2,          /* usage or input error: bad case, missing golden or data */
+    SB_EXIT_CRASH = 3,          /* a configuration crashed or timed out */
+};
+
+/* ---- a user's own kernel under the harness -----------------------------------
+ * A program that links libsamebits describes its kernel and hands its
+ * command line to sb_user_main:
+ *
+ *     static sb_status my_run(void *ctx, sb_probe_fn *probe, void *probe_ctx)
+ *     {   ... compute, then for every tensor worth watching:
+ *         sb_probe_point p = {.name = "dot.out", .op = "dot", .tensor = &y,
+ *                             .inputs = names, .n_inputs = 2,
+ *                             .input_tensors = xs, .n_input_tensors = 2,
+ *                             .bound = my_bound, .bound_ctx = ctx};
+ *         probe(probe_ctx, &p);
+ *         return SB_OK; }
+ *     int main(int argc, char **argv)
+ *     {   sb_user_kernel k = {.name = "dot", .version = "1", .run = my_run,
+ *                             .expect = SB_VERDICT_REORDERING};
+ *         return sb_user_main(argc, argv, &k); }
+ *
+ * and gets the subcommands (see harness/examples/README.md):
+ *   run [NAME] --threads N --trace FILE [--dump PROBE --dump-step S --dump-dir DIR]
+ *   golden [--golden FILE]
+ *   sweep [--threads LIST] [--repeat R] [--timeout S] [--golden FILE]
+ *         [--work-dir DIR] [--json FILE] [--junit FILE] [--tap]
+ * The golden is the run at 1 thread (default file NAME.golden); sweep runs
+ * every thread count in a child of this same program and expects `expect`
+ * at every count but 1. Returns an SB_EXIT_* code. */
+typedef sb_status sb_user_run_fn(void *ctx, sb_probe_fn *probe, void *probe_ctx);
+
+typedef struct sb_user_kernel {
+    const char *name;           /* names the golden and the report; no '/' */
+    const char *version;        /* part of the golden's digest: change it when inputs or probes change */
+    sb_user_run_fn *run;        /* computes and probes; called once per process */
+    void *ctx;
+    sb_verdict expect;          /* above 1 thread: identical for a det kernel, reordering for a reduction */
+} sb_user_kernel;
+
+int sb_user_main(int argc, char **argv, const sb_user_kernel *k);
 
 #endif

@@ -18,6 +18,16 @@ typedef struct sb_dataset {
 sb_status sb_dataset_load_idx(sb_dataset *out, const char *images_path,
                               const char *labels_path, char *err, size_t errlen);
 
+/* Opens a data set by name (all of its samples, or its training part):
+ *   "mnist"              data_dir/mnist-images-idx3-ubyte, mnist-labels-idx1-ubyte
+ *                        (10,000 digits written by tools/fetch-data)
+ *   "fashion-mnist"      /usr/share/datasets/fashion-mnist/train-*-ubyte.gz
+ *   "fashion-mnist-test" /usr/share/datasets/fashion-mnist/t10k-*-ubyte.gz
+ * data_dir NULL means "data". A missing file gets a message that says how to
+ * get it; an unknown name is SB_ERR_USAGE. */
+sb_status sb_dataset_open(sb_dataset *train_or_all, const char *name,
+                          const char *data_dir, char *err, size_t errlen);
+
 /* A view of samples [begin, end) of d; SB_ERR_USAGE if out of range. */
 sb_status sb_dataset_slice(sb_dataset *out, const sb_dataset *d, int64_t begin, int64_t end);
 

@@ -1,19 +1,539 @@
-/* Placeholder until the area has tests. */
+/* softmax, cross-entropy, its gradient and accuracy: det and loose against
+ * ref (within the op's reordering bound where the op reduces, exact where it
+ * does not), det bitwise across thread counts, loose xent moving with the
+ * thread count, extreme logits, NaN rules, label checks, and the gradient
+ * against finite differences of the loss in double. */
 #include <check.h>
+#include <float.h>
+#include <math.h>
+#include <omp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sb_kernels.h"
+#include "sb_rng.h"
 
 Suite *make_classifier_suite(void);
 
-START_TEST(test_placeholder)
+#define MAX_THREADS 16
+#define U 0x1p-24   /* unit roundoff of float */
+
+static const sb_family parallel_families[] = {SB_FAMILY_DET, SB_FAMILY_LOOSE};
+#define N_PARALLEL (sizeof parallel_families / sizeof parallel_families[0])
+
+static float *alloc_floats(size_t n)
 {
-    ck_assert_int_eq(1, 1);
+    float *p = malloc(n * sizeof *p);
+    ck_assert_ptr_nonnull(p);
+    return p;
+}
+
+/* Reproducible inputs from the counter-based RNG. */
+static void fill_uniform(float *x, size_t n, float lo, float hi, uint32_t step)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = lo + (hi - lo) * sb_rng_uniform(3, SB_STREAM_CASE_INPUT, step, i);
+}
+
+static int32_t *make_labels(int n, int k, uint32_t step)
+{
+    int32_t *y = malloc((size_t)n * sizeof *y);
+    ck_assert_ptr_nonnull(y);
+    for (int i = 0; i < n; i++)
+        y[i] = (int32_t)(sb_rng_u32(3, SB_STREAM_CASE_INPUT + 1, step, (uint64_t)i) % (uint32_t)k);
+    return y;
+}
+
+static bool same_bits(const float *a, const float *b, size_t n)
+{
+    return memcmp(a, b, n * sizeof *a) == 0;
+}
+
+/* Numeric equality without == (which -Wfloat-equal rightly flags elsewhere). */
+static bool feq(float a, float b)
+{
+    return !(a < b) && !(a > b) && !isnan(a) && !isnan(b);
+}
+
+/* ---- softmax -------------------------------------------------------------- */
+
+START_TEST(test_softmax_families_within_bound)
+{
+    const sb_class_shape s = {.n = 1001, .k = 10};
+    const size_t nk = (size_t)s.n * (size_t)s.k;
+    float *z = alloc_floats(nk), *want = alloc_floats(nk), *bound = alloc_floats(nk);
+    float *p = alloc_floats(nk), *det1 = alloc_floats(nk);
+    fill_uniform(z, nk, -8.0f, 8.0f, 1);
+    sb_kernels(SB_FAMILY_REF)->softmax_fwd(want, z, &s);
+    sb_softmax_fwd_bound(bound, z, &s);
+    for (size_t i = 0; i < nk; i++) {
+        ck_assert(isfinite(want[i]) && want[i] >= 0.0f && want[i] <= 1.0f);
+        /* the bound is about 2(k-1)u*p + 2u*p (bound.c); a bound of 0 would
+         * call every reordering a bug, a huge one would excuse every bug */
+        ck_assert(bound[i] > 0.0f && bound[i] <= 2.0f * (float)(s.k + 1) * (float)U * want[i]);
+    }
+    sb_kernels(SB_FAMILY_DET)->softmax_fwd(det1, z, &s);
+    for (size_t f = 0; f < N_PARALLEL; f++) {
+        const sb_kernel_table *k = sb_kernels(parallel_families[f]);
+        for (int t = 1; t <= MAX_THREADS; t++) {
+            omp_set_num_threads(t);
+            k->softmax_fwd(p, z, &s);
+            for (size_t i = 0; i < nk; i++)
+                ck_assert_msg(fabsf(p[i] - want[i]) <= bound[i], "%s %d threads [%zu]",
+                              sb_family_name(parallel_families[f]), t, i);
+            if (parallel_families[f] == SB_FAMILY_DET)
+                ck_assert_msg(same_bits(p, det1, nk), "det softmax moved at %d threads", t);
+        }
+    }
+    free(z), free(want), free(bound), free(p), free(det1);
+}
+END_TEST
+
+START_TEST(test_softmax_bound_covers_reordering)
+{
+    /* The row sum in reverse and in pairs, done here by hand with the
+     * kernels' own steps, is another valid order: it must stay within the
+     * bound, and on this many rows it must actually differ somewhere (else
+     * the check would test nothing). Wide logits make the terms uneven. */
+    const sb_class_shape s = {.n = 2000, .k = 13};
+    const size_t nk = (size_t)s.n * (size_t)s.k;
+    float *z = alloc_floats(nk), *want = alloc_floats(nk), *bound = alloc_floats(nk);
+    fill_uniform(z, nk, -4.0f, 4.0f, 2);
+    sb_kernels(SB_FAMILY_REF)->softmax_fwd(want, z, &s);
+    sb_softmax_fwd_bound(bound, z, &s);
+    size_t differ = 0;
+    for (int i = 0; i < s.n; i++) {
+        const float *r = z + (size_t)i * s.k;
+        float m = r[0], e[13];
+        for (int j = 1; j < s.k; j++)
+            m = r[j] > m ? r[j] : m;
+        for (int j = 0; j < s.k; j++)
+            e[j] = expf(r[j] - m);
+        float rev = 0.0f, pair = 0.0f;
+        for (int j = s.k - 1; j >= 0; j--)
+            rev += e[j];
+        for (int j = 0; j + 1 < s.k; j += 2)
+            pair += e[j] + e[j + 1];
+        pair += e[s.k - 1]; /* k is odd */
+        for (int j = 0; j < s.k; j++) {
+            const size_t at = (size_t)i * s.k + (size_t)j;
+            const float a = e[j] / rev, b = e[j] / pair;
+            ck_assert_msg(fabsf(a - want[at]) <= bound[at], "reverse order beyond bound at %zu", at);
+            ck_assert_msg(fabsf(b - want[at]) <= bound[at], "pairwise order beyond bound at %zu", at);
+            differ += !feq(a, want[at]) || !feq(b, want[at]);
+        }
+    }
+    ck_assert_uint_gt(differ, 0);
+    free(z), free(want), free(bound);
+}
+END_TEST
+
+START_TEST(test_softmax_extreme_logits)
+{
+    const sb_class_shape s = {.n = 5, .k = 4};
+    const float z[5][4] = {
+        {1000.0f, -1000.0f, 0.0f, 0.0f},        /* naive exp overflows and underflows */
+        {-1000.0f, -1000.0f, -1000.0f, -1000.0f},
+        {89.0f, 88.0f, 0.0f, -89.0f},          /* expf(89) is Inf in float */
+        {FLT_MAX, -FLT_MAX, 0.0f, 1.0f},        /* z - m overflows to -Inf: exp gives 0 */
+        {0.5f, 0.5f, 0.5f, 0.5f},
+    };
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        float p[5][4];
+        sb_kernels((sb_family)f)->softmax_fwd(&p[0][0], &z[0][0], &s);
+        for (int i = 0; i < s.n; i++)
+            for (int j = 0; j < s.k; j++)
+                ck_assert_msg(isfinite(p[i][j]), "row %d not finite", i);
+        /* exact: the max term is exp(0) = 1, the others underflow to 0 */
+        const float one_hot[4] = {1.0f, 0.0f, 0.0f, 0.0f};
+        ck_assert(same_bits(p[0], one_hot, 4));
+        ck_assert(same_bits(p[3], one_hot, 4));
+        /* equal logits: 1/4 exactly */
+        for (int j = 0; j < 4; j++)
+            ck_assert(feq(p[1][j], 0.25f) && feq(p[4][j], 0.25f));
+        /* p0/p1 = e within the few roundings of two quotients of exps */
+        ck_assert(fabs((double)p[2][0] / (double)p[2][1] - exp(1.0)) <= 8.0 * U * exp(1.0));
+    }
+}
+END_TEST
+
+START_TEST(test_softmax_nan_row)
+{
+    /* documented: a NaN logit gives a NaN row, other rows are unaffected */
+    const sb_class_shape s = {.n = 2, .k = 3};
+    const float z[6] = {1.0f, NAN, 2.0f, 0.0f, 0.0f, 0.0f};
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        float p[6];
+        sb_kernels((sb_family)f)->softmax_fwd(p, z, &s);
+        for (int j = 0; j < 3; j++) {
+            ck_assert(isnan(p[j]));
+            ck_assert(isfinite(p[3 + j]));
+        }
+    }
+}
+END_TEST
+
+/* ---- cross-entropy -------------------------------------------------------- */
+
+static float xent_at(sb_family f, int threads, const float *z, const int32_t *y,
+                     const sb_class_shape *s)
+{
+    omp_set_num_threads(threads);
+    float loss;
+    sb_kernels(f)->xent_loss(&loss, z, y, s);
+    return loss;
+}
+
+START_TEST(test_xent_families_within_bound)
+{
+    /* 4099 rows: odd, and no block or thread count divides it */
+    const sb_class_shape s = {.n = 4099, .k = 10};
+    const size_t nk = (size_t)s.n * (size_t)s.k;
+    float *z = alloc_floats(nk);
+    int32_t *y = make_labels(s.n, s.k, 3);
+    fill_uniform(z, nk, -6.0f, 6.0f, 3);
+    float want, bound;
+    sb_kernels(SB_FAMILY_REF)->xent_loss(&want, z, y, &s);
+    sb_xent_loss_bound(&bound, z, y, &s);
+    ck_assert(isfinite(want) && want > 0.0f);
+    ck_assert(bound > 0.0f && isfinite(bound));
+    const float det1 = xent_at(SB_FAMILY_DET, 1, z, y, &s);
+    for (size_t f = 0; f < N_PARALLEL; f++)
+        for (int t = 1; t <= MAX_THREADS; t++) {
+            const float loss = xent_at(parallel_families[f], t, z, y, &s);
+            ck_assert_msg(fabsf(loss - want) <= bound, "%s %d threads: %a vs ref %a, bound %a",
+                          sb_family_name(parallel_families[f]), t, (double)loss, (double)want,
+                          (double)bound);
+            if (parallel_families[f] == SB_FAMILY_DET)
+                ck_assert_msg(same_bits(&loss, &det1, 1), "det xent moved at %d threads", t);
+        }
+
+    /* another valid order, by hand: rows in reverse, each row's sum reversed */
+    float rev = 0.0f;
+    for (int i = s.n - 1; i >= 0; i--) {
+        const float *r = z + (size_t)i * s.k;
+        float m = r[0], e = 0.0f;
+        for (int j = 1; j < s.k; j++)
+            m = r[j] > m ? r[j] : m;
+        for (int j = s.k - 1; j >= 0; j--)
+            e += expf(r[j] - m);
+        rev += logf(e) + (m - r[y[i]]);
+    }
+    rev /= (float)s.n;
+    ck_assert_msg(fabsf(rev - want) <= bound, "reversed order beyond bound");
+    free(z), free(y);
+}
+END_TEST
+
+START_TEST(test_xent_loose_follows_threads)
+{
+    /* The loose loss must show that its bits follow the thread count. With a
+     * few rows the per-thread partial sums can round the same way as the
+     * serial sum; with 100003 rows of loss ~2.3 the running sum reaches
+     * ~2.3e5, where one float ulp is 2^-6, and splitting it into t partial
+     * sums changes the roundings for some t in 2..16. Each result must still
+     * lie within the reordering bound of ref. */
+    const sb_class_shape s = {.n = 100003, .k = 10};
+    const size_t nk = (size_t)s.n * (size_t)s.k;
+    float *z = alloc_floats(nk);
+    int32_t *y = make_labels(s.n, s.k, 4);
+    fill_uniform(z, nk, -3.0f, 3.0f, 4);
+    float want, bound;
+    sb_kernels(SB_FAMILY_REF)->xent_loss(&want, z, y, &s);
+    sb_xent_loss_bound(&bound, z, y, &s);
+    const float one = xent_at(SB_FAMILY_LOOSE, 1, z, y, &s);
+    const float det1 = xent_at(SB_FAMILY_DET, 1, z, y, &s);
+    int moved = 0;
+    for (int t = 1; t <= MAX_THREADS; t++) {
+        const float loose = xent_at(SB_FAMILY_LOOSE, t, z, y, &s);
+        const float det = xent_at(SB_FAMILY_DET, t, z, y, &s);
+        ck_assert(fabsf(loose - want) <= bound);
+        ck_assert_msg(same_bits(&det, &det1, 1), "det xent moved at %d threads", t);
+        moved += !same_bits(&loose, &one, 1);
+    }
+    ck_assert_msg(moved > 0, "loose xent gave the same bits for 1..%d threads", MAX_THREADS);
+    free(z), free(y);
+}
+END_TEST
+
+START_TEST(test_xent_extreme_logits)
+{
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        const sb_kernel_table *k = sb_kernels((sb_family)f);
+        /* confident and wrong: log(1 + e^-2000) = 0 and 1000 - (-1000) are
+         * exact, so the loss is 2000 exactly; confident and right: 0 */
+        const sb_class_shape two = {.n = 1, .k = 2};
+        const float z[2] = {1000.0f, -1000.0f};
+        const int32_t wrong = 1, right = 0;
+        float loss;
+        k->xent_loss(&loss, z, &wrong, &two);
+        ck_assert(isfinite(loss) && feq(loss, 2000.0f));
+        k->xent_loss(&loss, z, &right, &two);
+        ck_assert(feq(loss, 0.0f));
+        const float far[2] = {1e30f, -1e30f};
+        k->xent_loss(&loss, far, &wrong, &two);
+        ck_assert(isfinite(loss) && feq(loss, 2e30f));
+        /* equal logits, two identical rows: l = logf(4) per row, the sum 2l
+         * and the halving are exact, logf errs by under one ulp */
+        const sb_class_shape flat = {.n = 2, .k = 4};
+        const float zf[8] = {0};
+        const int32_t yf[2] = {1, 3};
+        k->xent_loss(&loss, zf, yf, &flat);
+        ck_assert(fabs((double)loss - log(4.0)) <= 2.0 * U * log(4.0));
+    }
+}
+END_TEST
+
+/* ---- the gradient ---------------------------------------------------------- */
+
+/* The definition of xent_loss, in double: mean_i logsumexp(z_i) - z_i[y_i]. */
+static double xent_double(const double *z, const int32_t *y, int n, int k)
+{
+    double sum = 0.0;
+    for (int i = 0; i < n; i++) {
+        const double *r = z + (size_t)i * k;
+        double m = r[0], e = 0.0;
+        for (int j = 1; j < k; j++)
+            m = fmax(m, r[j]);
+        for (int j = 0; j < k; j++)
+            e += exp(r[j] - m);
+        sum += log(e) + m - r[y[i]];
+    }
+    return sum / n;
+}
+
+START_TEST(test_xent_loss_matches_definition)
+{
+    /* xent_loss against its definition in double. Per row, d_j = z_j - m
+     * rounds (at most u*6 for logits in [-3, 3)) and expf errs by under one
+     * ulp (2u): each e_j is off by at most 8u relative; the row sum adds
+     * gamma(k-1); logf errs by 2u*lambda <= 2u*l (lambda = log S <= l); the
+     * two additions (log + (m - z_y), m - z_y) by u*l each. The batch sum
+     * adds gamma(n-1)*sum l, the division u*L. Second-order terms are covered
+     * by the factor 1.01. */
+    enum { N = 37, K = 10 };
+    const sb_class_shape s = {.n = N, .k = K};
+    float z[N * K];
+    int32_t *y = make_labels(N, K, 5);
+    fill_uniform(z, N * K, -3.0f, 3.0f, 5);
+    double zd[N * K];
+    for (int i = 0; i < N * K; i++)
+        zd[i] = (double)z[i];
+    const double want = xent_double(zd, y, N, K);
+    const double row_err = 8.0 * U + sb_gamma(K - 1); /* relative error of the row sum */
+    double tol = 0.0;
+    for (int i = 0; i < N; i++) {
+        const double l = xent_double(zd + i * K, y + i, 1, K);
+        tol += row_err + 4.0 * U * l + sb_gamma(N - 1) * l;
+    }
+    tol = (tol / N + U * want) * 1.01;
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        float loss;
+        sb_kernels((sb_family)f)->xent_loss(&loss, z, y, &s);
+        ck_assert_msg(fabs((double)loss - want) <= tol, "%s: %.9g vs %.9g, tol %g",
+                      sb_family_name((sb_family)f), (double)loss, want, tol);
+    }
+    free(y);
+}
+END_TEST
+
+START_TEST(test_softmax_xent_bwd_finite_difference)
+{
+    /* Central differences of the double definition of xent_loss against
+     * softmax_xent_bwd applied to softmax_fwd, both float kernels.
+     * Truncation: h^2/6 * max|d^3 l/dz^3| / n, and the third derivative of
+     * logsumexp along a coordinate is p(1-p)(1-2p), at most 1/(6*sqrt(3)).
+     * Cancellation in double: about 2^-52 * |L| / h per evaluation.
+     * The kernels: prob is off by at most (8u + gamma(k-1) + u) * p (as in
+     * test_xent_loss_matches_definition, plus the division), the
+     * subtraction of the one-hot rounds by u*|p - onehot|, the division by n
+     * by u*|g|. */
+    enum { N = 5, K = 7 };
+    const sb_class_shape s = {.n = N, .k = K};
+    const double h = 0x1p-12;
+    float z[N * K], prob[N * K], grad[N * K];
+    int32_t *y = make_labels(N, K, 6);
+    fill_uniform(z, N * K, -3.0f, 3.0f, 6);
+    double zd[N * K];
+    for (int i = 0; i < N * K; i++)
+        zd[i] = (double)z[i];
+    const double trunc = h * h / 6.0 / (6.0 * sqrt(3.0)) / N;
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        const sb_kernel_table *k = sb_kernels((sb_family)f);
+        k->softmax_fwd(prob, z, &s);
+        k->softmax_xent_bwd(grad, prob, y, &s);
+        for (int at = 0; at < N * K; at++) {
+            const double keep = zd[at];
+            zd[at] = keep + h;
+            const double lp = xent_double(zd, y, N, K);
+            zd[at] = keep - h;
+            const double lm = xent_double(zd, y, N, K);
+            zd[at] = keep;
+            const double g = (lp - lm) / (2.0 * h);
+            const double p = (double)prob[at];
+            const double hot = at % K == y[at / K] ? 1.0 : 0.0;
+            const double tol = ((10.0 * U + sb_gamma(K - 1)) * p + U * fabs(p - hot)) / N +
+                               U * fabs(g) + trunc + 0x1p-52 * 8.0 * (lp + lm) / h;
+            ck_assert_msg(fabs((double)grad[at] - g) <= tol, "%s [%d]: %.9g vs fd %.9g, tol %g",
+                          sb_family_name((sb_family)f), at, (double)grad[at], g, tol);
+        }
+    }
+    free(y);
+}
+END_TEST
+
+START_TEST(test_softmax_xent_bwd_families_and_values)
+{
+    const sb_class_shape s = {.n = 1001, .k = 10};
+    const size_t nk = (size_t)s.n * (size_t)s.k;
+    float *z = alloc_floats(nk), *prob = alloc_floats(nk);
+    float *want = alloc_floats(nk), *g = alloc_floats(nk);
+    int32_t *y = make_labels(s.n, s.k, 7);
+    fill_uniform(z, nk, -5.0f, 5.0f, 7);
+    sb_kernels(SB_FAMILY_REF)->softmax_fwd(prob, z, &s);
+    sb_kernels(SB_FAMILY_REF)->softmax_xent_bwd(want, prob, y, &s);
+    for (size_t f = 0; f < N_PARALLEL; f++)
+        for (int t = 1; t <= MAX_THREADS; t++) {
+            omp_set_num_threads(t);
+            sb_kernels(parallel_families[f])->softmax_xent_bwd(g, prob, y, &s);
+            ck_assert_msg(same_bits(g, want, nk), "%s %d threads",
+                          sb_family_name(parallel_families[f]), t);
+        }
+    /* exact cases: (0.25 - 1)/4 and 0.25/4 are representable; a one-hot
+     * prob on the label has gradient 0 */
+    const sb_class_shape four = {.n = 4, .k = 4};
+    float p[16], d[16];
+    const int32_t lab[4] = {0, 1, 2, 3};
+    for (int i = 0; i < 16; i++)
+        p[i] = i < 8 ? 0.25f : (i % 4 == lab[i / 4] ? 1.0f : 0.0f);
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        sb_kernels((sb_family)f)->softmax_xent_bwd(d, p, lab, &four);
+        for (int i = 0; i < 16; i++) {
+            const bool hot = i % 4 == lab[i / 4];
+            const float expect = i < 8 ? (hot ? -0.1875f : 0.0625f) : 0.0f;
+            ck_assert_msg(feq(d[i], expect), "[%d] = %g", i, (double)d[i]);
+        }
+    }
+    free(z), free(prob), free(want), free(g), free(y);
+}
+END_TEST
+
+/* ---- accuracy ------------------------------------------------------------- */
+
+START_TEST(test_accuracy_values)
+{
+    /* first maximum: 3 of 6 right; a last-maximum rule would give 2, a rule
+     * that skipped NaNs 4 */
+    const sb_class_shape s = {.n = 6, .k = 3};
+    const float p[18] = {
+        0.1f, 0.7f, 0.2f,   /* argmax 1, label 1: right */
+        0.6f, 0.3f, 0.1f,   /* argmax 0, label 2: wrong */
+        0.4f, 0.4f, 0.2f,   /* tie: first maximum 0, label 0: right */
+        0.3f, 0.3f, 0.3f,   /* tie: first maximum 0, label 0: right */
+        0.2f, 0.4f, 0.4f,   /* tie: first maximum 1, label 2: wrong */
+        0.1f, NAN, 0.9f,    /* NaN: no prediction, wrong although 2 is largest */
+    };
+    const int32_t y[6] = {1, 2, 0, 0, 2, 2};
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        float acc;
+        sb_kernels((sb_family)f)->accuracy(&acc, p, y, &s);
+        ck_assert_msg(feq(acc, 0.5f), "%s: %g", sb_family_name((sb_family)f), (double)acc);
+    }
+}
+END_TEST
+
+START_TEST(test_accuracy_families_and_threads)
+{
+    const sb_class_shape s = {.n = 10007, .k = 10};
+    const size_t nk = (size_t)s.n * (size_t)s.k;
+    float *p = alloc_floats(nk);
+    int32_t *y = make_labels(s.n, s.k, 8);
+    fill_uniform(p, nk, 0.0f, 1.0f, 8);
+    /* make about half the rows right: put the row's largest value at the label */
+    for (int i = 0; i < s.n; i += 2)
+        p[(size_t)i * s.k + (size_t)y[i]] = 2.0f;
+    float want;
+    sb_kernels(SB_FAMILY_REF)->accuracy(&want, p, y, &s);
+    ck_assert(want > 0.5f && want < 0.6f); /* 5004 forced, ~1/10 of the rest by chance */
+    for (size_t f = 0; f < N_PARALLEL; f++)
+        for (int t = 1; t <= MAX_THREADS; t++) {
+            omp_set_num_threads(t);
+            float acc;
+            sb_kernels(parallel_families[f])->accuracy(&acc, p, y, &s);
+            ck_assert_msg(same_bits(&acc, &want, 1), "%s %d threads",
+                          sb_family_name(parallel_families[f]), t);
+        }
+    free(p), free(y);
+}
+END_TEST
+
+/* ---- labels out of range ----------------------------------------------------- */
+
+/* Runs one ref kernel on a bad label in a child process, which must die of
+ * SB_ASSERT's abort. Only ref runs in the child: OpenMP in a forked child of
+ * a process with a thread pool can hang. */
+static void expect_abort(int which, int32_t label)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stderr))
+            _exit(2);
+        const sb_class_shape s = {.n = 2, .k = 3};
+        const float z[6] = {0};
+        const int32_t y[2] = {0, label};
+        float out[6];
+        if (which == 0)
+            sb_xent_loss_ref(out, z, y, &s);
+        else if (which == 1)
+            sb_softmax_xent_bwd_ref(out, z, y, &s);
+        else if (which == 2)
+            sb_accuracy_ref(out, z, y, &s);
+        else
+            sb_xent_loss_bound(out, z, y, &s);
+        _exit(0);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
+                  "kernel %d accepted label %d", which, (int)label);
+}
+
+START_TEST(test_labels_out_of_range_abort)
+{
+    for (int which = 0; which < 4; which++) {
+        expect_abort(which, 3);
+        expect_abort(which, -1);
+    }
 }
 END_TEST
 
 Suite *make_classifier_suite(void)
 {
     Suite *s = suite_create("classifier");
-    TCase *tc = tcase_create("placeholder");
-    tcase_add_test(tc, test_placeholder);
-    suite_add_tcase(s, tc);
+    TCase *soft = tcase_create("softmax");
+    tcase_add_test(soft, test_softmax_families_within_bound);
+    tcase_add_test(soft, test_softmax_bound_covers_reordering);
+    tcase_add_test(soft, test_softmax_extreme_logits);
+    tcase_add_test(soft, test_softmax_nan_row);
+    suite_add_tcase(s, soft);
+    TCase *xent = tcase_create("xent");
+    tcase_add_test(xent, test_xent_families_within_bound);
+    tcase_add_test(xent, test_xent_loose_follows_threads);
+    tcase_add_test(xent, test_xent_extreme_logits);
+    tcase_add_test(xent, test_xent_loss_matches_definition);
+    tcase_add_test(xent, test_softmax_xent_bwd_finite_difference);
+    tcase_add_test(xent, test_softmax_xent_bwd_families_and_values);
+    suite_add_tcase(s, xent);
+    TCase *acc = tcase_create("accuracy");
+    tcase_add_test(acc, test_accuracy_values);
+    tcase_add_test(acc, test_accuracy_families_and_threads);
+    tcase_add_test(acc, test_labels_out_of_range_abort);
+    suite_add_tcase(s, acc);
     return s;
 }

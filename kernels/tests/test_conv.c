@@ -1,19 +1,309 @@
-/* Placeholder until the area has tests. */
+/* conv2d: det and loose against ref within the op's reordering bound, det
+ * bitwise across thread counts, loose thread-dependent, NaN propagation, and
+ * finite-difference checks of the three gradients. */
 #include <check.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sb_kernels.h"
 
 Suite *make_conv_suite(void);
 
-START_TEST(test_placeholder)
+/* ---- inputs and op calls --------------------------------------------------- */
+
+/* uniform in [-1, 1) from a fixed-seed LCG: reproducible, no RNG dependency */
+static void fill_uniform(float *x, size_t n, uint64_t seed)
 {
-    ck_assert_int_eq(1, 1);
+    uint64_t st = seed * 0x9E3779B97F4A7C15u + 1;
+    for (size_t i = 0; i < n; i++) {
+        st = st * 6364136223846793005u + 1442695040888963407u;
+        x[i] = (float)(st >> 40) * 0x1p-23f - 1.0f;
+    }
+}
+
+static const sb_op conv_ops[] = {SB_OP_conv2d_fwd, SB_OP_conv2d_bwd_data,
+                                 SB_OP_conv2d_bwd_filter, SB_OP_conv2d_bwd_bias};
+#define N_OPS (sizeof conv_ops / sizeof conv_ops[0])
+
+static void call_new(sb_op_call *c, sb_op op, sb_conv_shape s)
+{
+    memset(c, 0, sizeof *c);
+    c->op = op;
+    c->conv = s;
+    ck_assert_int_eq(sb_op_call_describe(c), SB_OK);
+    for (int i = 0; i < c->n_in; i++) {
+        size_t n = sb_tensor_count(&c->in[i]);
+        c->in[i].data = malloc(n * sizeof(float));
+        fill_uniform(c->in[i].data, n, (uint64_t)op * 16 + (uint64_t)i);
+    }
+    c->out[0].data = malloc(sb_tensor_bytes(&c->out[0]));
+}
+
+static void call_free(sb_op_call *c)
+{
+    for (int i = 0; i < c->n_in; i++)
+        free(c->in[i].data);
+    free(c->out[0].data);
+}
+
+static size_t out_count(const sb_op_call *c) { return sb_tensor_count(&c->out[0]); }
+
+/* a fresh copy of the op's output under a family and a thread count */
+static float *run(const sb_op_call *c, sb_family f, int threads)
+{
+    omp_set_num_threads(threads);
+    sb_op_call_run(sb_kernels(f), c);
+    float *copy = malloc(sb_tensor_bytes(&c->out[0]));
+    memcpy(copy, c->out[0].data, sb_tensor_bytes(&c->out[0]));
+    return copy;
+}
+
+/* Two summation orders of one element differ by at most its bound, so a
+ * parallel family against ref must lie within it: the bound is the tolerance.
+ * (Elements are checked in plain C and reported once: every ck_assert is a
+ * write to Check's log.) */
+static void assert_within_bound(const sb_op_call *c, const float *got, const float *ref,
+                                const float *bound, const char *what)
+{
+    for (size_t i = 0; i < out_count(c); i++) {
+        if (!isfinite(got[i]) || !isfinite(ref[i]))
+            ck_abort_msg("%s %s [%zu] not finite: %g, ref %g", sb_op_name(c->op), what, i,
+                         (double)got[i], (double)ref[i]);
+        if (!(fabsf(got[i] - ref[i]) <= bound[i]))
+            ck_abort_msg("%s %s [%zu]: %a vs ref %a, bound %a", sb_op_name(c->op), what, i,
+                         (double)got[i], (double)ref[i], (double)bound[i]);
+    }
+}
+
+static sb_conv_shape shape(int n, int c, int h, int w, int k, int r, int s, int stride,
+                           int pad)
+{
+    sb_conv_shape cs = {n, c, h, w, k, r, s, stride, pad, 0, 0};
+    ck_assert_int_eq(sb_conv_shape_complete(&cs), SB_OK);
+    return cs;
+}
+
+/* the seed model's layers at a small batch, and shapes no tile divides */
+static sb_conv_shape shape_at(int i)
+{
+    switch (i) {
+    case 0: return shape(3, 1, 28, 28, 32, 3, 3, 1, 0);    /* conv1 */
+    case 1: return shape(2, 32, 26, 26, 64, 3, 3, 1, 0);   /* conv2 */
+    case 2: return shape(3, 5, 7, 13, 3, 3, 3, 2, 1);      /* odd, padded, strided */
+    case 3: return shape(5, 3, 9, 8, 13, 2, 3, 1, 1);      /* non-square filter */
+    default: return shape(1, 1, 1, 1, 1, 1, 1, 1, 0);
+    }
+}
+#define N_SHAPES 5
+
+/* ---- families against ref -------------------------------------------------- */
+
+START_TEST(test_families_within_bound)
+{
+    for (size_t o = 0; o < N_OPS; o++) {
+        sb_op_call c;
+        call_new(&c, conv_ops[o], shape_at(_i));
+        float *ref = run(&c, SB_FAMILY_REF, 1);
+        float *bound = malloc(sb_tensor_bytes(&c.out[0]));
+        sb_op_call_bound(bound, &c, 0);
+        for (int threads = 1; threads <= 3; threads++) {
+            float *det = run(&c, SB_FAMILY_DET, threads);
+            float *loose = run(&c, SB_FAMILY_LOOSE, threads);
+            assert_within_bound(&c, det, ref, bound, "det");
+            assert_within_bound(&c, loose, ref, bound, "loose");
+            free(det);
+            free(loose);
+        }
+        free(ref);
+        free(bound);
+        call_free(&c);
+    }
+}
+END_TEST
+
+START_TEST(test_det_bitwise_across_threads)
+{
+    for (size_t o = 0; o < N_OPS; o++) {
+        sb_op_call c;
+        call_new(&c, conv_ops[o], shape_at(_i));
+        float *one = run(&c, SB_FAMILY_DET, 1);
+        for (int threads = 2; threads <= 16; threads++) {
+            float *many = run(&c, SB_FAMILY_DET, threads);
+            ck_assert_msg(memcmp(one, many, sb_tensor_bytes(&c.out[0])) == 0,
+                          "%s det: 1 and %d threads differ", sb_op_name(c.op), threads);
+            free(many);
+        }
+        free(one);
+        call_free(&c);
+    }
+}
+END_TEST
+
+/* loose must show the thread dependence the harness exists to explain: the
+ * weight and bias gradients sum per-thread partials over images. */
+START_TEST(test_loose_depends_on_threads)
+{
+    const sb_op ops[] = {SB_OP_conv2d_bwd_filter, SB_OP_conv2d_bwd_bias};
+    for (size_t o = 0; o < 2; o++) {
+        sb_op_call c;
+        call_new(&c, ops[o], shape(16, 32, 26, 26, 64, 3, 3, 1, 0));
+        float *one = run(&c, SB_FAMILY_LOOSE, 1);
+        int differing = 0;
+        for (int threads = 2; threads <= 4; threads++) {
+            float *many = run(&c, SB_FAMILY_LOOSE, threads);
+            differing += memcmp(one, many, sb_tensor_bytes(&c.out[0])) != 0;
+            free(many);
+        }
+        ck_assert_msg(differing > 0, "%s loose gave the same bits for 1..4 threads",
+                      sb_op_name(c.op));
+        free(one);
+        call_free(&c);
+    }
+}
+END_TEST
+
+/* A NaN input pixel reaches exactly the outputs whose window covers it. */
+START_TEST(test_nan_propagates)
+{
+    sb_conv_shape s = shape(2, 2, 9, 9, 3, 3, 3, 1, 0);
+    sb_op_call c;
+    call_new(&c, SB_OP_conv2d_fwd, s);
+    float *x = c.in[0].data;
+    x[((1 * s.c + 1) * s.h + 4) * s.w + 5] = NAN;   /* image 1, channel 1, (4, 5) */
+    for (sb_family f = SB_FAMILY_REF; f < SB_FAMILY_COUNT; f++) {
+        float *y = run(&c, f, 2);
+        for (int img = 0; img < s.n; img++)
+            for (int k = 0; k < s.k; k++)
+                for (int p = 0; p < s.p; p++)
+                    for (int q = 0; q < s.q; q++) {
+                        bool covers = img == 1 && p <= 4 && 4 < p + s.r && q <= 5 && 5 < q + s.s;
+                        float v = y[((img * s.k + k) * s.p + p) * s.q + q];
+                        ck_assert_msg(covers ? isnan(v) : isfinite(v), "%s y[%d][%d][%d][%d] = %g",
+                                      sb_family_name(f), img, k, p, q, (double)v);
+                    }
+        free(y);
+    }
+    call_free(&c);
+}
+END_TEST
+
+/* ---- finite differences ------------------------------------------------------
+ * L = sum y*g over y = conv(x, w) + b, evaluated in double. L is linear in
+ * each of x, w, b, so the central difference (L(v+h) - L(v-h)) / 2h has no
+ * truncation error; its rounding error is at most
+ *   (gamma_d(N) S+ + gamma_d(N) S-) / 2h <= gamma_d(N) S / h,
+ * N = terms in L, S = sum of |terms| with every input replaced by |input| + h
+ * (so S >= S+ and S-), gamma_d(N) = N 2^-53 / (1 - N 2^-53). The float
+ * gradient from the kernel is within gamma(n) sum|terms| = bound/2 of the
+ * exact gradient, so the tolerance is bound/2 + gamma_d(N) S / h. */
+
+typedef struct conv_inputs {
+    const float *x, *w, *b, *g;
+} conv_inputs;
+
+static double conv_loss(conv_inputs in, const sb_conv_shape *s, int which, size_t at,
+                        double delta, bool abs_mode)
+{
+    double L = 0.0;
+    for (int img = 0; img < s->n; img++)
+        for (int k = 0; k < s->k; k++)
+            for (int p = 0; p < s->p; p++)
+                for (int q = 0; q < s->q; q++) {
+                    double bv = (double)in.b[k] + (which == 2 && at == (size_t)k ? delta : 0.0);
+                    double y = abs_mode ? fabs(bv) : bv;
+                    for (int c = 0; c < s->c; c++)
+                        for (int r = 0; r < s->r; r++)
+                            for (int t = 0; t < s->s; t++) {
+                                int ih = p * s->stride - s->pad + r, iw = q * s->stride - s->pad + t;
+                                if (ih < 0 || ih >= s->h || iw < 0 || iw >= s->w)
+                                    continue;
+                                size_t xi = (((size_t)img * s->c + c) * s->h + ih) * s->w + iw;
+                                size_t wi = (((size_t)k * s->c + c) * s->r + r) * s->s + t;
+                                double xv = (double)in.x[xi] + (which == 0 && at == xi ? delta : 0.0);
+                                double wv = (double)in.w[wi] + (which == 1 && at == wi ? delta : 0.0);
+                                y += abs_mode ? fabs(xv) * fabs(wv) : xv * wv;
+                            }
+                    double gv = (double)in.g[(((size_t)img * s->k + k) * s->p + p) * s->q + q];
+                    L += abs_mode ? y * fabs(gv) : y * gv;
+                }
+    return L;
+}
+
+static double gamma_d(double n)
+{
+    const double u = 0x1p-53;
+    return n * u / (1.0 - n * u);
+}
+
+static float *uniform_new(size_t n, uint64_t seed)
+{
+    float *x = malloc(n * sizeof(float));
+    fill_uniform(x, n, seed);
+    return x;
+}
+
+static float *abs_plus(const float *x, size_t n, double h)
+{
+    float *a = malloc(n * sizeof(float));
+    for (size_t i = 0; i < n; i++)
+        a[i] = fabsf(x[i]) + (float)h;
+    return a;
+}
+
+START_TEST(test_gradients_finite_difference)
+{
+    const sb_conv_shape s = _i == 0 ? shape(2, 3, 7, 6, 4, 3, 3, 2, 1) : shape(2, 2, 6, 6, 3, 3, 3, 1, 0);
+    const double h = 0.5;
+    size_t nx = (size_t)s.n * s.c * s.h * s.w, nw = (size_t)s.k * s.c * s.r * s.s;
+    size_t ny = (size_t)s.n * s.k * s.p * s.q;
+    float *x = uniform_new(nx, 1), *w = uniform_new(nw, 2), *b = uniform_new((size_t)s.k, 3);
+    float *g = uniform_new(ny, 4);
+    float *xa = abs_plus(x, nx, h), *wa = abs_plus(w, nw, h), *ba = abs_plus(b, (size_t)s.k, h);
+    double fd_err = gamma_d((double)ny * (s.c * s.r * s.s + 2)) *
+                    conv_loss((conv_inputs){xa, wa, ba, g}, &s, -1, 0, 0.0, true) / h;
+    conv_inputs in = {x, w, b, g};
+
+    const size_t sizes[3] = {nx, nw, (size_t)s.k};
+    for (int which = 0; which < 3; which++) {
+        float *grad = malloc(sizes[which] * sizeof(float));
+        float *bound = malloc(sizes[which] * sizeof(float));
+        for (sb_family f = SB_FAMILY_REF; f < SB_FAMILY_COUNT; f++) {
+            const sb_kernel_table *k = sb_kernels(f);
+            omp_set_num_threads(2);
+            if (which == 0)
+                k->conv2d_bwd_data(grad, g, w, &s), sb_conv2d_bwd_data_bound(bound, g, w, &s);
+            else if (which == 1)
+                k->conv2d_bwd_filter(grad, g, x, &s), sb_conv2d_bwd_filter_bound(bound, g, x, &s);
+            else
+                k->conv2d_bwd_bias(grad, g, &s), sb_conv2d_bwd_bias_bound(bound, g, &s);
+            for (size_t at = 0; at < sizes[which]; at++) {
+                double fd = (conv_loss(in, &s, which, at, h, false) -
+                             conv_loss(in, &s, which, at, -h, false)) / (2 * h);
+                double tol = (double)bound[at] / 2.0 + fd_err;
+                if (!(fabs((double)grad[at] - fd) <= tol))
+                    ck_abort_msg("%s gradient %d [%zu]: %.9g vs fd %.9g (tol %g)",
+                              sb_family_name(f), which, at, (double)grad[at], fd, tol);
+            }
+        }
+        free(grad);
+        free(bound);
+    }
+    free(x), free(w), free(b), free(g), free(xa), free(wa), free(ba);
 }
 END_TEST
 
 Suite *make_conv_suite(void)
 {
     Suite *s = suite_create("conv");
-    TCase *tc = tcase_create("placeholder");
-    tcase_add_test(tc, test_placeholder);
+    TCase *tc = tcase_create("conv");
+    tcase_set_timeout(tc, 300);
+    tcase_add_loop_test(tc, test_families_within_bound, 0, N_SHAPES);
+    tcase_add_loop_test(tc, test_det_bitwise_across_threads, 0, N_SHAPES);
+    tcase_add_test(tc, test_loose_depends_on_threads);
+    tcase_add_test(tc, test_nan_propagates);
+    tcase_add_loop_test(tc, test_gradients_finite_difference, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }

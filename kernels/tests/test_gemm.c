@@ -1,19 +1,268 @@
-/* Placeholder until the area has tests. */
+/* The GEMM core: the det GEMM equals its written definition bit for bit
+ * (edge tiles, cache-block edges, chunk edges, transposed views, every ISA
+ * variant of the tile, any thread count); the loose GEMM stays within the
+ * reordering bound; the det sum and the bound rounding. */
 #include <check.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemm/gemm_tile.h"
+#include "gemm/sb_dot_bound.h"
+#include "gemm/sb_gemm.h"
+#include "sb_kernels.h"
 
 Suite *make_gemm_suite(void);
 
-START_TEST(test_placeholder)
+/* uniform in [-1, 1) from a fixed-seed LCG: reproducible, no RNG dependency */
+static float *uniform_new(size_t n, uint64_t seed)
 {
-    ck_assert_int_eq(1, 1);
+    float *x = malloc((n > 0 ? n : 1) * sizeof(float));
+    uint64_t st = seed * 0x9E3779B97F4A7C15u + 1;
+    for (size_t i = 0; i < n; i++) {
+        st = st * 6364136223846793005u + 1442695040888963407u;
+        x[i] = (float)(st >> 40) * 0x1p-23f - 1.0f;
+    }
+    return x;
+}
+
+static bool same_bits(float x, float y) { return memcmp(&x, &y, sizeof x) == 0; }
+
+static float at(sb_matview v, int i, int j) { return v.p[i * v.rs + j * v.cs]; }
+
+/* The det definition of sb_gemm.h, one element at a time. */
+static float det_definition(sb_matview a, sb_matview b, int i, int j, int k, float c0,
+                            bool accumulate)
+{
+    float c = accumulate ? c0 : 0.0f;
+    for (int p0 = 0; p0 < k; p0 += SB_GEMM_KC) {
+        float s = 0.0f;
+        for (int p = p0; p < k && p < p0 + SB_GEMM_KC; p++)
+            s = fmaf(at(a, i, p), at(b, p, j), s);
+        c = p0 == 0 && !accumulate ? s : c + s;
+    }
+    return c;
+}
+
+typedef struct gemm_case {
+    int m, n, k;
+    bool a_trans, b_trans, accumulate;
+} gemm_case;
+
+/* tiles are 12 x 32, cache blocks 144 x 1024, chunks 256: none divides these */
+static const gemm_case cases[] = {
+    {1, 1, 1, false, false, false},
+    {13, 37, 600, false, false, true},
+    {12, 32, 256, true, false, false},
+    {150, 1030, 300, false, true, true},
+    {25, 70, 513, true, true, false},
+    {7, 5, 0, false, false, true},
+    {7, 5, 0, false, false, false},
+};
+#define N_CASES (sizeof cases / sizeof cases[0])
+
+typedef struct gemm_data {
+    float *a, *b, *c0;
+    sb_matview av, bv;
+    ptrdiff_t ldc;
+} gemm_data;
+
+static gemm_data data_new(gemm_case g)
+{
+    gemm_data d;
+    d.a = uniform_new((size_t)g.m * g.k, 1);
+    d.b = uniform_new((size_t)g.k * g.n, 2);
+    d.ldc = g.n + 3;    /* C is a window of a wider matrix */
+    d.c0 = uniform_new((size_t)g.m * d.ldc, 3);
+    d.av = g.a_trans ? sb_matview_trans(d.a, g.m) : sb_matview_rows(d.a, g.k);
+    d.bv = g.b_trans ? sb_matview_trans(d.b, g.k) : sb_matview_rows(d.b, g.n);
+    return d;
+}
+
+static void data_free(gemm_data *d)
+{
+    free(d->a), free(d->b), free(d->c0);
+}
+
+static float *c_copy(const gemm_data *d, gemm_case g)
+{
+    float *c = malloc((size_t)g.m * d->ldc * sizeof(float) + sizeof(float));
+    memcpy(c, d->c0, (size_t)g.m * d->ldc * sizeof(float));
+    return c;
+}
+
+/* The element that breaks the rule, or -1: plain C loops, one ck_assert. */
+static long first_mismatch(const float *c, const gemm_data *d, gemm_case g)
+{
+    for (int i = 0; i < g.m; i++) {
+        for (int j = 0; j < g.n; j++) {
+            float want = det_definition(d->av, d->bv, i, j, g.k, d->c0[i * d->ldc + j],
+                                        g.accumulate);
+            if (!same_bits(want, c[i * d->ldc + j]))
+                return (long)i * d->ldc + j;
+        }
+        for (ptrdiff_t j = g.n; j < d->ldc; j++)   /* outside the window: untouched */
+            if (!same_bits(c[i * d->ldc + j], d->c0[i * d->ldc + j]))
+                return (long)i * d->ldc + j;
+    }
+    return -1;
+}
+
+START_TEST(test_det_serial_is_the_definition)
+{
+    gemm_case g = cases[_i];
+    gemm_data d = data_new(g);
+    float *c = c_copy(&d, g);
+    sb_gemm_work *w = sb_gemm_work_new(g.m, g.n, g.k);
+    ck_assert_ptr_nonnull(w);
+    sb_gemm_det_serial(c, d.av, d.bv, w, d.ldc, g.m, g.n, g.k, g.accumulate);
+    long bad = first_mismatch(c, &d, g);
+    ck_assert_msg(bad < 0, "case %d: element %ld differs from the definition", _i, bad);
+    sb_gemm_work_free(w);
+    free(c);
+    data_free(&d);
+}
+END_TEST
+
+START_TEST(test_det_parallel_is_the_definition)
+{
+    gemm_case g = cases[_i];
+    gemm_data d = data_new(g);
+    for (int threads = 1; threads <= 16; threads++) {
+        omp_set_num_threads(threads);
+        float *c = c_copy(&d, g);
+        sb_gemm_det(c, d.av, d.bv, d.ldc, g.m, g.n, g.k, g.accumulate);
+        long bad = first_mismatch(c, &d, g);
+        ck_assert_msg(bad < 0, "case %d, %d threads: element %ld differs", _i, threads, bad);
+        free(c);
+    }
+    data_free(&d);
+}
+END_TEST
+
+/* Every ISA variant of the tile: same bits as the definition, full and edge
+ * tiles, overwrite and accumulate. */
+START_TEST(test_tile_variants_agree)
+{
+    enum { MR = SB_GEMM_MR, NR = SB_GEMM_NR, KC = 200 };
+    float *a = uniform_new((size_t)KC * MR, 4), *b = uniform_new((size_t)KC * NR, 5);
+    float *c0 = uniform_new((size_t)MR * NR, 6);
+    sb_matview av = {a, 1, MR}, bv = {b, NR, 1};   /* packed: a[p][i], b[p][j] */
+    sb_gemm_tile_fn *variants[3];
+    int nv = sb_gemm_tile_variants(variants);
+    ck_assert_int_ge(nv, 1);
+    const int edges[][2] = {{MR, NR}, {5, NR}, {MR, 17}, {1, 1}};
+    for (int v = 0; v < nv; v++)
+        for (int e = 0; e < 4; e++)
+            for (int overwrite = 0; overwrite <= 1; overwrite++) {
+                float c[MR * NR];
+                memcpy(c, c0, sizeof c);
+                variants[v](c, a, b, NR, KC, edges[e][0], edges[e][1], overwrite);
+                for (int i = 0; i < MR; i++)
+                    for (int j = 0; j < NR; j++) {
+                        bool valid = i < edges[e][0] && j < edges[e][1];
+                        float want = c0[i * NR + j];
+                        if (valid) {
+                            float s = det_definition(av, bv, i, j, KC, 0.0f, false);
+                            want = overwrite ? s : want + s;
+                        }
+                        if (!same_bits(want, c[i * NR + j]))
+                            ck_abort_msg("variant %d edge %d overwrite %d: [%d][%d]", v, e,
+                                         overwrite, i, j);
+                    }
+            }
+    free(a), free(b), free(c0);
+}
+END_TEST
+
+/* loose: a different order, so within 2 gamma(k+1) sum|terms| of det (the
+ * +1 counts C's old value as a term); and for k = 9216 its bits move with
+ * the thread count. */
+START_TEST(test_loose_within_bound)
+{
+    const gemm_case g = {9, 40, 9216, false, false, true};
+    gemm_data d = data_new(g);
+    float *det = c_copy(&d, g);
+    omp_set_num_threads(1);
+    sb_gemm_det(det, d.av, d.bv, d.ldc, g.m, g.n, g.k, true);
+    int differing = 0;
+    for (int threads = 1; threads <= 5; threads++) {
+        omp_set_num_threads(threads);
+        float *c = c_copy(&d, g);
+        sb_gemm_loose(c, d.av, d.bv, d.ldc, g.m, g.n, g.k, true);
+        for (int i = 0; i < g.m; i++)
+            for (int j = 0; j < g.n; j++) {
+                double sum = fabs((double)d.c0[i * d.ldc + j]);
+                for (int p = 0; p < g.k; p++)
+                    sum += fabs((double)at(d.av, i, p) * (double)at(d.bv, p, j));
+                float bound = sb_dot_bound(g.k + 1.0, sum);
+                float x = c[i * d.ldc + j], y = det[i * d.ldc + j];
+                if (!isfinite(x) || !(fabsf(x - y) <= bound))
+                    ck_abort_msg("%d threads [%d][%d]: %a vs det %a, bound %a", threads, i, j,
+                                 (double)x, (double)y, (double)bound);
+            }
+        differing += memcmp(c, det, (size_t)g.m * d.ldc * sizeof(float)) != 0;
+        free(c);
+    }
+    ck_assert_msg(differing > 0, "loose split-K gave det's bits at every thread count");
+    free(det);
+    data_free(&d);
+}
+END_TEST
+
+START_TEST(test_sum_det)
+{
+    const size_t n = 1000;
+    float *x = uniform_new(2 * n, 7);
+    float want = 0.5f;
+    for (size_t i0 = 0; i0 < n; i0 += SB_GEMM_KC) {
+        float s = 0.0f;
+        for (size_t i = i0; i < n && i < i0 + SB_GEMM_KC; i++)
+            s += x[2 * i];
+        want += s;
+    }
+    float got = sb_sum_det(x, 2, n, 0.5f);
+    ck_assert(same_bits(got, want));
+    ck_assert(same_bits(sb_sum_det(x, 1, 0, 0.25f), 0.25f));
+    x[2 * 700] = NAN;
+    ck_assert(isnan(sb_sum_det(x, 2, n, 0.0f)));
+    x[2 * 700] = INFINITY;
+    ck_assert(isinf(sb_sum_det(x, 2, n, 0.0f)));
+    free(x);
+}
+END_TEST
+
+/* The bound is 2 gamma(n) S rounded up to the nearest float at or above it. */
+START_TEST(test_dot_bound_rounding)
+{
+    ck_assert(same_bits(sb_dot_bound(10.0, 0.0), 0.0f));
+    const double ns[] = {1, 3, 9, 129, 9217, 73728};
+    const double sums[] = {1.0, 0.1, 3e-7, 12345.678};
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 4; j++) {
+            double exact = 2.0 * sb_gamma(ns[i]) * sums[j];
+            float b = sb_dot_bound(ns[i], sums[j]);
+            ck_assert_msg((double)b >= exact, "n %g sum %g: %a below %a", ns[i], sums[j],
+                          (double)b, exact);
+            ck_assert_msg((double)nextafterf(b, 0.0f) < exact, "n %g sum %g: not the nearest",
+                          ns[i], sums[j]);
+        }
+    ck_assert(isinf(sb_dot_bound(4.0, (double)INFINITY)));
 }
 END_TEST
 
 Suite *make_gemm_suite(void)
 {
     Suite *s = suite_create("gemm");
-    TCase *tc = tcase_create("placeholder");
-    tcase_add_test(tc, test_placeholder);
+    TCase *tc = tcase_create("gemm");
+    tcase_set_timeout(tc, 300);
+    tcase_add_loop_test(tc, test_det_serial_is_the_definition, 0, (int)N_CASES);
+    tcase_add_loop_test(tc, test_det_parallel_is_the_definition, 0, (int)N_CASES);
+    tcase_add_test(tc, test_tile_variants_agree);
+    tcase_add_test(tc, test_loose_within_bound);
+    tcase_add_test(tc, test_sum_det);
+    tcase_add_test(tc, test_dot_bound_rounding);
     suite_add_tcase(s, tc);
     return s;
 }

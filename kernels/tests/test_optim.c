@@ -1,19 +1,417 @@
-/* Placeholder until the area has tests. */
+/* The optimisers: Keras 2.1.6 defaults and formulas, checked against values
+ * derived by hand and against a double-precision evaluation of the Keras
+ * formula carrying a running bound on the float rounding error; ref, det
+ * and loose bitwise equal, for every thread count. */
 #include <check.h>
+#include <math.h>
+#include <omp.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sb_kernels.h"
+#include "sb_rng.h"
 
 Suite *make_optim_suite(void);
 
-START_TEST(test_placeholder)
+static bool same_bits(float a, float b)
 {
-    ck_assert_int_eq(1, 1);
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+START_TEST(test_defaults)
+{
+    static const struct {
+        sb_optimizer kind;
+        const char *name;
+        float lr, rho, beta1, beta2;
+    } want[] = {
+        {SB_OPTIM_SGD, "sgd", 0.01f, 0.0f, 0.0f, 0.0f},
+        {SB_OPTIM_RMSPROP, "rmsprop", 0.001f, 0.9f, 0.0f, 0.0f},
+        {SB_OPTIM_ADAM, "adam", 0.001f, 0.0f, 0.9f, 0.999f},
+        {SB_OPTIM_ADADELTA, "adadelta", 1.0f, 0.95f, 0.0f, 0.0f},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        sb_optim_params o;
+        memset(&o, 0xff, sizeof o);
+        sb_optim_defaults(&o, want[i].kind);
+        ck_assert_int_eq(o.kind, want[i].kind);
+        ck_assert_str_eq(sb_optimizer_name(want[i].kind), want[i].name);
+        ck_assert(same_bits(o.lr, want[i].lr));
+        ck_assert(same_bits(o.rho, want[i].rho));
+        ck_assert(same_bits(o.beta1, want[i].beta1));
+        ck_assert(same_bits(o.beta2, want[i].beta2));
+        ck_assert(same_bits(o.momentum, 0.0f));
+        ck_assert(!o.nesterov);
+        ck_assert(same_bits(o.epsilon, 1e-7f)); /* K.epsilon() */
+        ck_assert(same_bits(o.decay, 0.0f));
+    }
+    ck_assert_str_eq(sb_optimizer_name(SB_OPTIM_COUNT), "?");
+}
+END_TEST
+
+/* ---- SGD: powers of two, so every float operation is exact ---------------
+ * lr = 1/4, w0 = {1, -2}, gradients {1, -2}, {1/2, 4}, {-1, 2}.
+ * Plain (momentum 0): v = -g/4, w += v:
+ *   w[0]: 1 - 1/4 = 3/4, - 1/8 = 5/8, + 1/4 = 7/8;   v = 1/4
+ *   w[1]: -2 + 1/2 = -3/2, - 1 = -5/2, - 1/2 = -3;   v = -1/2
+ * Momentum 1/2: v = v/2 - g/4, w += v:
+ *   w[0]: v = -1/4, -1/8 - 1/8 = -1/4, -1/8 + 1/4 = 1/8;  w = 3/4, 1/2, 5/8
+ *   w[1]: v = 1/2, 1/4 - 1 = -3/4, -3/8 - 1/2 = -7/8;     w = -3/2, -9/4, -25/8
+ * Nesterov 1/2: same v, w += v/2 - g/4:
+ *   w[0]: 1 - 1/8 - 1/4 = 5/8, - 1/8 - 1/8 = 3/8, + 1/16 + 1/4 = 11/16
+ *   w[1]: -2 + 1/4 + 1/2 = -5/4, - 3/8 - 1 = -21/8, - 7/16 - 1/2 = -57/16 */
+START_TEST(test_sgd_by_hand)
+{
+    static const float g[3][2] = {{1.0f, -2.0f}, {0.5f, 4.0f}, {-1.0f, 2.0f}};
+    static const struct {
+        float momentum;
+        bool nesterov;
+        float w[2], v[2];
+    } variant[] = {
+        {0.0f, false, {7.0f / 8, -3.0f}, {1.0f / 4, -1.0f / 2}},
+        {0.5f, false, {5.0f / 8, -25.0f / 8}, {1.0f / 8, -7.0f / 8}},
+        {0.5f, true, {11.0f / 16, -57.0f / 16}, {1.0f / 8, -7.0f / 8}},
+    };
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        const sb_kernel_table *k = sb_kernels((sb_family)f);
+        for (size_t c = 0; c < sizeof variant / sizeof variant[0]; c++) {
+            sb_optim_params o;
+            sb_optim_defaults(&o, SB_OPTIM_SGD);
+            o.lr = 0.25f;
+            o.momentum = variant[c].momentum;
+            o.nesterov = variant[c].nesterov;
+            float w[2] = {1.0f, -2.0f}, v[2] = {0.0f, 0.0f};
+            for (int t = 0; t < 3; t++)
+                k->sgd_update(w, v, g[t], &o, 2);
+            for (int i = 0; i < 2; i++) {
+                ck_assert_msg(same_bits(w[i], variant[c].w[i]), "%s variant %zu w[%d]",
+                              sb_family_name((sb_family)f), c, i);
+                ck_assert_msg(same_bits(v[i], variant[c].v[i]), "%s variant %zu v[%d]",
+                              sb_family_name((sb_family)f), c, i);
+            }
+        }
+    }
+}
+END_TEST
+
+/* ---- a double evaluation with a running error bound ------------------------
+ * Each quantity is carried as v, the Keras formula evaluated in double, and
+ * e, a bound on |float result - v| (Higham, Accuracy and Stability, ch. 3).
+ * Every float operation adds at most u = 2^-24 of its result, the double
+ * evaluation at most 2^-53; the bound of an operation's result is what its
+ * inputs' bounds propagate to, plus that rounding. */
+typedef struct {
+    double v, e;
+} ev;
+
+static const double ROUND = 0x1p-24 + 0x1p-53;
+
+static ev ev_exact(float x) { return (ev){(double)x, 0.0}; }
+
+static ev ev_rounded(double v, double propagated)
+{
+    return (ev){v, propagated + ROUND * (fabs(v) + propagated)};
+}
+
+static ev ev_add(ev a, ev b) { return ev_rounded(a.v + b.v, a.e + b.e); }
+static ev ev_sub(ev a, ev b) { return ev_rounded(a.v - b.v, a.e + b.e); }
+
+static ev ev_mul(ev a, ev b)
+{
+    return ev_rounded(a.v * b.v, fabs(a.v) * b.e + fabs(b.v) * a.e + a.e * b.e);
+}
+
+static ev ev_div(ev a, ev b)
+{
+    ck_assert(fabs(b.v) > b.e); /* the divisor's sign is known */
+    double q = a.v / b.v;
+    return ev_rounded(q, (a.e + fabs(q) * b.e) / (fabs(b.v) - b.e));
+}
+
+/* |sqrt(x') - sqrt(x)| = |x' - x| / (sqrt(x') + sqrt(x)) */
+static ev ev_sqrt(ev a)
+{
+    ck_assert(a.v >= 0.0);
+    double r = sqrt(a.v);
+    double lo = a.v > a.e ? sqrt(a.v - a.e) : 0.0;
+    double prop = r + lo > 0.0 ? a.e / (r + lo) : sqrt(a.e);
+    return ev_rounded(r, prop);
+}
+
+/* The step-1 closed forms below are the Keras formula rearranged by hand
+ * (with the float hyper-parameters, 1 - rho and 1 - beta exact by Sterbenz),
+ * so the float result lies within the running bound of the exact value;
+ * the closed form's own double evaluation, under 16 roundings, adds at most
+ * 16 * 2^-53 of its magnitudes. */
+static double hand_slack(double w0, double hand)
+{
+    return 16 * 0x1p-53 * (fabs(w0) + fabs(hand - w0));
+}
+
+static void check_within(float got, ev want, const char *what, int t, int i)
+{
+    ck_assert_msg(isfinite(got), "%s[%d] at step %d is not finite", what, i, t);
+    double diff = fabs((double)got - want.v);
+    ck_assert_msg(diff <= want.e, "%s[%d] at step %d: %.9g, want %.9g within %.3g (off %.3g)",
+                  what, i, t, (double)got, want.v, want.e, diff);
+}
+
+/* Gradients of a few elements over three steps: ordinary, small, large, far
+ * below epsilon, zero, and a sign change. */
+#define N_EL 6
+static const float grads[3][N_EL] = {
+    {0.5f, -1e-3f, 3.0f, 1e-9f, 0.0f, 0.25f},
+    {0.4f, -2e-3f, -1.5f, 1e-9f, 0.0f, -0.25f},
+    {-0.1f, 1e-3f, 2.0f, -1e-9f, 0.0f, 0.5f},
+};
+static const float w_start[N_EL] = {0.25f, -1.0f, 2.0f, 0.1f, 0.3f, -0.05f};
+
+/* RMSprop (defaults: lr 1e-3, rho 0.9, eps 1e-7). By hand, step 1 from
+ * acc = 0: acc = (1-rho) g^2, so w1 = w0 - lr g / (sqrt(1-rho)|g| + eps), a
+ * step of lr/sqrt(0.1) = 3.16e-3 against the sign of g whenever |g| >> eps. */
+START_TEST(test_rmsprop_keras_formula)
+{
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        const sb_kernel_table *k = sb_kernels((sb_family)f);
+        sb_optim_params o;
+        sb_optim_defaults(&o, SB_OPTIM_RMSPROP);
+        float w[N_EL], acc[N_EL] = {0};
+        ev W[N_EL], A[N_EL];
+        memcpy(w, w_start, sizeof w);
+        for (int i = 0; i < N_EL; i++)
+            W[i] = ev_exact(w_start[i]), A[i] = ev_exact(0.0f);
+        const ev rho = ev_exact(o.rho), lr = ev_exact(o.lr), eps = ev_exact(o.epsilon);
+        const ev one_m_rho = ev_sub(ev_exact(1.0f), rho);
+        for (int t = 0; t < 3; t++) {
+            k->rmsprop_update(w, acc, grads[t], &o, N_EL);
+            for (int i = 0; i < N_EL; i++) {
+                ev g = ev_exact(grads[t][i]);
+                A[i] = ev_add(ev_mul(rho, A[i]), ev_mul(one_m_rho, ev_mul(g, g)));
+                ev step = ev_div(ev_mul(lr, g), ev_add(ev_sqrt(A[i]), eps));
+                W[i] = ev_sub(W[i], step);
+                check_within(acc[i], A[i], "acc", t, i);
+                check_within(w[i], W[i], "w", t, i);
+                if (t == 0) {
+                    double gi = (double)grads[0][i];
+                    double hand = (double)w_start[i] -
+                                  lr.v * gi / (sqrt(one_m_rho.v) * fabs(gi) + eps.v);
+                    ck_assert_double_le(fabs((double)w[i] - hand), W[i].e + hand_slack((double)w_start[i], hand));
+                }
+            }
+        }
+    }
+}
+END_TEST
+
+/* Adam (defaults: lr 1e-3, beta_1 0.9, beta_2 0.999, eps 1e-7). By hand,
+ * step 1 from m = v = 0: m = 0.1 g, v = 0.001 g^2, lr_1 = lr sqrt(0.001)/0.1,
+ * so w1 = w0 - lr sqrt(0.001) g / (sqrt(0.001)|g| + eps): a step of lr
+ * against the sign of g whenever |g| >> eps / sqrt(0.001) = 3.2e-6. */
+START_TEST(test_adam_keras_formula)
+{
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        const sb_kernel_table *k = sb_kernels((sb_family)f);
+        sb_optim_params o;
+        sb_optim_defaults(&o, SB_OPTIM_ADAM);
+        float w[N_EL], m[N_EL] = {0}, v[N_EL] = {0};
+        ev W[N_EL], M[N_EL], V[N_EL];
+        memcpy(w, w_start, sizeof w);
+        for (int i = 0; i < N_EL; i++)
+            W[i] = ev_exact(w_start[i]), M[i] = V[i] = ev_exact(0.0f);
+        const ev b1 = ev_exact(o.beta1), b2 = ev_exact(o.beta2), eps = ev_exact(o.epsilon);
+        const ev one = ev_exact(1.0f);
+        const ev one_m_b1 = ev_sub(one, b1), one_m_b2 = ev_sub(one, b2);
+        for (int t = 1; t <= 3; t++) {
+            k->adam_update(w, m, v, grads[t - 1], &o, t, N_EL);
+            /* lr_t: evaluated in double (a few double ulps) and rounded to float once */
+            double lrt = (double)o.lr * sqrt(1.0 - pow(b2.v, t)) / (1.0 - pow(b1.v, t));
+            ev lr_t = {lrt, (0x1p-24 + 0x1p-48) * lrt};
+            for (int i = 0; i < N_EL; i++) {
+                ev g = ev_exact(grads[t - 1][i]);
+                M[i] = ev_add(ev_mul(b1, M[i]), ev_mul(one_m_b1, g));
+                V[i] = ev_add(ev_mul(b2, V[i]), ev_mul(one_m_b2, ev_mul(g, g)));
+                ev step = ev_div(ev_mul(lr_t, M[i]), ev_add(ev_sqrt(V[i]), eps));
+                W[i] = ev_sub(W[i], step);
+                check_within(m[i], M[i], "m", t, i);
+                check_within(v[i], V[i], "v", t, i);
+                check_within(w[i], W[i], "w", t, i);
+                if (t == 1) {
+                    double gi = (double)grads[0][i], s = sqrt(one_m_b2.v);
+                    double hand = (double)w_start[i] - (double)o.lr * s * gi / (s * fabs(gi) + eps.v);
+                    ck_assert_double_le(fabs((double)w[i] - hand), W[i].e + hand_slack((double)w_start[i], hand));
+                }
+            }
+        }
+    }
+}
+END_TEST
+
+/* Adadelta (defaults: lr 1, rho 0.95, eps 1e-7). By hand, step 1 from
+ * acc = delta_acc = 0: acc = 0.05 g^2 and update = g sqrt(eps) /
+ * sqrt(0.05 g^2 + eps), so |update| = sqrt(eps/0.05) = 1.41e-3 whenever
+ * |g| >> sqrt(eps/0.05): Adadelta's slow start. */
+START_TEST(test_adadelta_keras_formula)
+{
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        const sb_kernel_table *k = sb_kernels((sb_family)f);
+        sb_optim_params o;
+        sb_optim_defaults(&o, SB_OPTIM_ADADELTA);
+        float w[N_EL], acc[N_EL] = {0}, dacc[N_EL] = {0};
+        ev W[N_EL], A[N_EL], D[N_EL];
+        memcpy(w, w_start, sizeof w);
+        for (int i = 0; i < N_EL; i++)
+            W[i] = ev_exact(w_start[i]), A[i] = D[i] = ev_exact(0.0f);
+        const ev rho = ev_exact(o.rho), lr = ev_exact(o.lr), eps = ev_exact(o.epsilon);
+        const ev one_m_rho = ev_sub(ev_exact(1.0f), rho);
+        for (int t = 0; t < 3; t++) {
+            k->adadelta_update(w, acc, dacc, grads[t], &o, N_EL);
+            for (int i = 0; i < N_EL; i++) {
+                ev g = ev_exact(grads[t][i]);
+                A[i] = ev_add(ev_mul(rho, A[i]), ev_mul(one_m_rho, ev_mul(g, g)));
+                ev update = ev_div(ev_mul(g, ev_sqrt(ev_add(D[i], eps))),
+                                   ev_sqrt(ev_add(A[i], eps)));
+                W[i] = ev_sub(W[i], ev_mul(lr, update));
+                D[i] = ev_add(ev_mul(rho, D[i]), ev_mul(one_m_rho, ev_mul(update, update)));
+                check_within(acc[i], A[i], "acc", t, i);
+                check_within(w[i], W[i], "w", t, i);
+                check_within(dacc[i], D[i], "delta_acc", t, i);
+                if (t == 0) {
+                    double gi = (double)grads[0][i];
+                    double hand = (double)w_start[i] -
+                                  lr.v * gi * sqrt(eps.v) / sqrt(one_m_rho.v * gi * gi + eps.v);
+                    ck_assert_double_le(fabs((double)w[i] - hand), W[i].e + hand_slack((double)w_start[i], hand));
+                }
+            }
+        }
+    }
+}
+END_TEST
+
+/* ---- det and loose against ref, and across thread counts ------------------ */
+
+#define N_BIG 100003 /* not a multiple of any thread count tried */
+#define STEPS 3
+
+typedef struct {
+    float *w, *s1, *s2, *g;
+} optim_state;
+
+static void state_alloc(optim_state *s)
+{
+    s->w = malloc(N_BIG * sizeof(float));
+    s->s1 = calloc(N_BIG, sizeof(float));
+    s->s2 = calloc(N_BIG, sizeof(float));
+    s->g = malloc(N_BIG * sizeof(float));
+    ck_assert(s->w && s->s1 && s->s2 && s->g);
+    sb_init_glorot_uniform(s->w, N_BIG, 100, 100, 42, SB_STREAM_INIT);
+}
+
+static void state_free(optim_state *s)
+{
+    free(s->w);
+    free(s->s1);
+    free(s->s2);
+    free(s->g);
+}
+
+/* STEPS updates of one optimiser with gradients from the counter RNG. */
+static void run_steps(const sb_kernel_table *k, const sb_optim_params *o, optim_state *s)
+{
+    for (int t = 1; t <= STEPS; t++) {
+        sb_rng_fill_uniform(s->g, N_BIG, -1.0f, 1.0f, 42, SB_STREAM_CASE_INPUT, (uint32_t)t);
+        switch (o->kind) {
+        case SB_OPTIM_SGD: k->sgd_update(s->w, s->s1, s->g, o, N_BIG); break;
+        case SB_OPTIM_RMSPROP: k->rmsprop_update(s->w, s->s1, s->g, o, N_BIG); break;
+        case SB_OPTIM_ADAM: k->adam_update(s->w, s->s1, s->s2, s->g, o, t, N_BIG); break;
+        case SB_OPTIM_ADADELTA: k->adadelta_update(s->w, s->s1, s->s2, s->g, o, N_BIG); break;
+        case SB_OPTIM_COUNT: ck_abort_msg("not an optimiser"); break;
+        }
+    }
+}
+
+static bool same_state(const optim_state *a, const optim_state *b)
+{
+    const size_t bytes = N_BIG * sizeof(float);
+    return memcmp(a->w, b->w, bytes) == 0 && memcmp(a->s1, b->s1, bytes) == 0 &&
+           memcmp(a->s2, b->s2, bytes) == 0;
+}
+
+/* sgd with momentum and nesterov, so both state paths run */
+static sb_optim_params params_of(int i)
+{
+    sb_optim_params o;
+    sb_optim_defaults(&o, i < SB_OPTIM_COUNT ? (sb_optimizer)i : SB_OPTIM_SGD);
+    if (i >= SB_OPTIM_COUNT) {
+        o.momentum = 0.9f;
+        o.nesterov = true;
+    }
+    return o;
+}
+
+START_TEST(test_families_same_bits)
+{
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(2);
+    for (int i = 0; i <= SB_OPTIM_COUNT; i++) {
+        sb_optim_params o = params_of(i);
+        optim_state ref;
+        state_alloc(&ref);
+        run_steps(sb_kernels(SB_FAMILY_REF), &o, &ref);
+        for (size_t j = 0; j < N_BIG; j++)
+            ck_assert(isfinite(ref.w[j]) && isfinite(ref.s1[j]) && isfinite(ref.s2[j]));
+        for (int f = SB_FAMILY_DET; f < SB_FAMILY_COUNT; f++) {
+            optim_state other;
+            state_alloc(&other);
+            run_steps(sb_kernels((sb_family)f), &o, &other);
+            ck_assert_msg(same_state(&ref, &other), "%s %s differs from ref",
+                          sb_optimizer_name(o.kind), sb_family_name((sb_family)f));
+            state_free(&other);
+        }
+        state_free(&ref);
+    }
+    omp_set_num_threads(saved);
+}
+END_TEST
+
+START_TEST(test_det_any_thread_count)
+{
+    const int saved = omp_get_max_threads();
+    const sb_kernel_table *det = sb_kernels(SB_FAMILY_DET);
+    for (int i = 0; i <= SB_OPTIM_COUNT; i++) {
+        sb_optim_params o = params_of(i);
+        optim_state first;
+        state_alloc(&first);
+        omp_set_num_threads(1);
+        run_steps(det, &o, &first);
+        for (int t = 2; t <= 16; t++) {
+            optim_state s;
+            state_alloc(&s);
+            omp_set_num_threads(t);
+            run_steps(det, &o, &s);
+            ck_assert_msg(same_state(&first, &s), "%s differs at %d threads",
+                          sb_optimizer_name(o.kind), t);
+            state_free(&s);
+        }
+        state_free(&first);
+    }
+    omp_set_num_threads(saved);
 }
 END_TEST
 
 Suite *make_optim_suite(void)
 {
     Suite *s = suite_create("optim");
-    TCase *tc = tcase_create("placeholder");
-    tcase_add_test(tc, test_placeholder);
+    TCase *tc = tcase_create("keras");
+    tcase_add_test(tc, test_defaults);
+    tcase_add_test(tc, test_sgd_by_hand);
+    tcase_add_test(tc, test_rmsprop_keras_formula);
+    tcase_add_test(tc, test_adam_keras_formula);
+    tcase_add_test(tc, test_adadelta_keras_formula);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("determinism");
+    tcase_add_test(tc, test_families_same_bits);
+    tcase_add_test(tc, test_det_any_thread_count);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,136 @@
+/* samebits locate: where two thread counts of a case part ways. */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char locate_usage[] =
+    "usage: samebits locate CASE --threads A,B [--work-dir DIR] [--data-dir DIR]\n"
+    "       samebits locate CASE --threads B ...   (A is the case's reference)\n"
+    "\n"
+    "Runs the case at A and at B threads, finds the first probe where their\n"
+    "traces differ, re-runs both dumping that probe, its bound and its inputs\n"
+    "(.npy files, kept in the work directory), and prints the element diff and\n"
+    "the verdict.\n"
+    "exit status: 0 identical, 1 they diverge, 2 usage or input error,\n"
+    "             3 a run crashed or timed out\n";
+
+/* Runs one side; returns an SB_EXIT_* code. */
+static int side_run(const sb_case *c, const char *self, const char *work, int threads,
+                    const char *tag, sb_trace *t)
+{
+    char trace_path[1024], err_path[1024], err[512] = "";
+    snprintf(trace_path, sizeof trace_path, "%s/%s.trace", work, tag);
+    snprintf(err_path, sizeof err_path, "%s/%s.stderr", work, tag);
+    sb_child_result cr;
+    sb_status st = sb_run_child(c, self, threads, c->timeout_seconds, trace_path, err_path, &cr,
+                                t, err, sizeof err);
+    if (st != SB_OK) {
+        fprintf(stderr, "%s (threads %d): %s\n", c->path, threads, err);
+        return SB_EXIT_INPUT;
+    }
+    if (cr.end != SB_CHILD_EXITED || cr.exit_code != 0) {
+        fprintf(stderr, "%s: the run at %d threads %s\n", c->path, threads, err);
+        return SB_EXIT_CRASH;
+    }
+    return SB_EXIT_OK;
+}
+
+static int locate_case(sb_case *c, const char *self, const char *work, int a, int b)
+{
+    sb_trace ta, tb;
+    sb_trace_init(&ta);
+    sb_trace_init(&tb);
+    int rc = side_run(c, self, work, a, "a", &ta);
+    if (rc == SB_EXIT_OK)
+        rc = side_run(c, self, work, b, "b", &tb);
+    if (rc != SB_EXIT_OK)
+        goto done;
+
+    /* the locator re-runs "the reference" and `b`: here the reference is A */
+    c->reference_threads = a;
+    sb_run_result run = {.threads = b, .repeat = 1, .expected = c->expect[b]};
+    sb_trace_compare(&ta, &tb, &run.div);
+    if (run.div.found && !run.div.structural) {
+        char dir[1100], err[512];
+        snprintf(dir, sizeof dir, "%s/locate", work);
+        if (sb_locate(c, self, b, dir, &run.div, err, sizeof err) != SB_OK)
+            snprintf(run.message, sizeof run.message, "locate: %.240s", err);
+    }
+    run.verdict = run.div.found ? sb_divergence_verdict(&run.div) : SB_VERDICT_IDENTICAL;
+    if (tb.n_metrics > 0) {
+        run.metrics = tb.metrics[tb.n_metrics - 1];
+        run.have_metrics = true;
+    }
+    sb_case_result r = {.c = c, .runs = &run, .n_runs = 1,
+                        .as_expected = run.verdict == run.expected};
+    sb_report_text(stdout, &r, 1);
+    if (run.div.found)
+        printf("dumps and traces: %s\n", work);
+    rc = run.div.found ? SB_EXIT_UNEXPECTED : SB_EXIT_OK;
+done:
+    sb_trace_free(&ta);
+    sb_trace_free(&tb);
+    return rc;
+}
+
+int cli_locate(int argc, char **argv)
+{
+    const char *case_path = NULL, *threads_s = NULL, *work_s = NULL, *data_dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        int m;
+        if (cli_is_help(argv[i])) {
+            fputs(locate_usage, stdout);
+            return SB_EXIT_OK;
+        }
+        if ((m = cli_opt_value(argc, argv, &i, "--threads", &threads_s)) ||
+            (m = cli_opt_value(argc, argv, &i, "--work-dir", &work_s)) ||
+            (m = cli_opt_value(argc, argv, &i, "--data-dir", &data_dir))) {
+            if (m < 0)
+                return SB_EXIT_INPUT;
+        } else if (argv[i][0] == '-') {
+            return cli_unknown_option("locate", argv[i]);
+        } else if (!case_path) {
+            case_path = argv[i];
+        } else {
+            fprintf(stderr, "samebits locate: one case at a time ('%s' is extra)\n", argv[i]);
+            return SB_EXIT_INPUT;
+        }
+    }
+    int threads[SB_MAX_THREADS], n = 0;
+    if (!case_path || !threads_s) {
+        fputs(locate_usage, stderr);
+        return SB_EXIT_INPUT;
+    }
+    if (!cli_parse_threads(threads_s, threads, &n, "--threads"))
+        return SB_EXIT_INPUT;
+    if (n > 2) {
+        fprintf(stderr, "samebits locate: --threads takes one or two counts, not %d\n", n);
+        return SB_EXIT_INPUT;
+    }
+    sb_case c;
+    if (!cli_case_load(&c, case_path))
+        return SB_EXIT_INPUT;
+    int a = n == 2 ? threads[0] : c.reference_threads, b = threads[n - 1];
+
+    char self[1024], work[1024];
+    if (!cli_self_exe(self, sizeof self))
+        return SB_EXIT_INPUT;
+    if (work_s) {
+        if (mkdir(work_s, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "%s: cannot create the work directory: %s\n", work_s,
+                    strerror(errno));
+            return SB_EXIT_INPUT;
+        }
+        snprintf(work, sizeof work, "%s", work_s);
+    } else if (!cli_temp_dir(work, sizeof work, "locate")) {
+        return SB_EXIT_INPUT;
+    }
+    cli_data_dir(data_dir);
+    int rc = locate_case(&c, self, work, a, b);
+    if (rc == SB_EXIT_OK && !work_s)
+        cli_dir_remove_tree(work);
+    return rc;
+}

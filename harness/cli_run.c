@@ -1,0 +1,97 @@
+/* samebits run: one configuration of a case in this process (the child the
+ * sweep, golden and locate commands spawn). */
+#include <errno.h>
+#include <omp.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char run_usage[] =
+    "usage: samebits run CASE --threads N --trace FILE\n"
+    "                    [--dump PROBE --dump-step S --dump-dir DIR] [--data-dir DIR]\n"
+    "\n"
+    "Runs the case once at N threads and writes its trace to FILE. With --dump,\n"
+    "also writes DIR/PROBE.npy, DIR/PROBE.bound.npy and DIR/PROBE.in<i>.npy at\n"
+    "step S of probe PROBE. --data-dir (or $SAMEBITS_DATA_DIR) says where the\n"
+    "data sets of training cases are.\n"
+    "exit status: 0 done, 2 usage or input error, 1 any other failure\n";
+
+static int exit_for(sb_status st)
+{
+    return st == SB_ERR_INPUT || st == SB_ERR_USAGE || st == SB_ERR_SHAPE ? SB_EXIT_INPUT : 1;
+}
+
+static int trace_save(const sb_trace *t, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "%s: cannot write: %s\n", path, strerror(errno));
+        return 1;
+    }
+    sb_status st = sb_trace_write(t, f);
+    if (fclose(f) != 0 && st == SB_OK)
+        st = SB_ERR_IO;
+    if (st != SB_OK) {
+        fprintf(stderr, "%s: cannot write the trace (%s)\n", path, sb_status_name(st));
+        return 1;
+    }
+    return SB_EXIT_OK;
+}
+
+int cli_run(int argc, char **argv)
+{
+    const char *case_path = NULL, *trace_path = NULL, *threads_s = NULL, *dump = NULL,
+               *dump_step_s = NULL, *dump_dir = NULL, *data_dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        int m;
+        if (cli_is_help(argv[i])) {
+            fputs(run_usage, stdout);
+            return SB_EXIT_OK;
+        }
+        if ((m = cli_opt_value(argc, argv, &i, "--threads", &threads_s)) ||
+            (m = cli_opt_value(argc, argv, &i, "--trace", &trace_path)) ||
+            (m = cli_opt_value(argc, argv, &i, "--dump-step", &dump_step_s)) ||
+            (m = cli_opt_value(argc, argv, &i, "--dump-dir", &dump_dir)) ||
+            (m = cli_opt_value(argc, argv, &i, "--dump", &dump)) ||
+            (m = cli_opt_value(argc, argv, &i, "--data-dir", &data_dir))) {
+            if (m < 0)
+                return SB_EXIT_INPUT;
+        } else if (argv[i][0] == '-') {
+            return cli_unknown_option("run", argv[i]);
+        } else if (!case_path) {
+            case_path = argv[i];
+        } else {
+            fprintf(stderr, "samebits run: one case at a time ('%s' is extra)\n", argv[i]);
+            return SB_EXIT_INPUT;
+        }
+    }
+    if (!case_path || !threads_s || !trace_path || (dump && (!dump_step_s || !dump_dir)) ||
+        (!dump && (dump_step_s || dump_dir))) {
+        fputs(run_usage, stderr);
+        return SB_EXIT_INPUT;
+    }
+    long threads, dump_step = 0;
+    if (!cli_parse_int(threads_s, 1, SB_MAX_THREADS, &threads, "--threads") ||
+        (dump_step_s && !cli_parse_int(dump_step_s, 0, INT32_MAX, &dump_step, "--dump-step")))
+        return SB_EXIT_INPUT;
+
+    sb_case c;
+    if (!cli_case_load(&c, case_path))
+        return SB_EXIT_INPUT;
+    omp_set_num_threads((int)threads);
+    sb_run_options o = {.threads = (int)threads, .dump_probe = dump, .dump_step = dump_step,
+                        .dump_dir = dump_dir, .data_dir = cli_data_dir(data_dir)};
+    sb_trace t;
+    sb_trace_init(&t);
+    char err[512] = "";
+    sb_status st = sb_run_case(&c, &o, &t, err, sizeof err);
+    int rc = SB_EXIT_OK;
+    if (st != SB_OK) {
+        fprintf(stderr, "%s\n", err[0] ? err : sb_status_name(st));
+        rc = exit_for(st);
+    } else {
+        rc = trace_save(&t, trace_path);
+    }
+    sb_trace_free(&t);
+    return rc;
+}

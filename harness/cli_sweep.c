@@ -1,0 +1,203 @@
+/* samebits sweep: every thread count and repeat of each case against its
+ * golden, with the reports. */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char sweep_usage[] =
+    "usage: samebits sweep CASE... [--threads LIST] [--repeat R] [--timeout S]\n"
+    "                      [--json FILE] [--junit FILE] [--tap]\n"
+    "                      [--data-dir DIR] [--work-dir DIR]\n"
+    "\n"
+    "Runs each case at every thread count (LIST like 1,2,4 or 1-8; default the\n"
+    "case's) and repeat, each in its own process, compares each trace with the\n"
+    "case's golden, locates the first divergence and judges it against the\n"
+    "case's expectation. Prints a table per case (on stderr with --tap, which\n"
+    "puts TAP on stdout). Traces, dumps and a failed run's stderr go to the\n"
+    "work directory (default: a fresh one under $TMPDIR, removed when empty).\n"
+    "exit status: 0 all as expected, 1 a divergence or verdict not expected,\n"
+    "             2 usage or input error, 3 a crash or timeout\n";
+
+typedef struct sweep_args {
+    const char **cases;
+    int n_cases;
+    sb_sweep_options o;
+    int threads[SB_MAX_THREADS];
+    const char *json, *junit, *work_dir, *data_dir;
+    bool tap;
+} sweep_args;
+
+static int sweep_parse(sweep_args *a, int argc, char **argv)
+{
+    const char *threads_s = NULL, *repeat_s = NULL, *timeout_s = NULL;
+    for (int i = 1; i < argc; i++) {
+        int m;
+        if (cli_is_help(argv[i])) {
+            fputs(sweep_usage, stdout);
+            return -1;
+        }
+        if ((m = cli_opt_value(argc, argv, &i, "--threads", &threads_s)) ||
+            (m = cli_opt_value(argc, argv, &i, "--repeat", &repeat_s)) ||
+            (m = cli_opt_value(argc, argv, &i, "--timeout", &timeout_s)) ||
+            (m = cli_opt_value(argc, argv, &i, "--json", &a->json)) ||
+            (m = cli_opt_value(argc, argv, &i, "--junit", &a->junit)) ||
+            (m = cli_opt_value(argc, argv, &i, "--data-dir", &a->data_dir)) ||
+            (m = cli_opt_value(argc, argv, &i, "--work-dir", &a->work_dir))) {
+            if (m < 0)
+                return SB_EXIT_INPUT;
+        } else if (strcmp(argv[i], "--tap") == 0) {
+            a->tap = true;
+        } else if (argv[i][0] == '-') {
+            return cli_unknown_option("sweep", argv[i]);
+        } else {
+            a->cases[a->n_cases++] = argv[i];
+        }
+    }
+    if (a->n_cases == 0) {
+        fputs(sweep_usage, stderr);
+        return SB_EXIT_INPUT;
+    }
+    long repeat = 0;
+    if (threads_s) {
+        if (!cli_parse_threads(threads_s, a->threads, &a->o.n_threads, "--threads"))
+            return SB_EXIT_INPUT;
+        a->o.threads = a->threads;
+    }
+    if ((repeat_s && !cli_parse_int(repeat_s, 1, 1000, &repeat, "--repeat")) ||
+        (timeout_s && !cli_parse_seconds(timeout_s, &a->o.timeout_seconds, "--timeout")))
+        return SB_EXIT_INPUT;
+    a->o.repeats = (int)repeat;
+    return SB_EXIT_OK;
+}
+
+/* Worst outcome first: input error, then crash or timeout, then any other
+ * verdict the case did not expect. */
+static int exit_of(const sb_case_result *r, int n, bool input_error)
+{
+    if (input_error)
+        return SB_EXIT_INPUT;
+    int rc = SB_EXIT_OK;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < r[i].n_runs; j++) {
+            const sb_run_result *x = &r[i].runs[j];
+            if (x->verdict == x->expected)
+                continue;
+            if (x->verdict == SB_VERDICT_CRASH || x->verdict == SB_VERDICT_TIMEOUT)
+                rc = SB_EXIT_CRASH;
+            else if (rc == SB_EXIT_OK)
+                rc = SB_EXIT_UNEXPECTED;
+        }
+    return rc;
+}
+
+/* Loads the case and its golden and sweeps it; false on an input error. */
+static bool sweep_one(const char *path, sb_case *c, sb_case_result *r, const sweep_args *a,
+                      FILE *table)
+{
+    if (!cli_case_load(c, path))
+        return false;
+    sb_trace golden;
+    sb_trace_init(&golden);
+    char err[768];
+    if (sb_golden_read(&golden, c->golden_path, c->digest, err, sizeof err) != SB_OK) {
+        fprintf(stderr, "%s\n", err);
+        return false;
+    }
+    sb_status st = sb_sweep_case(c, &golden, &a->o, r, err, sizeof err);
+    sb_trace_free(&golden);
+    if (st != SB_OK) {
+        fprintf(stderr, "%s\n", err);
+        sb_case_result_free(r);
+        return false;
+    }
+    sb_report_text(table, r, 1);
+    fflush(table);
+    return true;
+}
+
+static bool reports_write(const sweep_args *a, const sb_case_result *r, int n)
+{
+    bool ok = true;
+    if (a->json && sb_report_json(a->json, r, n) != SB_OK) {
+        fprintf(stderr, "%s: cannot write the JSON report\n", a->json);
+        ok = false;
+    }
+    if (a->junit && sb_report_junit(a->junit, r, n) != SB_OK) {
+        fprintf(stderr, "%s: cannot write the JUnit report\n", a->junit);
+        ok = false;
+    }
+    if (a->tap)
+        sb_report_tap(stdout, r, n);
+    return ok;
+}
+
+static bool work_dir_open(sweep_args *a, char *dir, size_t len, bool *temporary)
+{
+    *temporary = !a->work_dir;
+    if (*temporary)
+        return cli_temp_dir(dir, len, "sweep");
+    if (mkdir(a->work_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: cannot create the work directory: %s\n", a->work_dir,
+                strerror(errno));
+        return false;
+    }
+    snprintf(dir, len, "%s", a->work_dir);
+    return true;
+}
+
+int cli_sweep(int argc, char **argv)
+{
+    sweep_args a;
+    memset(&a, 0, sizeof a);
+    a.cases = calloc((size_t)argc, sizeof *a.cases);
+    if (!a.cases)
+        return SB_EXIT_INPUT;
+    int rc = sweep_parse(&a, argc, argv);
+    if (rc != SB_EXIT_OK) {
+        free(a.cases);
+        return rc < 0 ? SB_EXIT_OK : rc;
+    }
+
+    char self[1024], work[1024];
+    bool temporary = false;
+    if (!cli_self_exe(self, sizeof self) || !work_dir_open(&a, work, sizeof work, &temporary)) {
+        free(a.cases);
+        return SB_EXIT_INPUT;
+    }
+    cli_data_dir(a.data_dir);
+    a.o.self_exe = self;
+    a.o.work_dir = work;
+    a.o.progress = isatty(STDERR_FILENO);
+
+    sb_case *cases = calloc((size_t)a.n_cases, sizeof *cases);
+    sb_case_result *results = calloc((size_t)a.n_cases, sizeof *results);
+    bool input_error = !cases || !results;
+    int n_done = 0;
+    FILE *table = a.tap ? stderr : stdout;
+    for (int i = 0; cases && results && i < a.n_cases; i++) {
+        if (sweep_one(a.cases[i], &cases[n_done], &results[n_done], &a, table))
+            n_done++;
+        else
+            input_error = true;
+    }
+    if (!reports_write(&a, results, n_done))
+        input_error = true;
+    rc = exit_of(results, n_done, input_error);
+
+    /* a temporary work directory goes when all went as expected; otherwise
+     * its dumps and stderr files are what the user looks at next */
+    if (temporary && rc == SB_EXIT_OK)
+        cli_dir_remove_tree(work);
+    else if (rc != SB_EXIT_OK && !cli_dir_remove_if_empty(work))
+        fprintf(stderr, "samebits sweep: work files (dumps, failed runs' stderr) are in %s\n",
+                work);
+    for (int i = 0; i < n_done; i++)
+        sb_case_result_free(&results[i]);
+    free(results);
+    free(cases);
+    free(a.cases);
+    return rc;
+}

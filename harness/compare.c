@@ -1,0 +1,86 @@
+/* The first divergent probe of two traces, in program order. */
+#include <string.h>
+
+#include "samebits.h"
+
+static const char *str_or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+static bool same_shape(const sb_record *a, const sb_record *b)
+{
+    if (a->ndim != b->ndim)
+        return false;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->dim[i] != b->dim[i])
+            return false;
+    return true;
+}
+
+/* Whether the two records tap the same tensor of the same program point.
+ * A dtype change counts too: the elements could not be compared. */
+static bool same_place(const sb_record *a, const sb_record *b)
+{
+    return a->step == b->step && strcmp(str_or_empty(a->name), str_or_empty(b->name)) == 0
+        && a->dtype == b->dtype && same_shape(a, b);
+}
+
+/* Each input of record `index` (as the run names them) has, as its latest
+ * earlier record, the same hash in both traces. The common prefix before
+ * `index` may be shorter than `index` in one trace when a record is
+ * missing, so each trace is searched only below its own length. */
+static bool inputs_identical(const sb_trace *golden, const sb_trace *run,
+                             const sb_record *g, const sb_record *r, size_t index)
+{
+    if (g->n_inputs != r->n_inputs)
+        return false;
+    for (int k = 0; k < r->n_inputs; k++) {
+        const char *name = r->inputs[k];
+        if (strcmp(name, g->inputs[k]) != 0)
+            return false;
+        size_t gb = index < golden->n_records ? index : golden->n_records;
+        size_t rb = index < run->n_records ? index : run->n_records;
+        long gi = sb_trace_find_latest(golden, name, gb);
+        long ri = sb_trace_find_latest(run, name, rb);
+        if (gi < 0 || ri < 0)
+            return false;
+        if (!sb_hash_equal(&golden->records[gi].hash, &run->records[ri].hash))
+            return false;
+    }
+    return true;
+}
+
+static void divergence_set(sb_divergence *d, const sb_record *rec, size_t index)
+{
+    d->found = true;
+    d->index = index;
+    d->step = rec->step;
+    snprintf(d->probe, sizeof d->probe, "%s", str_or_empty(rec->name));
+    snprintf(d->op, sizeof d->op, "%s", str_or_empty(rec->op));
+}
+
+void sb_trace_compare(const sb_trace *golden, const sb_trace *run, sb_divergence *d)
+{
+    memset(d, 0, sizeof *d);
+    size_t common = golden->n_records < run->n_records ? golden->n_records : run->n_records;
+    for (size_t i = 0; i < common; i++) {
+        const sb_record *g = &golden->records[i], *r = &run->records[i];
+        bool place = same_place(g, r);
+        if (place && sb_hash_equal(&g->hash, &r->hash))
+            continue;
+        /* named after the run's record: that is the tensor the user has */
+        divergence_set(d, r, i);
+        d->structural = !place;
+        d->inputs_identical = inputs_identical(golden, run, g, r, i);
+        return;
+    }
+    if (golden->n_records == run->n_records)
+        return;
+    /* one trace stops early: the first record only the longer one has */
+    const sb_trace *longer = golden->n_records > run->n_records ? golden : run;
+    const sb_record *rec = &longer->records[common];
+    divergence_set(d, rec, common);
+    d->structural = true;
+    d->inputs_identical = inputs_identical(golden, run, rec, rec, common);
+}

@@ -1,0 +1,111 @@
+/* Tree XXH3-128 of a tensor (layout in samebits.h and FORMATS.md).
+ *
+ * The root is streamed: leaves are hashed a batch at a time (in parallel for
+ * large tensors) and fed to the root state in leaf order, so neither the
+ * thread count nor the batch size can change the result. */
+#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
+#include <xxhash.h>
+#include <xxh_x86dispatch.h>
+
+#include <string.h>
+
+#include "samebits.h"
+
+/* Leaves per batch: 256 leaves of 256 KiB is 64 MiB of tensor per parallel
+ * region, and 4 KiB of leaf hashes on the stack. */
+#define LEAF_BATCH 256
+
+static void put_u64_le(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void leaf_hash(unsigned char out[16], const unsigned char *bytes, size_t len)
+{
+    XXH128_canonical_t c;
+    XXH128_canonicalFromHash(&c, XXH3_128bits_dispatch(bytes, len));
+    memcpy(out, c.digest, 16);
+}
+
+sb_hash sb_hash_tensor(const sb_tensor *t)
+{
+    SB_ASSERT(t->ndim >= 0 && t->ndim <= SB_MAX_DIMS);
+    size_t nbytes = sb_tensor_bytes(t);
+    SB_ASSERT(nbytes == 0 || t->data != NULL);
+    const unsigned char *bytes = t->data;
+
+    XXH3_state_t state;
+    XXH3_128bits_reset(&state);
+
+    unsigned char header[8 * (2 + SB_MAX_DIMS)];
+    put_u64_le(header, (uint64_t)t->dtype);
+    put_u64_le(header + 8, (uint64_t)t->ndim);
+    for (int d = 0; d < t->ndim; d++)
+        put_u64_le(header + 16 + 8 * d, (uint64_t)t->dim[d]);
+    XXH3_128bits_update_dispatch(&state, header, 16 + 8 * (size_t)t->ndim);
+
+    size_t n_leaves = (nbytes + SB_HASH_LEAF_BYTES - 1) / SB_HASH_LEAF_BYTES;
+    unsigned char leaves[LEAF_BATCH][16];
+    for (size_t first = 0; first < n_leaves; first += LEAF_BATCH) {
+        long count = (long)(n_leaves - first < LEAF_BATCH ? n_leaves - first : LEAF_BATCH);
+        /* Each leaf has one writer; a single leaf is not worth a team. */
+#pragma omp parallel for schedule(static) if (count > 1)
+        for (long i = 0; i < count; i++) {
+            size_t off = (first + (size_t)i) * SB_HASH_LEAF_BYTES;
+            size_t len = nbytes - off < SB_HASH_LEAF_BYTES ? nbytes - off : SB_HASH_LEAF_BYTES;
+            leaf_hash(leaves[i], bytes + off, len);
+        }
+        XXH3_128bits_update_dispatch(&state, leaves, 16 * (size_t)count);
+    }
+
+    XXH128_canonical_t c;
+    XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&state));
+    sb_hash h;
+    memcpy(h.bytes, c.digest, 16);
+    return h;
+}
+
+void sb_hash_hex(const sb_hash *h, char out[33])
+{
+    static const char digits[] = "0123456789abcdef";
+    for (int i = 0; i < 16; i++) {
+        out[2 * i] = digits[h->bytes[i] >> 4];
+        out[2 * i + 1] = digits[h->bytes[i] & 15];
+    }
+    out[32] = '\0';
+}
+
+static int hex_value(char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'f')
+        return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+bool sb_hash_parse(sb_hash *h, const char *hex)
+{
+    sb_hash parsed;
+    for (int i = 0; i < 16; i++) {
+        int hi = hex_value(hex[2 * i]);
+        if (hi < 0)
+            return false;
+        int lo = hex_value(hex[2 * i + 1]);
+        if (lo < 0)
+            return false;
+        parsed.bytes[i] = (unsigned char)(hi << 4 | lo);
+    }
+    if (hex[32] != '\0')
+        return false;
+    *h = parsed;
+    return true;
+}
+
+bool sb_hash_equal(const sb_hash *a, const sb_hash *b)
+{
+    return memcmp(a->bytes, b->bytes, 16) == 0;
+}

@@ -1,0 +1,222 @@
+/* Locating a divergence: re-run the reference configuration and the
+ * diverging one as children that dump the divergent probe, then diff the
+ * dumped elements against the op's reordering bound. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "samebits.h"
+
+/* The paths of one re-run. */
+typedef struct rerun {
+    int threads;
+    char dir[768];
+    char trace[1024];
+    char dump[1024];
+    char bound[1024];
+    char log[1024];
+} rerun;
+
+static bool path_fits(int n, size_t size)
+{
+    return n >= 0 && (size_t)n < size;
+}
+
+static sb_status dir_make(const char *path, char *err, size_t errlen)
+{
+    if (mkdir(path, 0777) == 0 || errno == EEXIST)
+        return SB_OK;
+    snprintf(err, errlen, "%s: cannot create directory: %s", path, strerror(errno));
+    return SB_ERR_IO;
+}
+
+/* <work_dir>/<threads>/ holds a re-run's trace and dumps. When the run under
+ * test has the reference thread count (a repeat that diverged from
+ * itself), its re-run goes to <threads>.again so the two do not collide. */
+static sb_status rerun_paths(rerun *r, const char *work_dir, int threads, bool again,
+                             const char *probe, char *err, size_t errlen)
+{
+    r->threads = threads;
+    bool ok = path_fits(snprintf(r->dir, sizeof r->dir, "%s/%d%s", work_dir, threads,
+                                 again ? ".again" : ""), sizeof r->dir)
+              && path_fits(snprintf(r->trace, sizeof r->trace, "%s/run.trace", r->dir),
+                           sizeof r->trace)
+              && path_fits(snprintf(r->dump, sizeof r->dump, "%s/%s.npy", r->dir, probe),
+                           sizeof r->dump)
+              && path_fits(snprintf(r->bound, sizeof r->bound, "%s/%s.bound.npy", r->dir, probe),
+                           sizeof r->bound)
+              && path_fits(snprintf(r->log, sizeof r->log, "%s/stderr.log", r->dir),
+                           sizeof r->log);
+    if (!ok) {
+        snprintf(err, errlen, "%s: work directory path too long", work_dir);
+        return SB_ERR_USAGE;
+    }
+    return dir_make(r->dir, err, errlen);
+}
+
+/* Runs one child; stale outputs of an earlier locate are removed first so
+ * that a child which fails to write them cannot pass for one that did. */
+static sb_status rerun_spawn(const rerun *r, const sb_case *c, const char *self_exe,
+                             const sb_divergence *d, char *err, size_t errlen)
+{
+    unlink(r->trace);
+    unlink(r->dump);
+    unlink(r->bound);
+    char threads[16], step[32];
+    snprintf(threads, sizeof threads, "%d", r->threads);
+    snprintf(step, sizeof step, "%" PRId64, d->step);
+    /* argv strings are not modified by posix_spawn; copies keep -Wcast-qual quiet */
+    char exe[1024], path[sizeof c->path], probe[sizeof d->probe], dir[sizeof r->dir],
+        trace[sizeof r->trace];
+    snprintf(exe, sizeof exe, "%s", self_exe);
+    snprintf(path, sizeof path, "%s", c->path);
+    snprintf(probe, sizeof probe, "%s", d->probe);
+    snprintf(dir, sizeof dir, "%s", r->dir);
+    snprintf(trace, sizeof trace, "%s", r->trace);
+    char arg_run[] = "run", arg_threads[] = "--threads", arg_trace[] = "--trace",
+         arg_dump[] = "--dump", arg_step[] = "--dump-step", arg_dir[] = "--dump-dir";
+    char *argv[] = {exe, arg_run, path, arg_threads, threads, arg_trace, trace, arg_dump,
+                    probe, arg_step, step, arg_dir, dir, NULL};
+    /* the child's complaints are kept beside its dumps */
+    sb_spawn_options o = {.threads = r->threads,
+                          .timeout_seconds = c->timeout_seconds,
+                          .stderr_path = r->log};
+    sb_child_result res;
+    sb_status st = sb_spawn_with(argv, &o, &res);
+    if (st != SB_OK) {
+        snprintf(err, errlen, "%s: cannot start the re-run at %d threads (%s)", c->path,
+                 r->threads, sb_status_name(st));
+        return st;
+    }
+    switch (res.end) {
+    case SB_CHILD_EXITED:
+        if (res.exit_code == 0)
+            return SB_OK;
+        snprintf(err, errlen, "%s: re-run at %d threads exited with status %d (see %s)",
+                 c->path, r->threads, res.exit_code, r->log);
+        return SB_ERR_IO;
+    case SB_CHILD_SIGNALED:
+        snprintf(err, errlen, "%s: re-run at %d threads died of signal %d (see %s)", c->path,
+                 r->threads, res.signal, r->log);
+        return SB_ERR_IO;
+    case SB_CHILD_TIMED_OUT:
+        snprintf(err, errlen, "%s: re-run at %d threads timed out after %.1f s", c->path,
+                 r->threads, res.seconds);
+        return SB_ERR_IO;
+    }
+    return SB_ERR_IO;
+}
+
+/* The re-run's record at the divergence, which must tap the same probe. */
+static sb_status rerun_record(const sb_trace *t, const rerun *r, const sb_divergence *d,
+                              const sb_record **rec, char *err, size_t errlen)
+{
+    if (d->index < t->n_records) {
+        const sb_record *x = &t->records[d->index];
+        if (x->step == d->step && strcmp(x->name, d->probe) == 0) {
+            *rec = x;
+            return SB_OK;
+        }
+    }
+    snprintf(err, errlen, "%s: record %zu is not step %" PRId64 " %s", r->trace, d->index,
+             d->step, d->probe);
+    return SB_ERR_INPUT;
+}
+
+static bool same_shape(const sb_tensor *a, const sb_tensor *b)
+{
+    if (a->dtype != b->dtype || a->ndim != b->ndim)
+        return false;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->dim[i] != b->dim[i])
+            return false;
+    return true;
+}
+
+/* Diffs the two dumps; the bound comes from the reference side (computed
+ * from its inputs, which are the same bits when the inputs are identical). */
+static sb_status dumps_diff(const rerun *ref, const rerun *run, sb_elem_diff *e, char *err,
+                            size_t errlen)
+{
+    sb_tensor a = {0}, b = {0}, bound = {0};
+    sb_status st = sb_npy_read(ref->dump, &a, err, errlen);
+    if (st == SB_OK)
+        st = sb_npy_read(run->dump, &b, err, errlen);
+    if (st == SB_OK && !same_shape(&a, &b)) {
+        snprintf(err, errlen, "%s: dtype or shape differs from %s", run->dump, ref->dump);
+        st = SB_ERR_SHAPE;
+    }
+    bool have_bound = st == SB_OK && a.dtype == SB_DTYPE_F32 && access(ref->bound, F_OK) == 0;
+    if (have_bound) {
+        st = sb_npy_read(ref->bound, &bound, err, errlen);
+        if (st == SB_OK && (bound.dtype != SB_DTYPE_F32
+                            || sb_tensor_count(&bound) != sb_tensor_count(&a))) {
+            snprintf(err, errlen, "%s: bound is not f32 with %zu elements", ref->bound,
+                     sb_tensor_count(&a));
+            st = SB_ERR_SHAPE;
+        }
+    }
+    if (st == SB_OK) {
+        size_t n = sb_tensor_count(&a);
+        /* a missing bound file is bound 0: any change is beyond it */
+        if (a.dtype == SB_DTYPE_F32)
+            sb_elem_diff_f32(e, a.data, b.data, have_bound ? bound.data : NULL, n);
+        else
+            sb_elem_diff_i32(e, a.data, b.data, n);
+    }
+    free(a.data);
+    free(b.data);
+    free(bound.data);
+    return st;
+}
+
+sb_status sb_locate(const sb_case *c, const char *self_exe, int threads,
+                    const char *work_dir, sb_divergence *d, char *err, size_t errlen)
+{
+    if (!d->found || d->structural) {
+        snprintf(err, errlen, "%s: nothing to locate (%s)", c->path,
+                 d->found ? "the probe sequence differs" : "no divergence");
+        return SB_ERR_USAGE;
+    }
+    if (strlen(self_exe) >= 1024) {
+        snprintf(err, errlen, "%s: path of the samebits executable too long", c->path);
+        return SB_ERR_USAGE;
+    }
+    rerun ref, run;
+    sb_status st = dir_make(work_dir, err, errlen);
+    if (st == SB_OK)
+        st = rerun_paths(&ref, work_dir, c->reference_threads, false, d->probe, err, errlen);
+    if (st == SB_OK)
+        st = rerun_paths(&run, work_dir, threads, threads == c->reference_threads, d->probe, err,
+                         errlen);
+    if (st == SB_OK)
+        st = rerun_spawn(&ref, c, self_exe, d, err, errlen);
+    if (st == SB_OK)
+        st = rerun_spawn(&run, c, self_exe, d, err, errlen);
+    if (st != SB_OK)
+        return st;
+
+    sb_trace ta, tb;
+    sb_trace_init(&ta);
+    sb_trace_init(&tb);
+    const sb_record *ra = NULL, *rb = NULL;
+    st = sb_trace_read(&ta, ref.trace, err, errlen);
+    if (st == SB_OK)
+        st = sb_trace_read(&tb, run.trace, err, errlen);
+    if (st == SB_OK)
+        st = rerun_record(&ta, &ref, d, &ra, err, errlen);
+    if (st == SB_OK)
+        st = rerun_record(&tb, &run, d, &rb, err, errlen);
+    if (st == SB_OK) {
+        /* the sweep saw this probe differ; if the re-runs agree, some
+         * configuration does not even repeat itself: a bug either way */
+        d->nondeterministic = sb_hash_equal(&ra->hash, &rb->hash);
+        st = dumps_diff(&ref, &run, &d->elem, err, errlen);
+        d->have_elements = st == SB_OK;
+    }
+    sb_trace_free(&ta);
+    sb_trace_free(&tb);
+    return st;
+}

@@ -1,0 +1,126 @@
+/* The JUnit XML report: one testsuite per case, one testcase per run, and a
+ * failure element where the verdict is not the expected one. */
+#include <inttypes.h>
+
+#include "report_file.h"
+
+/* Text for an attribute or element: markup characters as entities,
+ * characters XML 1.0 forbids (most controls) and malformed UTF-8 as
+ * U+FFFD, so the file always parses. */
+static void xml_text(FILE *f, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        size_t len = sb_utf8_len(p);
+        if (len == 0 || (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')) {
+            fputs("\xef\xbf\xbd", f);
+            p++;
+            continue;
+        }
+        switch (*p) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        /* newlines in attributes would be normalised to spaces by a reader */
+        case '\n': fputs("&#10;", f); break;
+        case '\r': fputs("&#13;", f); break;
+        case '\t': fputs("&#9;", f); break;
+        default: fwrite(p, 1, len, f); break;
+        }
+        p += len;
+    }
+}
+
+static int suite_failures(const sb_case_result *cr)
+{
+    int failures = 0;
+    for (int i = 0; i < cr->n_runs; i++)
+        failures += cr->runs[i].verdict != cr->runs[i].expected;
+    return failures;
+}
+
+static double suite_seconds(const sb_case_result *cr)
+{
+    double s = 0.0;
+    for (int i = 0; i < cr->n_runs; i++)
+        s += cr->runs[i].seconds;
+    return s;
+}
+
+static void junit_failure(FILE *f, const sb_run_result *r)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, "expected %s, got %s", sb_verdict_name(r->expected),
+             sb_verdict_name(r->verdict));
+    fprintf(f, "      <failure type=\"%s\" message=\"", sb_verdict_name(r->verdict));
+    xml_text(f, msg);
+    fputs("\">", f);
+    const sb_divergence *d = &r->div;
+    if (d->found) {
+        char where[256];
+        snprintf(where, sizeof where, "first divergence: step %" PRId64 " %s (%s)", d->step,
+                 d->probe, d->op);
+        xml_text(f, where);
+        fprintf(f, "&#10;inputs identical: %s%s", d->inputs_identical ? "yes" : "no",
+                d->structural ? ", structural (different probe sequence)" : "");
+        if (d->nondeterministic)
+            fputs("&#10;the re-runs did not diverge again: not repeatable", f);
+        if (d->have_elements)
+            fprintf(f, "&#10;differing %zu of %zu, max abs %.9g, max rel %.9g, max ULP %.9g,"
+                       " bound ratio %.9g",
+                    d->elem.differing, d->elem.total, d->elem.max_abs, d->elem.max_rel,
+                    d->elem.max_ulp, d->elem.bound_ratio);
+    }
+    if (r->message[0]) {
+        if (d->found)
+            fputs("&#10;", f);
+        xml_text(f, r->message);
+    }
+    fputs("</failure>\n", f);
+}
+
+static void junit_case(FILE *f, const sb_case_result *cr)
+{
+    SB_ASSERT(cr->c != NULL);
+    fputs("  <testsuite name=\"", f);
+    xml_text(f, cr->c->name);
+    fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"%.3f\">\n", cr->n_runs,
+            suite_failures(cr), suite_seconds(cr));
+    for (int i = 0; i < cr->n_runs; i++) {
+        const sb_run_result *r = &cr->runs[i];
+        fputs("    <testcase classname=\"", f);
+        xml_text(f, cr->c->name);
+        fprintf(f, "\" name=\"threads=%d repeat=%d\" time=\"%.3f\"", r->threads, r->repeat,
+                r->seconds);
+        if (r->verdict == r->expected) {
+            fputs("/>\n", f);
+            continue;
+        }
+        fputs(">\n", f);
+        junit_failure(f, r);
+        fputs("    </testcase>\n", f);
+    }
+    fputs("  </testsuite>\n", f);
+}
+
+sb_status sb_report_junit(const char *path, const sb_case_result *r, int n)
+{
+    sb_report_file rf;
+    sb_status st = sb_report_file_open(&rf, path);
+    if (st != SB_OK)
+        return st;
+    int tests = 0, failures = 0;
+    for (int i = 0; i < n; i++) {
+        tests += r[i].n_runs;
+        failures += suite_failures(&r[i]);
+    }
+    fprintf(rf.f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                  "<testsuites name=\"samebits\" tests=\"%d\" failures=\"%d\">\n",
+            tests, failures);
+    for (int i = 0; i < n; i++)
+        junit_case(rf.f, &r[i]);
+    fputs("</testsuites>\n", rf.f);
+    return sb_report_file_commit(&rf);
+}

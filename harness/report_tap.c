@@ -1,0 +1,67 @@
+/* TAP version 13, as meson's `protocol : 'tap'` reads it: the plan, one
+ * line per run, and diagnostics under each failure. */
+#include <inttypes.h>
+
+#include "samebits.h"
+
+/* Names go into a test line, where '#' would start a directive and a
+ * newline would end the line. */
+static void tap_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '#')
+            fputs("\\#", f);
+        else if (*s == '\n' || *s == '\r')
+            fputc(' ', f);
+        else
+            fputc(*s, f);
+    }
+}
+
+static void tap_diagnostics(FILE *f, const sb_run_result *r)
+{
+    const sb_divergence *d = &r->div;
+    if (d->found) {
+        fprintf(f, "# first divergence: step %" PRId64 " ", d->step);
+        tap_text(f, d->probe);
+        fputs(" (", f);
+        tap_text(f, d->op);
+        fprintf(f, "), inputs identical %s%s%s\n", d->inputs_identical ? "y" : "n",
+                d->structural ? ", structural" : "",
+                d->nondeterministic ? ", re-runs did not diverge again" : "");
+        if (d->have_elements)
+            fprintf(f, "# %zu of %zu elements differ, max abs %.3g, max ULP %.3g, bound ratio %.3g\n",
+                    d->elem.differing, d->elem.total, d->elem.max_abs, d->elem.max_ulp,
+                    d->elem.bound_ratio);
+    }
+    if (r->message[0]) {
+        fputs("# ", f);
+        tap_text(f, r->message);
+        fputc('\n', f);
+    }
+}
+
+void sb_report_tap(FILE *f, const sb_case_result *r, int n)
+{
+    int total = 0;
+    for (int i = 0; i < n; i++)
+        total += r[i].n_runs;
+    fprintf(f, "TAP version 13\n1..%d\n", total);
+    int number = 0;
+    for (int i = 0; i < n; i++) {
+        SB_ASSERT(r[i].c != NULL);
+        for (int j = 0; j < r[i].n_runs; j++) {
+            const sb_run_result *run = &r[i].runs[j];
+            bool ok = run->verdict == run->expected;
+            fprintf(f, "%s %d - ", ok ? "ok" : "not ok", ++number);
+            tap_text(f, r[i].c->name);
+            fprintf(f, " threads=%d repeat=%d: %s", run->threads, run->repeat,
+                    sb_verdict_name(run->verdict));
+            if (!ok)
+                fprintf(f, " (expected %s)", sb_verdict_name(run->expected));
+            fputc('\n', f);
+            if (!ok)
+                tap_diagnostics(f, run);
+        }
+    }
+}

@@ -1,0 +1,450 @@
+/* Case files: valid kernel and train cases, the digest, every error path. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "samebits.h"
+
+Suite *make_casefile_suite(void);
+
+static char repo[64];
+static char cases_dir[96];
+static char path[160];
+
+static void setup(void)
+{
+    snprintf(repo, sizeof repo, "/tmp/sb_test_case.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(repo));
+    snprintf(cases_dir, sizeof cases_dir, "%s/cases", repo);
+    ck_assert_int_eq(mkdir(cases_dir, 0755), 0);
+    snprintf(path, sizeof path, "%s/conv_small.case", cases_dir);
+}
+
+static void teardown(void)
+{
+    unlink(path);
+    rmdir(cases_dir);
+    rmdir(repo);
+}
+
+static void write_case(const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static const char *const kernel_case =
+    "; conv forward at the model's first layer\n"
+    "[case]\n"
+    "kind = kernel\n"
+    "family = det\n"
+    "seed = 42\n"
+    "\n"
+    "[kernel]\n"
+    "op = conv2d_fwd\n"
+    "n = 8\n"
+    "c = 1\n"
+    "h = 28\n"
+    "w = 28\n"
+    "k = 32\n"
+    "r = 3\n"
+    "s = 3\n"
+    "\n"
+    "[sweep]\n"
+    "threads = 1..4, 6, 8\n"
+    "repeats = 2\n"
+    "expect.8 = reordering\n";
+
+START_TEST(valid_kernel_case)
+{
+    write_case(kernel_case);
+    sb_case c;
+    char err[512] = "";
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_str_eq(c.path, path);
+    ck_assert_str_eq(c.name, "conv_small");
+    ck_assert_int_eq(c.kind, SB_CASE_KERNEL);
+    ck_assert_int_eq(c.family, SB_FAMILY_DET);
+    ck_assert_uint_eq(c.seed, 42);
+    ck_assert_int_eq(c.call.op, SB_OP_conv2d_fwd);
+    ck_assert_int_eq(c.call.conv.n, 8);
+    ck_assert_int_eq(c.call.conv.c, 1);
+    ck_assert_int_eq(c.call.conv.h, 28);
+    ck_assert_int_eq(c.call.conv.w, 28);
+    ck_assert_int_eq(c.call.conv.k, 32);
+    ck_assert_int_eq(c.call.conv.r, 3);
+    ck_assert_int_eq(c.call.conv.s, 3);
+    ck_assert_int_eq(c.call.conv.stride, 1); /* default */
+    ck_assert_int_eq(c.call.conv.pad, 0);    /* default */
+    ck_assert_int_eq(c.call.conv.p, 26);     /* described */
+    ck_assert_int_eq(c.call.conv.q, 26);
+    ck_assert_int_eq(c.call.n_in, 3);
+    ck_assert_int_eq(c.call.out[0].dim[1], 32);
+    static const int threads[] = {1, 2, 3, 4, 6, 8};
+    ck_assert_int_eq(c.n_threads, 6);
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(c.threads[i], threads[i]);
+    ck_assert_int_eq(c.repeats, 2);
+    ck_assert_int_eq(c.reference_threads, 1);
+    ck_assert(c.timeout_seconds > 599.999 && c.timeout_seconds < 600.001);
+    ck_assert_int_eq(c.expect[1], SB_VERDICT_IDENTICAL);
+    ck_assert_int_eq(c.expect[6], SB_VERDICT_IDENTICAL);
+    ck_assert_int_eq(c.expect[8], SB_VERDICT_REORDERING);
+    char golden[200];
+    snprintf(golden, sizeof golden, "%s/golden/conv_small.golden", repo);
+    ck_assert_str_eq(c.golden_path, golden);
+    sb_hash h;
+    ck_assert(sb_hash_parse(&h, c.digest));
+}
+END_TEST
+
+START_TEST(valid_train_case)
+{
+    write_case("[case]\n"
+               "name = mnist_adam\n"
+               "kind = train\n"
+               "family = loose\n"
+               "seed = 7\n"
+               "[train]\n"
+               "model = keras_mnist_cnn\n"
+               "dataset = fashion-mnist\n"
+               "train = 0..600\n"
+               "test = 9000..10000\n"
+               "batch = 64\n"
+               "epochs = 2\n"
+               "optimizer = adam\n"
+               "lr = 0.002\n"
+               "beta2 = 0.99\n"
+               "dropout1 = 0\n"
+               "max_steps = 5\n"
+               "[sweep]\n"
+               "threads = 1,2,4,6,8\n"
+               "timeout = 90.5\n"
+               "reference_threads = 2\n"
+               "expect = reordering\n"
+               "expect.2 = identical\n"
+               "golden = golden/other.golden\n");
+    sb_case c;
+    char err[512] = "";
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_str_eq(c.name, "mnist_adam");
+    ck_assert_int_eq(c.kind, SB_CASE_TRAIN);
+    ck_assert_int_eq(c.family, SB_FAMILY_LOOSE);
+    ck_assert_str_eq(c.model, "keras_mnist_cnn");
+    ck_assert_str_eq(c.dataset, "fashion-mnist");
+    ck_assert_int_eq(c.train_begin, 0);
+    ck_assert_int_eq(c.train_end, 600);
+    ck_assert_int_eq(c.test_begin, 9000);
+    ck_assert_int_eq(c.test_end, 10000);
+    ck_assert_int_eq(c.train.batch, 64);
+    ck_assert_int_eq(c.train.epochs, 2);
+    ck_assert_uint_eq(c.train.seed, 7);
+    ck_assert_int_eq(c.train.max_steps, 5);
+    const float zero = 0.0f;
+    ck_assert(memcmp(&c.train.dropout1, &zero, sizeof zero) == 0);
+    /* untouched: the Keras example's default */
+    sb_train_config defaults;
+    sb_train_config_defaults(&defaults);
+    ck_assert(memcmp(&c.train.dropout2, &defaults.dropout2, sizeof(float)) == 0);
+    /* adam's Keras defaults, then the overrides */
+    sb_optim_params adam;
+    sb_optim_defaults(&adam, SB_OPTIM_ADAM);
+    adam.lr = 0.002f;
+    adam.beta2 = 0.99f;
+    ck_assert_int_eq(c.train.optim.kind, SB_OPTIM_ADAM);
+    ck_assert(memcmp(&c.train.optim.lr, &adam.lr, sizeof(float)) == 0);
+    ck_assert(memcmp(&c.train.optim.beta1, &adam.beta1, sizeof(float)) == 0);
+    ck_assert(memcmp(&c.train.optim.beta2, &adam.beta2, sizeof(float)) == 0);
+    ck_assert(memcmp(&c.train.optim.epsilon, &adam.epsilon, sizeof(float)) == 0);
+    ck_assert_int_eq(c.n_threads, 5);
+    ck_assert_int_eq(c.threads[4], 8);
+    ck_assert(c.timeout_seconds > 90.49 && c.timeout_seconds < 90.51);
+    ck_assert_int_eq(c.reference_threads, 2);
+    ck_assert_int_eq(c.expect[1], SB_VERDICT_REORDERING);
+    ck_assert_int_eq(c.expect[2], SB_VERDICT_IDENTICAL);
+    ck_assert_int_eq(c.expect[8], SB_VERDICT_REORDERING);
+    char golden[200];
+    snprintf(golden, sizeof golden, "%s/golden/other.golden", repo);
+    ck_assert_str_eq(c.golden_path, golden);
+}
+END_TEST
+
+static void digest_of(const char *text, char out[33])
+{
+    write_case(text);
+    sb_case c;
+    char err[512] = "";
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    memcpy(out, c.digest, 33);
+}
+
+START_TEST(digest_covers_what_decides_the_trace)
+{
+    char base[33], d[33];
+    digest_of(kernel_case, base);
+
+    /* Comments, blank lines, spacing, key and section order, [sweep] and
+     * the name: no change. */
+    digest_of("# a comment\n"
+              "[sweep]\n"
+              "threads=1,2\n"
+              "expect = beyond-bound ; inline comment\n"
+              "golden = elsewhere.golden\n"
+              "[kernel]\n"
+              "s=3\n"
+              "r=3\n"
+              "k   =   32\n"
+              "w=28\n"
+              "h=28\n"
+              "c=1\n"
+              "n=8\n"
+              "op=conv2d_fwd\n"
+              "stride = 1\n"
+              "[case]\n"
+              "seed=42\n"
+              "family=det\n"
+              "kind=kernel\n"
+              "name = renamed\n",
+              d);
+    ck_assert_str_eq(d, base);
+
+    /* Anything that changes the trace: a new digest. */
+    static const struct {
+        const char *from, *to;
+    } edits[] = {
+        {"n = 8\n", "n = 9\n"},
+        {"seed = 42\n", "seed = 43\n"},
+        {"family = det\n", "family = loose\n"},
+        {"s = 3\n", "s = 3\npad = 1\n"},
+        {"op = conv2d_fwd\n", "op = conv2d_bwd_data\n"},
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        char text[1024];
+        const char *at = strstr(kernel_case, edits[i].from);
+        ck_assert_ptr_nonnull(at);
+        snprintf(text, sizeof text, "%.*s%s%s", (int)(at - kernel_case), kernel_case, edits[i].to,
+                 at + strlen(edits[i].from));
+        digest_of(text, d);
+        ck_assert_msg(strcmp(d, base) != 0, "edit %zu kept the digest", i);
+    }
+}
+END_TEST
+
+/* A good case with one line replaced (line 0: text appended at the end). */
+static void write_variant(const char *good, int line, const char *text)
+{
+    char out[2048] = "";
+    int n = 1;
+    for (const char *s = good; *s; n++) {
+        const char *nl = strchr(s, '\n');
+        size_t len = (size_t)(nl - s) + 1;
+        if (n == line)
+            strcat(out, text);
+        else
+            strncat(out, s, len);
+        s += len;
+    }
+    if (line == 0)
+        strcat(out, text);
+    write_case(out);
+}
+
+START_TEST(errors_name_file_and_line)
+{
+    /* kernel_case lines: 2 [case], 3 kind, 4 family, 5 seed, 7 [kernel],
+     * 8 op, 9 n, 10 c, 11 h, 13 k, 15 s, 17 [sweep], 18 threads, 19 repeats,
+     * 20 expect.8 */
+    static const struct {
+        int line;
+        const char *text;
+        int err_line;
+        const char *says;
+    } bad[] = {
+        {0, "[extra]\nx = 1\n", 21, "[case], [kernel], [train] or [sweep], found [extra]"},
+        {0, "[kernel]\n", 21, "each section once ([kernel] is also on line 7)"},
+        {3, "colour = blue\n", 3, "a key of [case] (name, kind, family, seed), found \"colour\""},
+        {3, "\n", 2, "key kind (kernel or train) in [case]"},
+        {3, "kind = model\n", 3, "kind as kernel or train"},
+        {4, "family = fast\n", 4, "family as ref, det or loose, found \"fast\""},
+        {5, "seed = 12x\n", 5, "seed as an integer in [0, 2^64)"},
+        {5, "seed = -1\n", 5, "seed as an integer in [0, 2^64)"},
+        {5, "seed = 99999999999999999999\n", 5, "seed as an integer in [0, 2^64)"},
+        {5, "\n", 2, "key seed"},
+        {8, "op = conv3d_fwd\n", 8, "op as an op of kernels/kernels.def, found \"conv3d_fwd\""},
+        {8, "\n", 7, "key op"},
+        {9, "n = 0\n", 9, "n as an integer in [1, 2147483647], found \"0\""},
+        {9, "n = 8.5\n", 9, "n as an integer"},
+        {9, "n = 99999999999999999999\n", 9, "n as an integer"},
+        {9, "n = \n", 9, "n as an integer"},
+        {13, "\n", 7, "key k in [kernel] (conv2d_fwd takes n c h w k r s stride pad)"},
+        {13, "k = 32\nin = 4\n", 14, "a parameter of conv2d_fwd (n c h w k r s stride pad), found \"in\""},
+        {15, "s = 30\n", 7, "a shape conv2d_fwd can run"},
+        {15, "s = 3\nn = 4\n", 16, "each key once (n is also on line 9"},
+        {15, "s = 3\nthis line has no equals sign\n", 16, "\"key = value\""},
+        {18, "threads = 0\n", 18, "threads as counts in [1, 64]"},
+        {18, "threads = 1..65\n", 18, "threads as counts in [1, 64]"},
+        {18, "threads = 8..1\n", 18, "a <= b"},
+        {18, "threads = 1,2,2\n", 18, "each thread count once in threads, 2 is repeated"},
+        {18, "threads = 1,,2\n", 18, "threads as counts"},
+        {18, "\n", 17, "key threads"},
+        {19, "repeats = 0\n", 19, "repeats as an integer in [1, 1000]"},
+        {19, "timeout = -1\n", 19, "timeout as a finite number"},
+        {19, "timeout = nan\n", 19, "timeout as a finite number"},
+        {19, "reference_threads = 65\n", 19, "reference_threads as an integer in [1, 64]"},
+        {19, "expect = same\n", 19, "expect as identical, reordering, beyond-bound, crash or timeout"},
+        {19, "expect.5 = identical\n", 19, "expect.<T> with T one of the thread counts"},
+        {19, "expect.x = identical\n", 19, "expect.<T>"},
+        {19, "golden_dir = x\n", 19, "a key of [sweep]"},
+        {0, "[train]\nmodel = keras_mnist_cnn\n", 21, "no [train] section in a kind = kernel case"},
+        {1, "stray = 1\n", 1, "a [section] line before the first key"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_variant(kernel_case, bad[i].line, bad[i].text);
+        sb_case c;
+        memset(&c, 0, sizeof c);
+        snprintf(c.name, sizeof c.name, "untouched");
+        char err[512] = "", prefix[256];
+        ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_ERR_INPUT, "case %zu", i);
+        snprintf(prefix, sizeof prefix, "%s:%d: expected ", path, bad[i].err_line);
+        ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0, "case %zu: \"%s\"", i, err);
+        ck_assert_msg(strstr(err, bad[i].says) != NULL, "case %zu: \"%s\"", i, err);
+        ck_assert_str_eq(c.name, "untouched");
+    }
+
+    /* No [sweep] at all: named at line 1, there is no better line. */
+    const char *sweep = strstr(kernel_case, "[sweep]");
+    char text[1024];
+    snprintf(text, sizeof text, "%.*s", (int)(sweep - kernel_case), kernel_case);
+    write_case(text);
+    sb_case c;
+    char err[512] = "", want[256];
+    ck_assert_int_eq(sb_case_load(&c, path, err, sizeof err), SB_ERR_INPUT);
+    snprintf(want, sizeof want, "%s:1: expected a [sweep] section", path);
+    ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s", err);
+}
+END_TEST
+
+START_TEST(train_errors)
+{
+    static const char *const good = "[case]\n"          /* 1 */
+                                    "kind = train\n"    /* 2 */
+                                    "family = det\n"    /* 3 */
+                                    "seed = 1\n"        /* 4 */
+                                    "[train]\n"         /* 5 */
+                                    "model = keras_mnist_cnn\n"
+                                    "dataset = mnist\n" /* 7 */
+                                    "train = 0..600\n"  /* 8 */
+                                    "test = 9000..10000\n"
+                                    "optimizer = sgd\n" /* 10 */
+                                    "[sweep]\n"         /* 11 */
+                                    "threads = 1..8\n"; /* 12 */
+    static const struct {
+        int line;
+        const char *text;
+        int err_line;
+        const char *says;
+    } bad[] = {
+        {8, "train = 600..0\n", 8, "train as begin..end with begin < end"},
+        {8, "train = 5..5\n", 8, "begin < end"},
+        {8, "train = -5..5\n", 8, "train as a sample range"},
+        {8, "train = 0-600\n", 8, "train as a sample range"},
+        {9, "\n", 5, "key test"},
+        {10, "optimizer = lbfgs\n", 10, "optimizer as adadelta, sgd, rmsprop or adam"},
+        {10, "optimizer = sgd\nrho = 0.9\n", 11, "a key of [train]"},
+        {10, "optimizer = sgd\nnesterov = yes\n", 11, "nesterov as true or false"},
+        {10, "optimizer = sgd\nlr = 1e40\n", 11, "lr as a finite number"},
+        {10, "optimizer = adam\nbeta1 = 1\n", 11, "beta1 as a finite number in [0, 1)"},
+        {10, "dropout2 = 1\n", 10, "dropout2 as a finite number in [0, 1)"},
+        {7, "dataset = cifar\n", 7, "dataset as mnist or fashion-mnist"},
+        {6, "model = resnet\n", 6, "model as keras_mnist_cnn"},
+        {6, "\n", 5, "key model"},
+        {0, "[kernel]\nop = relu_fwd\n", 13, "no [kernel] section in a kind = train case"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_variant(good, bad[i].line, bad[i].text);
+        sb_case c;
+        char err[512] = "", prefix[256];
+        ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_ERR_INPUT, "case %zu", i);
+        snprintf(prefix, sizeof prefix, "%s:%d: expected ", path, bad[i].err_line);
+        ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0, "case %zu: \"%s\"", i, err);
+        ck_assert_msg(strstr(err, bad[i].says) != NULL, "case %zu: \"%s\"", i, err);
+    }
+    /* and the good one, with sgd's nesterov momentum */
+    write_variant(good, 10, "optimizer = sgd\nmomentum = 0.9\nnesterov = true\n");
+    sb_case c;
+    char err[512] = "";
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_int_eq(c.train.optim.kind, SB_OPTIM_SGD);
+    ck_assert(c.train.optim.nesterov);
+    ck_assert(c.train.optim.momentum > 0.89f && c.train.optim.momentum < 0.91f);
+}
+END_TEST
+
+START_TEST(kernel_ops_take_their_own_parameters)
+{
+    static const struct {
+        const char *kernel;
+        bool ok;
+    } k[] = {
+        {"op = dense_fwd\nn = 128\nin = 9216\nout = 128\n", true},
+        {"op = maxpool_fwd\nn = 2\nc = 64\nh = 24\nw = 24\n", true},
+        {"op = softmax_fwd\nn = 128\nk = 10\n", true},
+        {"op = relu_bwd\nn = 1000\n", true},
+        {"op = dropout_mask\nn = 1000\nrate = 0.25\n", true},
+        {"op = dropout_mask\nn = 1000\n", false},
+        {"op = adam_update\nn = 1000\nt = 3\nbeta1 = 0.8\n", true},
+        {"op = adadelta_update\nn = 1000\nrho = 0.9\nepsilon = 1e-6\nlr = 1\n", true},
+        {"op = adadelta_update\nn = 1000\nmomentum = 0.9\n", false},
+        {"op = relu_fwd\nn = 1000000000000\n", false}, /* beyond 2^28 elements */
+        {"op = maxpool_fwd\nn = 2\nc = 64\nh = 1\nw = 24\n", false},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "[case]\nkind = kernel\nfamily = ref\nseed = 3\n[kernel]\n%s"
+                                    "[sweep]\nthreads = 1\n", k[i].kernel);
+        write_case(text);
+        sb_case c;
+        char err[512] = "";
+        sb_status st = sb_case_load(&c, path, err, sizeof err);
+        ck_assert_msg((st == SB_OK) == k[i].ok, "case %zu: %s", i, err);
+        if (st == SB_OK && c.call.op == SB_OP_adam_update) {
+            ck_assert_int_eq(c.call.t, 3);
+            ck_assert_int_eq(c.call.optim.kind, SB_OPTIM_ADAM);
+            ck_assert(c.call.optim.beta1 > 0.79f && c.call.optim.beta1 < 0.81f);
+        }
+        if (st == SB_OK && c.call.op == SB_OP_dropout_mask) {
+            ck_assert_uint_eq(c.call.dropout.seed, 3);
+            ck_assert(c.call.dropout.rate > 0.24f && c.call.dropout.rate < 0.26f);
+        }
+    }
+}
+END_TEST
+
+START_TEST(missing_file)
+{
+    sb_case c;
+    char err[512];
+    ck_assert_int_eq(sb_case_load(&c, "/nonexistent/x.case", err, sizeof err), SB_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err, "/nonexistent/x.case: cannot open"));
+}
+END_TEST
+
+Suite *make_casefile_suite(void)
+{
+    Suite *s = suite_create("casefile");
+    TCase *tc = tcase_create("casefile");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, valid_kernel_case);
+    tcase_add_test(tc, valid_train_case);
+    tcase_add_test(tc, digest_covers_what_decides_the_trace);
+    tcase_add_test(tc, errors_name_file_and_line);
+    tcase_add_test(tc, train_errors);
+    tcase_add_test(tc, kernel_ops_take_their_own_parameters);
+    tcase_add_test(tc, missing_file);
+    suite_add_tcase(s, tc);
+    return s;
+}

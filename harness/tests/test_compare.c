@@ -1,0 +1,309 @@
+/* sb_trace_compare on traces built in memory, and the verdict of each kind
+ * of divergence. */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "samebits.h"
+
+Suite *make_compare_suite(void);
+
+/* A tiny program: two sources, a dense op reading both, a relu reading the
+ * dense output, over `steps` steps. `bump` changes the value of the record
+ * named `bump_name` at step `bump_step` (NULL: none). */
+typedef struct program {
+    const char *bump_name;
+    int64_t bump_step;
+    const char *rename_from, *rename_to;   /* a different probe sequence */
+    int64_t steps;
+    int64_t width;                          /* of every tensor */
+} program;
+
+static void probe_add(sb_trace *t, const program *p, int64_t step, const char *name,
+                      const char *op, const char *const *inputs, int n_inputs, float value)
+{
+    float data[8];
+    ck_assert_int_le(p->width, 8);
+    if (p->bump_name && strcmp(name, p->bump_name) == 0 && step == p->bump_step)
+        value += 0.5f;
+    for (int64_t i = 0; i < p->width; i++)
+        data[i] = value + (float)i;
+    if (p->rename_from && strcmp(name, p->rename_from) == 0)
+        name = p->rename_to;
+    sb_tensor x = {.dtype = SB_DTYPE_F32, .ndim = 1, .dim = {p->width}, .data = data};
+    sb_probe_point pt = {.step = step, .name = name, .op = op, .tensor = &x,
+                         .inputs = inputs, .n_inputs = n_inputs};
+    ck_assert_int_eq(sb_trace_add_probe(t, &pt), SB_OK);
+}
+
+static void program_trace(sb_trace *t, const program *p)
+{
+    static const char *const dense_in[] = {"x", "w"};
+    static const char *const relu_in[] = {"y"};
+    sb_trace_init(t);
+    for (int64_t s = 0; s < p->steps; s++) {
+        probe_add(t, p, s, "x", "source", NULL, 0, (float)s);
+        probe_add(t, p, s, "w", "source", NULL, 0, 10.0f);
+        probe_add(t, p, s, "y", "dense_fwd", dense_in, 2, 20.0f + (float)s);
+        probe_add(t, p, s, "z", "relu_fwd", relu_in, 1, 30.0f + (float)s);
+    }
+}
+
+static const program plain = {.steps = 3, .width = 4};
+
+START_TEST(compare_identical)
+{
+    sb_trace g, r;
+    program_trace(&g, &plain);
+    program_trace(&r, &plain);
+    sb_divergence d;
+    sb_trace_compare(&g, &r, &d);
+    ck_assert(!d.found);
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_IDENTICAL);
+    sb_trace_free(&g);
+    sb_trace_free(&r);
+}
+END_TEST
+
+START_TEST(compare_hash_change_inputs_identical)
+{
+    program p = plain;
+    p.bump_name = "y";
+    p.bump_step = 1;
+    sb_trace g, r;
+    program_trace(&g, &plain);
+    program_trace(&r, &p);
+    sb_divergence d;
+    sb_trace_compare(&g, &r, &d);
+    ck_assert(d.found);
+    ck_assert_uint_eq(d.index, 6);      /* step 1, third record */
+    ck_assert_int_eq(d.step, 1);
+    ck_assert_str_eq(d.probe, "y");
+    ck_assert_str_eq(d.op, "dense_fwd");
+    ck_assert(d.inputs_identical);
+    ck_assert(!d.structural);
+    ck_assert(!d.have_elements);
+    /* not located yet: no evidence of a reordering */
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+    sb_trace_free(&g);
+    sb_trace_free(&r);
+}
+END_TEST
+
+/* A change upstream (a source at step 2) is reported where it enters, not
+ * at the ops downstream whose inputs it changed. */
+START_TEST(compare_upstream_change)
+{
+    program p = plain;
+    p.bump_name = "w";
+    p.bump_step = 2;
+    sb_trace g, r;
+    program_trace(&g, &plain);
+    program_trace(&r, &p);
+    sb_divergence d;
+    sb_trace_compare(&g, &r, &d);
+    ck_assert(d.found);
+    ck_assert_uint_eq(d.index, 9);
+    ck_assert_str_eq(d.probe, "w");
+    ck_assert_str_eq(d.op, "source");
+    ck_assert(d.inputs_identical);      /* a source reads nothing */
+    ck_assert(!d.structural);
+
+    /* the dense op after it did read a changed input: comparing from the
+     * run's own view, the latest "w" before y differs between the traces */
+    long gw = sb_trace_find_latest(&g, "w", 10), rw = sb_trace_find_latest(&r, "w", 10);
+    ck_assert_int_eq(gw, 9);
+    ck_assert(!sb_hash_equal(&g.records[gw].hash, &r.records[rw].hash));
+    sb_trace_free(&g);
+    sb_trace_free(&r);
+}
+END_TEST
+
+/* An input named by the op but never probed cannot be vouched for. */
+START_TEST(compare_input_missing)
+{
+    static const char *const in[] = {"x", "hidden_state"};
+    program p = {.steps = 1, .width = 2};
+    sb_trace g, r;
+    sb_trace_init(&g);
+    sb_trace_init(&r);
+    probe_add(&g, &p, 0, "x", "source", NULL, 0, 1.0f);
+    probe_add(&r, &p, 0, "x", "source", NULL, 0, 1.0f);
+    probe_add(&g, &p, 0, "y", "dense_fwd", in, 2, 2.0f);
+    probe_add(&r, &p, 0, "y", "dense_fwd", in, 2, 3.0f);
+    sb_divergence d;
+    sb_trace_compare(&g, &r, &d);
+    ck_assert(d.found);
+    ck_assert_uint_eq(d.index, 1);
+    ck_assert(!d.inputs_identical);
+    ck_assert(!d.structural);
+    sb_trace_free(&g);
+    sb_trace_free(&r);
+}
+END_TEST
+
+START_TEST(compare_structural_name)
+{
+    program p = plain;
+    p.rename_from = "z";
+    p.rename_to = "z2";
+    sb_trace g, r;
+    program_trace(&g, &plain);
+    program_trace(&r, &p);
+    sb_divergence d;
+    sb_trace_compare(&g, &r, &d);
+    ck_assert(d.found);
+    ck_assert_uint_eq(d.index, 3);
+    ck_assert_str_eq(d.probe, "z2");
+    ck_assert(d.structural);
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+    sb_trace_free(&g);
+    sb_trace_free(&r);
+}
+END_TEST
+
+START_TEST(compare_structural_shape_and_step)
+{
+    sb_trace g, r;
+    program_trace(&g, &plain);
+    program_trace(&r, &plain);
+    r.records[5].dim[0] = 5;    /* same bytes hashed, different shape */
+    r.records[5].hash = g.records[5].hash;
+    sb_divergence d;
+    sb_trace_compare(&g, &r, &d);
+    ck_assert(d.found && d.structural);
+    ck_assert_uint_eq(d.index, 5);
+
+    r.records[5].dim[0] = g.records[5].dim[0];
+    r.records[7].step = 2;
+    sb_trace_compare(&g, &r, &d);
+    ck_assert(d.found && d.structural);
+    ck_assert_uint_eq(d.index, 7);
+    sb_trace_free(&g);
+    sb_trace_free(&r);
+}
+END_TEST
+
+START_TEST(compare_missing_records)
+{
+    program shorter = plain;
+    shorter.steps = 2;
+    sb_trace g, r;
+    program_trace(&g, &plain);
+    program_trace(&r, &shorter);
+    sb_divergence d;
+    sb_trace_compare(&g, &r, &d);   /* the run stops early */
+    ck_assert(d.found && d.structural);
+    ck_assert_uint_eq(d.index, 8);
+    ck_assert_int_eq(d.step, 2);
+    ck_assert_str_eq(d.probe, "x");
+    sb_trace_compare(&r, &g, &d);   /* the run goes on past the golden */
+    ck_assert(d.found && d.structural);
+    ck_assert_uint_eq(d.index, 8);
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+
+    sb_trace empty;
+    sb_trace_init(&empty);
+    sb_trace_compare(&empty, &empty, &d);
+    ck_assert(!d.found);
+    sb_trace_compare(&empty, &g, &d);
+    ck_assert(d.found && d.structural);
+    ck_assert_uint_eq(d.index, 0);
+    sb_trace_free(&g);
+    sb_trace_free(&r);
+}
+END_TEST
+
+/* ---- verdicts ------------------------------------------------------------ */
+
+/* A located divergence of a dense op: inputs identical, 3 of 16 elements
+ * within half their bound. */
+static sb_divergence located(void)
+{
+    sb_divergence d;
+    memset(&d, 0, sizeof d);
+    d.found = true;
+    d.index = 2;
+    snprintf(d.probe, sizeof d.probe, "y");
+    snprintf(d.op, sizeof d.op, "dense_fwd");
+    d.inputs_identical = true;
+    d.have_elements = true;
+    d.elem.total = 16;
+    d.elem.differing = 3;
+    d.elem.bound_ratio = 0.5;
+    d.elem.within_bound = true;
+    return d;
+}
+
+START_TEST(verdict_names)
+{
+    for (int v = 0; v < SB_VERDICT_COUNT; v++)
+        ck_assert_int_eq(sb_verdict_from_name(sb_verdict_name((sb_verdict)v)), v);
+    ck_assert_str_eq(sb_verdict_name(SB_VERDICT_BEYOND_BOUND), "beyond-bound");
+    ck_assert_int_eq(sb_verdict_from_name("beyond_bound"), SB_VERDICT_COUNT);
+    ck_assert_int_eq(sb_verdict_from_name(""), SB_VERDICT_COUNT);
+}
+END_TEST
+
+START_TEST(verdict_paths)
+{
+    sb_divergence d = located();
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_REORDERING);
+
+    d = located();
+    d.found = false;
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_IDENTICAL);
+
+    d = located();
+    d.inputs_identical = false;     /* the difference came from upstream */
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+
+    d = located();
+    d.structural = true;
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+
+    d = located();
+    d.have_elements = false;        /* never located: no evidence */
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+
+    d = located();
+    d.elem.bound_ratio = 1.5;
+    d.elem.within_bound = false;
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+
+    d = located();
+    d.nondeterministic = true;      /* the re-runs agreed: not repeatable */
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+
+    d = located();
+    d.elem.nonfinite_b = 1;         /* a NaN or Inf appeared */
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+
+    /* an op without a reduction cannot reorder, whatever its dump says */
+    d = located();
+    snprintf(d.op, sizeof d.op, "relu_fwd");
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+
+    /* a user's own op is judged by the bound it dumped */
+    d = located();
+    snprintf(d.op, sizeof d.op, "my_reduce");
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_REORDERING);
+}
+END_TEST
+
+Suite *make_compare_suite(void)
+{
+    Suite *s = suite_create("compare");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, compare_identical);
+    tcase_add_test(tc, compare_hash_change_inputs_identical);
+    tcase_add_test(tc, compare_upstream_change);
+    tcase_add_test(tc, compare_input_missing);
+    tcase_add_test(tc, compare_structural_name);
+    tcase_add_test(tc, compare_structural_shape_and_step);
+    tcase_add_test(tc, compare_missing_records);
+    tcase_add_test(tc, verdict_names);
+    tcase_add_test(tc, verdict_paths);
+    suite_add_tcase(s, tc);
+    return s;
+}

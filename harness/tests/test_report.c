@@ -1,0 +1,299 @@
+/* The report writers on a crafted sweep result: a kernel case with an
+ * awkward name (quotes, backslash, markup, tab, '#', a malformed UTF-8
+ * byte) and every kind of run, and a training case with metrics. JSON and
+ * XML are read back with Python's parsers when /usr/bin/python3 exists. */
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "samebits.h"
+
+Suite *make_report_suite(void);
+
+#define PYTHON "/usr/bin/python3"
+#define ODD_NAME "odd \"name\"\\ <&>\t#1 \xff"
+
+static sb_case kernel_case, train_case;
+static sb_run_result kernel_runs[4], train_runs[1];
+static sb_case_result results[2];
+static char dir[64];
+
+static void located(sb_divergence *d, const char *probe, const char *op)
+{
+    d->found = true;
+    d->index = 3;
+    d->step = 0;
+    snprintf(d->probe, sizeof d->probe, "%s", probe);
+    snprintf(d->op, sizeof d->op, "%s", op);
+    d->inputs_identical = true;
+    d->have_elements = true;
+    d->elem.total = 4096;
+    d->elem.differing = 12;
+    d->elem.first_index = 7;
+    d->elem.n_ranges = 2;
+    d->elem.ranges[0][0] = 7;
+    d->elem.ranges[0][1] = 8;
+    d->elem.ranges[1][0] = 100;
+    d->elem.ranges[1][1] = 111;
+}
+
+static void setup(void)
+{
+    memset(&kernel_case, 0, sizeof kernel_case);
+    snprintf(kernel_case.name, sizeof kernel_case.name, "%s", ODD_NAME);
+    snprintf(kernel_case.path, sizeof kernel_case.path, "cases/odd.case");
+    kernel_case.kind = SB_CASE_KERNEL;
+    kernel_case.family = SB_FAMILY_LOOSE;
+    kernel_case.reference_threads = 1;
+
+    memset(kernel_runs, 0, sizeof kernel_runs);
+    kernel_runs[0] = (sb_run_result){.threads = 1, .repeat = 1, .seconds = 0.25};
+    kernel_runs[1] = (sb_run_result){.threads = 2, .repeat = 1, .verdict = SB_VERDICT_REORDERING,
+                                     .expected = SB_VERDICT_IDENTICAL, .seconds = 0.5};
+    located(&kernel_runs[1].div, "y", "dense_fwd");
+    kernel_runs[1].div.elem.max_abs = 0x1p-20;
+    kernel_runs[1].div.elem.max_ulp = 3;
+    kernel_runs[1].div.elem.bound_ratio = 0.5;
+    kernel_runs[1].div.elem.within_bound = true;
+    kernel_runs[2] = (sb_run_result){.threads = 4, .repeat = 2,
+                                     .verdict = SB_VERDICT_BEYOND_BOUND,
+                                     .expected = SB_VERDICT_BEYOND_BOUND, .seconds = 1.0};
+    located(&kernel_runs[2].div, "y", "dense_fwd");
+    kernel_runs[2].div.elem.max_abs = HUGE_VAL;
+    kernel_runs[2].div.elem.max_rel = nan("");
+    kernel_runs[2].div.elem.max_ulp = HUGE_VAL;
+    kernel_runs[2].div.elem.bound_ratio = HUGE_VAL;
+    kernel_runs[2].div.elem.nonfinite_b = 1;
+    kernel_runs[3] = (sb_run_result){.threads = 8, .repeat = 1, .verdict = SB_VERDICT_CRASH,
+                                     .expected = SB_VERDICT_IDENTICAL, .seconds = 0.125};
+    snprintf(kernel_runs[3].message, sizeof kernel_runs[3].message,
+             "killed by signal 11 \"SIGSEGV\"\nsee <stderr>");
+
+    memset(&train_case, 0, sizeof train_case);
+    snprintf(train_case.name, sizeof train_case.name, "mnist_det");
+    train_case.kind = SB_CASE_TRAIN;
+    train_case.family = SB_FAMILY_DET;
+    train_case.reference_threads = 1;
+    memset(train_runs, 0, sizeof train_runs);
+    train_runs[0] = (sb_run_result){.threads = 2, .repeat = 1, .have_metrics = true,
+                                    .seconds = 12.5};
+    train_runs[0].metrics = (sb_epoch_metrics){.epoch = 12, .steps = 5628, .train_loss = 0.25,
+                                               .test_loss = 0.0625, .test_accuracy = 0.984375};
+
+    results[0] = (sb_case_result){.c = &kernel_case, .runs = kernel_runs, .n_runs = 4};
+    results[1] = (sb_case_result){.c = &train_case, .runs = train_runs, .n_runs = 1,
+                                  .as_expected = true};
+
+    snprintf(dir, sizeof dir, "/tmp/sb_test_report.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void path_in_dir(char *out, size_t len, const char *name)
+{
+    snprintf(out, len, "%s/%s", dir, name);
+}
+
+static void teardown(void)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        char p[512];
+        while ((e = readdir(d)) != NULL) {
+            if (e->d_name[0] == '.')
+                continue;
+            path_in_dir(p, sizeof p, e->d_name);
+            unlink(p);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+static char *file_read(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Only the given file is left in the directory: no temporary files. */
+static void dir_holds_only(const char *name)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        ck_assert_str_eq(e->d_name, name);
+        n++;
+    }
+    closedir(d);
+    ck_assert_int_eq(n, 1);
+}
+
+/* Runs a Python check on `path`; true when Python is absent. */
+static bool python_check(const char *script, const char *path)
+{
+    if (access(PYTHON, X_OK) != 0)
+        return true;
+    char spath[512], cmd[1200];
+    path_in_dir(spath, sizeof spath, "check.py");
+    FILE *f = fopen(spath, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(script, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, PYTHON " %s %s", spath, path);
+    int rc = system(cmd);
+    unlink(spath);
+    return rc == 0;
+}
+
+static const char json_script[] =
+    "import json, math, sys\n"
+    "d = json.load(open(sys.argv[1], encoding='utf-8'))\n"
+    "k, t = d['cases']\n"
+    "assert k['name'] == 'odd \"name\"\\\\ <&>\\t#1 \\ufffd', repr(k['name'])\n"
+    "assert [r['verdict'] for r in k['runs']] == "
+    "['identical', 'reordering', 'beyond-bound', 'crash']\n"
+    "assert [r['as_expected'] for r in k['runs']] == [True, False, True, False]\n"
+    "r0, r1, r2, r3 = k['runs']\n"
+    "assert r0['first_divergence'] is None and r0['metrics'] is None\n"
+    "fd = r1['first_divergence']\n"
+    "assert (fd['step'], fd['probe'], fd['op']) == (0, 'y', 'dense_fwd')\n"
+    "assert fd['inputs_identical'] is True and fd['differing'] == 12 and fd['total'] == 4096\n"
+    "assert fd['max_abs'] == 2.0**-20 and fd['max_ulp'] == 3 and fd['bound_ratio'] == 0.5\n"
+    "assert fd['first_index'] == 7 and fd['ranges'] == [[7, 8], [100, 111]]\n"
+    "fd = r2['first_divergence']\n"
+    "assert fd['bound_ratio'] == 'inf' and fd['max_rel'] == 'nan' and fd['max_ulp'] == 'inf'\n"
+    "assert r3['message'] == 'killed by signal 11 \"SIGSEGV\"\\nsee <stderr>'\n"
+    "assert r3['seconds'] == 0.125\n"
+    "m = t['runs'][0]['metrics']\n"
+    "assert m['test_loss'] == 0.0625 and m['test_accuracy'] == 0.984375\n"
+    "assert t['as_expected'] is True and k['as_expected'] is False\n";
+
+START_TEST(json_parses_and_escapes)
+{
+    char path[512];
+    path_in_dir(path, sizeof path, "report.json");
+    ck_assert_int_eq(sb_report_json(path, results, 2), SB_OK);
+    dir_holds_only("report.json");
+    const char *s = file_read(path);
+    /* the escapes themselves, whether or not Python is there */
+    ck_assert_ptr_nonnull(strstr(s, "\"name\": \"odd \\\"name\\\"\\\\ <&>\\u0009#1 \\ufffd\""));
+    ck_assert_ptr_nonnull(strstr(s, "\"bound_ratio\": \"inf\""));
+    ck_assert_ptr_nonnull(strstr(s, "\"first_divergence\": null"));
+    ck_assert(python_check(json_script, path));
+}
+END_TEST
+
+START_TEST(json_unwritable)
+{
+    char path[512];
+    path_in_dir(path, sizeof path, "missing/report.json");
+    ck_assert_int_eq(sb_report_json(path, results, 2), SB_ERR_IO);
+}
+END_TEST
+
+static const char junit_script[] =
+    "import sys, xml.etree.ElementTree as ET\n"
+    "root = ET.parse(sys.argv[1]).getroot()\n"
+    "assert root.tag == 'testsuites' and root.get('tests') == '5' and root.get('failures') == '2'\n"
+    "k, t = root.findall('testsuite')\n"
+    "assert k.get('name') == 'odd \"name\"\\\\ <&>\\t#1 \\ufffd', repr(k.get('name'))\n"
+    "assert k.get('failures') == '2' and t.get('failures') == '0'\n"
+    "cases = k.findall('testcase')\n"
+    "assert [c.get('name') for c in cases] == "
+    "['threads=1 repeat=1', 'threads=2 repeat=1', 'threads=4 repeat=2', 'threads=8 repeat=1']\n"
+    "assert [c.find('failure') is not None for c in cases] == [False, True, False, True]\n"
+    "f = cases[1].find('failure')\n"
+    "assert f.get('message') == 'expected identical, got reordering'\n"
+    "assert 'step 0 y (dense_fwd)' in f.text\n"
+    "assert 'signal 11 \"SIGSEGV\"\\nsee <stderr>' in cases[3].find('failure').text\n";
+
+START_TEST(junit_parses_and_escapes)
+{
+    char path[512];
+    path_in_dir(path, sizeof path, "report.xml");
+    ck_assert_int_eq(sb_report_junit(path, results, 2), SB_OK);
+    dir_holds_only("report.xml");
+    const char *s = file_read(path);
+    ck_assert_ptr_nonnull(strstr(s, "<testsuite name=\"odd &quot;name&quot;\\ &lt;&amp;&gt;&#9;#1 \xef\xbf\xbd\""));
+    ck_assert(python_check(junit_script, path));
+}
+END_TEST
+
+static char *stream_report(void (*writer)(FILE *, const sb_case_result *, int))
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    writer(f, results, 2);
+    fclose(f);
+    return buf;
+}
+
+static int count_lines_starting(const char *s, const char *prefix)
+{
+    int n = 0;
+    size_t k = strlen(prefix);
+    for (const char *line = s; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        n += strncmp(line, prefix, k) == 0;
+    return n;
+}
+
+START_TEST(tap_plan_and_lines)
+{
+    char *s = stream_report(sb_report_tap);
+    ck_assert_msg(strncmp(s, "TAP version 13\n1..5\n", 20) == 0, "%s", s);
+    ck_assert_int_eq(count_lines_starting(s, "ok "), 3);
+    ck_assert_int_eq(count_lines_starting(s, "not ok "), 2);
+    ck_assert_ptr_nonnull(strstr(s, "\nok 1 - odd \"name\"\\ <&>\t\\#1 \xff threads=1 repeat=1: identical\n"));
+    ck_assert_ptr_nonnull(strstr(s, "\nnot ok 2 - odd \"name\"\\ <&>\t\\#1 \xff threads=2 repeat=1:"
+                                    " reordering (expected identical)\n# first divergence: step 0 y (dense_fwd)"));
+    ck_assert_ptr_nonnull(strstr(s, "\nnot ok 4 - "));
+    /* the crash message's newline does not end its diagnostic line */
+    ck_assert_ptr_nonnull(strstr(s, "\n# killed by signal 11 \"SIGSEGV\" see <stderr>\n"));
+    ck_assert_ptr_nonnull(strstr(s, "\nok 5 - mnist_det threads=2 repeat=1: identical\n"));
+    free(s);
+}
+END_TEST
+
+START_TEST(text_table_and_summary)
+{
+    char *s = stream_report(sb_report_text);
+    ck_assert_ptr_nonnull(strstr(s, "step 0 y (dense_fwd)"));
+    ck_assert_ptr_nonnull(strstr(s, "identical *"));          /* the mismatch mark */
+    ck_assert_ptr_nonnull(strstr(s, "12/4096"));
+    ck_assert_ptr_nonnull(strstr(s, "test loss"));
+    ck_assert_ptr_nonnull(strstr(s, "0.0625"));
+    ck_assert_ptr_nonnull(strstr(s, "\n" ODD_NAME ": NOT as expected (2 of 4 runs)\n"));
+    ck_assert_ptr_nonnull(strstr(s, "\nmnist_det: as expected\n"));
+    ck_assert_ptr_nonnull(strstr(s, "killed by signal 11 \"SIGSEGV\" see <stderr>  "));
+    free(s);
+}
+END_TEST
+
+Suite *make_report_suite(void)
+{
+    Suite *s = suite_create("report");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, json_parses_and_escapes);
+    tcase_add_test(tc, json_unwritable);
+    tcase_add_test(tc, junit_parses_and_escapes);
+    tcase_add_test(tc, tap_plan_and_lines);
+    tcase_add_test(tc, text_table_and_summary);
+    suite_add_tcase(s, tc);
+    return s;
+}

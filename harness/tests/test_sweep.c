@@ -1,0 +1,201 @@
+/* sb_sweep_case with a stand-in for `samebits run`: a shell script that,
+ * by thread count, writes the golden's trace, crashes, hangs, reports an
+ * input error, fails, or writes a trace with one probe changed. */
+#include <check.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "samebits.h"
+
+Suite *make_sweep_suite(void);
+
+static char dir[] = "/tmp/samebits.test_sweep.XXXXXX";
+static char script[128], good[128], changed[128], work[128];
+static sb_case c;
+static sb_trace golden;
+
+/* A trace of two probes; `last` is the value of the second one's element 0. */
+static void trace_make(sb_trace *t, float last)
+{
+    float a[4] = {1, 2, 3, 4}, b[4] = {last, 6, 7, 8};
+    sb_tensor ta = {.dtype = SB_DTYPE_F32, .ndim = 1, .dim = {4}, .data = a};
+    sb_tensor tb = {.dtype = SB_DTYPE_F32, .ndim = 1, .dim = {4}, .data = b};
+    const char *inputs[] = {"x"};
+    sb_probe_point px = {.name = "x", .op = "source", .tensor = &ta};
+    sb_probe_point py = {.name = "y", .op = "relu_fwd", .tensor = &tb, .inputs = inputs,
+                         .n_inputs = 1};
+    sb_trace_init(t);
+    sb_trace_header_from_case(&t->header, &c, 1);
+    ck_assert_int_eq(sb_trace_add_probe(t, &px), SB_OK);
+    ck_assert_int_eq(sb_trace_add_probe(t, &py), SB_OK);
+}
+
+static void trace_save(const sb_trace *t, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(sb_trace_write(t, f), SB_OK);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+static void setup(void)
+{
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(script, sizeof script, "%s/run.sh", dir);
+    snprintf(good, sizeof good, "%s/good.trace", dir);
+    snprintf(changed, sizeof changed, "%s/changed.trace", dir);
+    snprintf(work, sizeof work, "%s/work", dir);
+    ck_assert_int_eq(mkdir(work, 0777), 0);
+
+    memset(&c, 0, sizeof c);
+    snprintf(c.path, sizeof c.path, "fake.case");
+    snprintf(c.name, sizeof c.name, "fake");
+    memset(c.digest, 'a', 32);
+    c.kind = SB_CASE_KERNEL;
+    c.reference_threads = 1;
+    c.repeats = 1;
+    c.timeout_seconds = 0.5;
+    for (int t = 0; t <= SB_MAX_THREADS; t++)
+        c.expect[t] = SB_VERDICT_IDENTICAL;
+
+    trace_make(&golden, 5);
+    trace_save(&golden, good);
+    sb_trace t;
+    trace_make(&t, 5.5f);
+    trace_save(&t, changed);
+    sb_trace_free(&t);
+
+    /* argv: run CASE --threads N --trace FILE [--dump ...] */
+    FILE *f = fopen(script, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f,
+            "#!/bin/sh\n"
+            "case \"$4\" in\n"
+            "1) cp %s \"$6\" ;;\n"
+            "2) kill -SEGV $$ ;;\n"
+            "3) exec sleep 30 ;;\n"
+            "4) echo 'fake.case:3: expected something else' >&2; exit 2 ;;\n"
+            "5) echo 'first words' >&2; echo 'last words' >&2; exit 1 ;;\n"
+            "6) cp %s \"$6\" ;;\n"
+            "esac\n",
+            good, changed);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(chmod(script, 0755), 0);
+}
+
+static void teardown(void)
+{
+    sb_trace_free(&golden);
+    char *rm[] = {"rm", "-rf", dir, NULL};
+    sb_child_result r;
+    ck_assert_int_eq(sb_spawn(rm, 1, 30, &r), SB_OK);
+    ck_assert_int_eq(r.exit_code, 0);
+    strcpy(dir + strlen(dir) - 6, "XXXXXX");
+}
+
+static sb_status sweep(const int *threads, int n, sb_case_result *r, char *err, size_t errlen)
+{
+    sb_sweep_options o = {.self_exe = script, .work_dir = work, .threads = threads,
+                          .n_threads = n};
+    return sb_sweep_case(&c, &golden, &o, r, err, errlen);
+}
+
+START_TEST(crash_and_timeout_do_not_stop_the_sweep)
+{
+    const int threads[] = {1, 2, 3, 1};
+    sb_case_result r;
+    char err[256] = "";
+    ck_assert_int_eq(sweep(threads, 4, &r, err, sizeof err), SB_OK);
+    ck_assert_int_eq(r.n_runs, 4);
+    ck_assert_int_eq(r.runs[0].verdict, SB_VERDICT_IDENTICAL);
+    ck_assert_int_eq(r.runs[1].verdict, SB_VERDICT_CRASH);
+    ck_assert_ptr_nonnull(strstr(r.runs[1].message, "signal 11"));
+    ck_assert_int_eq(r.runs[2].verdict, SB_VERDICT_TIMEOUT);
+    ck_assert_ptr_nonnull(strstr(r.runs[2].message, "timed out"));
+    ck_assert_int_eq(r.runs[3].verdict, SB_VERDICT_IDENTICAL);
+    ck_assert_int_eq(r.runs[3].threads, 1);
+    ck_assert(!r.as_expected);
+    sb_case_result_free(&r);
+}
+END_TEST
+
+START_TEST(failed_child_message_is_its_last_stderr_line)
+{
+    const int threads[] = {5};
+    sb_case_result r;
+    char err[256] = "";
+    ck_assert_int_eq(sweep(threads, 1, &r, err, sizeof err), SB_OK);
+    ck_assert_int_eq(r.runs[0].verdict, SB_VERDICT_CRASH);
+    ck_assert_str_eq(r.runs[0].message, "exited with status 1: last words");
+    sb_case_result_free(&r);
+}
+END_TEST
+
+START_TEST(input_error_stops_the_sweep_with_the_childs_message)
+{
+    const int threads[] = {1, 4, 1};
+    sb_case_result r;
+    char err[256] = "";
+    ck_assert_int_eq(sweep(threads, 3, &r, err, sizeof err), SB_ERR_INPUT);
+    ck_assert_int_eq(r.n_runs, 1);
+    ck_assert_ptr_nonnull(strstr(err, "fake.case:3: expected something else"));
+    sb_case_result_free(&r);
+}
+END_TEST
+
+START_TEST(changed_probe_is_found_and_judged)
+{
+    /* the locator's re-runs get no dumps from the stand-in, so nothing
+     * shows the change is a reordering: it must not pass for one */
+    const int threads[] = {6};
+    sb_case_result r;
+    char err[256] = "";
+    ck_assert_int_eq(sweep(threads, 1, &r, err, sizeof err), SB_OK);
+    const sb_run_result *x = &r.runs[0];
+    ck_assert(x->div.found);
+    ck_assert_uint_eq(x->div.index, 1);
+    ck_assert_str_eq(x->div.probe, "y");
+    ck_assert(x->div.inputs_identical);
+    ck_assert_int_eq(x->verdict, SB_VERDICT_BEYOND_BOUND);
+    ck_assert_ptr_nonnull(strstr(x->message, "locate:"));
+    ck_assert(!r.as_expected);
+    sb_case_result_free(&r);
+}
+END_TEST
+
+START_TEST(repeats_and_expectations)
+{
+    const int threads[] = {1};
+    c.expect[1] = SB_VERDICT_IDENTICAL;
+    sb_sweep_options o = {.self_exe = script, .work_dir = work, .threads = threads,
+                          .n_threads = 1, .repeats = 3};
+    sb_case_result r;
+    char err[256] = "";
+    ck_assert_int_eq(sb_sweep_case(&c, &golden, &o, &r, err, sizeof err), SB_OK);
+    ck_assert_int_eq(r.n_runs, 3);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(r.runs[i].repeat, i + 1);
+        ck_assert_int_eq(r.runs[i].verdict, SB_VERDICT_IDENTICAL);
+    }
+    ck_assert(r.as_expected);
+    sb_case_result_free(&r);
+}
+END_TEST
+
+Suite *make_sweep_suite(void)
+{
+    Suite *s = suite_create("sweep");
+    TCase *tc = tcase_create("sweep");
+    tcase_set_timeout(tc, 120);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, crash_and_timeout_do_not_stop_the_sweep);
+    tcase_add_test(tc, failed_child_message_is_its_last_stderr_line);
+    tcase_add_test(tc, input_error_stops_the_sweep_with_the_childs_message);
+    tcase_add_test(tc, changed_probe_is_found_and_judged);
+    tcase_add_test(tc, repeats_and_expectations);
+    suite_add_tcase(s, tc);
+    return s;
+}

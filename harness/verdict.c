@@ -1,0 +1,47 @@
+/* Verdict names and the verdict of a located divergence. */
+#include <string.h>
+
+#include "samebits.h"
+
+static const char *const verdict_names[SB_VERDICT_COUNT] = {
+    [SB_VERDICT_IDENTICAL] = "identical",
+    [SB_VERDICT_REORDERING] = "reordering",
+    [SB_VERDICT_BEYOND_BOUND] = "beyond-bound",
+    [SB_VERDICT_CRASH] = "crash",
+    [SB_VERDICT_TIMEOUT] = "timeout",
+};
+
+const char *sb_verdict_name(sb_verdict v)
+{
+    return (unsigned)v < SB_VERDICT_COUNT ? verdict_names[v] : "?";
+}
+
+sb_verdict sb_verdict_from_name(const char *name)
+{
+    for (int v = 0; v < SB_VERDICT_COUNT; v++)
+        if (strcmp(verdict_names[v], name) == 0)
+            return (sb_verdict)v;
+    return SB_VERDICT_COUNT;
+}
+
+/* An op of the kernel list without a reduction computes every element the
+ * same way in any order, so no reordering can move its bits. Ops the list
+ * does not know (a user's own) are judged by the bound they dumped. */
+static bool op_cannot_reorder(const char *op)
+{
+    sb_op k = sb_op_from_name(op);
+    return k != SB_OP_COUNT && !sb_op_has_reduction(k);
+}
+
+sb_verdict sb_divergence_verdict(const sb_divergence *d)
+{
+    if (!d->found)
+        return SB_VERDICT_IDENTICAL;
+    const sb_elem_diff *e = &d->elem;
+    bool reordering = !d->structural && d->inputs_identical && d->have_elements
+                      && !d->nondeterministic && !op_cannot_reorder(d->op)
+                      && e->within_bound
+                      /* a NaN or Inf the other side does not have */
+                      && e->nonfinite_a == e->nonfinite_b;
+    return reordering ? SB_VERDICT_REORDERING : SB_VERDICT_BEYOND_BOUND;
+}

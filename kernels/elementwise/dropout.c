@@ -1,0 +1,87 @@
+/* Inverted dropout. Element i of the mask is kept when
+ * sb_rng_uniform(seed, stream, step, i) >= rate, and a kept element carries
+ * 1/(1-rate), so the expected activation is unchanged and nothing is rescaled
+ * at test time; rate = 0 keeps every element with scale exactly 1. The draw
+ * is a pure function of its counter, not of an RNG state, so any thread may
+ * compute any element and the mask bits never depend on the thread count.
+ *
+ * y = x * mask and dx = dy * mask are products, as in the frameworks that
+ * multiply by the mask: an Inf or NaN in a dropped element gives NaN. */
+#include "elementwise.h"
+#include "sb_rng.h"
+
+static float keep_scale(const sb_dropout_params *d)
+{
+    SB_ASSERT(d->rate >= 0.0f && d->rate < 1.0f);
+    return 1.0f / (1.0f - d->rate);
+}
+
+static inline float mask_element(const sb_dropout_params *d, float scale, size_t i)
+{
+    return sb_rng_uniform(d->seed, d->stream, d->step, i) >= d->rate ? scale : 0.0f;
+}
+
+void sb_dropout_mask_ref(float *mask,                   /* [n] */
+                         const sb_dropout_params *d,
+                         size_t n)
+{
+    const float scale = keep_scale(d);
+    for (size_t i = 0; i < n; i++)
+        mask[i] = mask_element(d, scale, i);
+}
+
+void sb_dropout_mask_par(float *mask,                   /* [n] */
+                         const sb_dropout_params *d,
+                         size_t n)
+{
+    const float scale = keep_scale(d);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        mask[i] = mask_element(d, scale, i);
+}
+
+/* fwd and bwd are the same product: y = x * mask, dx = dy * mask */
+static void times_mask_ref(float *out, const float *in, const float *mask, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = in[i] * mask[i];
+}
+
+static void times_mask_par(float *out, const float *in, const float *mask, size_t n)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        out[i] = in[i] * mask[i];
+}
+
+void sb_dropout_fwd_ref(float *y,               /* [n] */
+                        const float *x,         /* [n] */
+                        const float *mask,      /* [n] */
+                        size_t n)
+{
+    times_mask_ref(y, x, mask, n);
+}
+
+void sb_dropout_fwd_par(float *y,               /* [n] */
+                        const float *x,         /* [n] */
+                        const float *mask,      /* [n] */
+                        size_t n)
+{
+    times_mask_par(y, x, mask, n);
+}
+
+void sb_dropout_bwd_ref(float *dx,              /* [n] */
+                        const float *dy,        /* [n] */
+                        const float *mask,      /* [n] the forward's mask */
+                        size_t n)
+{
+    times_mask_ref(dx, dy, mask, n);
+}
+
+void sb_dropout_bwd_par(float *dx,              /* [n] */
+                        const float *dy,        /* [n] */
+                        const float *mask,      /* [n] the forward's mask */
+                        size_t n)
+{
+    times_mask_par(dx, dy, mask, n);
+}

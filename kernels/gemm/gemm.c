@@ -1,0 +1,221 @@
+/* The blocked GEMM core: packing, cache blocking, and the det and loose
+ * ways of sharing the work between threads. */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sb_common.h"
+#include "gemm/sb_gemm.h"
+#include "gemm_tile.h"
+
+#define MR SB_GEMM_MR
+#define NR SB_GEMM_NR
+#define KC SB_GEMM_KC
+
+/* Cache blocks: an MC x KC block of A stays in L2 while the tiles sweep a
+ * KC x NC block of B. They only decide which tiles are computed when, never
+ * an element's arithmetic, so they may change freely. */
+enum { MC = 144, NC = 1024 };
+
+struct sb_gemm_work {
+    int m, n, k;    /* the largest problem the buffers fit */
+    float *a;       /* [MC/MR][KC][MR] */
+    float *b;       /* [NC/NR][KC][NR] */
+};
+
+static float *floats_alloc(size_t n)
+{
+    size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+    return aligned_alloc(64, bytes > 0 ? bytes : 64);
+}
+
+static int min_int(int a, int b) { return a < b ? a : b; }
+static int round_up(int x, int to) { return (x + to - 1) / to * to; }
+
+sb_gemm_work *sb_gemm_work_new(int m, int n, int k)
+{
+    sb_gemm_work *w = malloc(sizeof *w);
+    if (!w)
+        return NULL;
+    w->m = m, w->n = n, w->k = k;
+    size_t kc = (size_t)min_int(KC, k);
+    w->a = floats_alloc((size_t)min_int(MC, round_up(m, MR)) * kc);
+    w->b = floats_alloc((size_t)min_int(NC, round_up(n, NR)) * kc);
+    if (!w->a || !w->b) {
+        sb_gemm_work_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void sb_gemm_work_free(sb_gemm_work *w)
+{
+    if (!w)
+        return;
+    free(w->a);
+    free(w->b);
+    free(w);
+}
+
+/* A[0..mc)[0..kc) into panels of MR rows, p-major inside a panel; rows past
+ * mc are zero. */
+static void pack_a(float *restrict dst, sb_matview a, int mc, int kc)
+{
+    for (int i0 = 0; i0 < mc; i0 += MR) {
+        int rows = mc - i0 < MR ? mc - i0 : MR;
+        for (int p = 0; p < kc; p++) {
+            float *d = dst + (ptrdiff_t)p * MR;
+            const float *s = a.p + i0 * a.rs + p * a.cs;
+            for (int i = 0; i < rows; i++)
+                d[i] = s[i * a.rs];
+            for (int i = rows; i < MR; i++)
+                d[i] = 0.0f;
+        }
+        dst += (ptrdiff_t)kc * MR;
+    }
+}
+
+/* B[0..kc)[0..nc) into panels of NR columns, p-major inside a panel;
+ * columns past nc are zero. */
+static void pack_b(float *restrict dst, sb_matview b, int kc, int nc)
+{
+    for (int j0 = 0; j0 < nc; j0 += NR) {
+        int cols = nc - j0 < NR ? nc - j0 : NR;
+        for (int p = 0; p < kc; p++) {
+            float *d = dst + (ptrdiff_t)p * NR;
+            const float *s = b.p + p * b.rs + j0 * b.cs;
+            if (b.cs == 1 && cols == NR) {
+                memcpy(d, s, NR * sizeof(float));
+                continue;
+            }
+            for (int j = 0; j < cols; j++)
+                d[j] = s[j * b.cs];
+            for (int j = cols; j < NR; j++)
+                d[j] = 0.0f;
+        }
+        dst += (ptrdiff_t)kc * NR;
+    }
+}
+
+static sb_matview sub(sb_matview v, int i, int j)
+{
+    return (sb_matview){v.p + i * v.rs + j * v.cs, v.rs, v.cs};
+}
+
+void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
+                        ptrdiff_t ldc, int m, int n, int k, bool accumulate)
+{
+    SB_ASSERT(m >= 0 && n >= 0 && k >= 0 && ldc >= n);
+    SB_ASSERT(m <= w->m && n <= w->n && k <= w->k);
+    if (k == 0 && !accumulate)
+        for (int i = 0; i < m; i++)
+            memset(c + i * ldc, 0, (size_t)n * sizeof(float));
+    sb_gemm_tile_fn *tile = sb_gemm_tile_select();
+    for (int jc = 0; jc < n; jc += NC) {
+        int nc = min_int(NC, n - jc);
+        /* pc walks the summation chunks in order: the det definition. */
+        for (int pc = 0; pc < k; pc += KC) {
+            int kc = min_int(KC, k - pc);
+            bool overwrite = pc == 0 && !accumulate;
+            pack_b(w->b, sub(b, pc, jc), kc, nc);
+            for (int ic = 0; ic < m; ic += MC) {
+                int mc = min_int(MC, m - ic);
+                pack_a(w->a, sub(a, ic, pc), mc, kc);
+                for (int jr = 0; jr < nc; jr += NR)
+                    for (int ir = 0; ir < mc; ir += MR)
+                        tile(c + (ic + ir) * ldc + jc + jr,
+                             w->a + (ptrdiff_t)ir * kc, w->b + (ptrdiff_t)jr * kc,
+                             ldc, kc, min_int(MR, mc - ir), min_int(NR, nc - jr),
+                             overwrite);
+            }
+        }
+    }
+}
+
+/* Split an mt x nt grid of tiles over `threads` rectangles (tm x tn, tm*tn <=
+ * threads): the fewest tiles on the busiest thread, then the least packing.
+ * Only the work split depends on the thread count, not the arithmetic. */
+static void grid_choose(int mt, int nt, int threads, int *tm, int *tn)
+{
+    long best = -1;
+    for (int a = 1; a <= threads && a <= mt; a++) {
+        int bcols = min_int(threads / a, nt);
+        long busiest = (long)((mt + a - 1) / a) * ((nt + bcols - 1) / bcols);
+        long cost = busiest * 1000 + a + bcols;
+        if (best < 0 || cost < best) {
+            best = cost;
+            *tm = a;
+            *tn = bcols;
+        }
+    }
+}
+
+void sb_gemm_det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
+                 int n, int k, bool accumulate)
+{
+    int mt = (m + MR - 1) / MR, nt = (n + NR - 1) / NR;
+    if (mt == 0 || nt == 0)
+        return;
+#pragma omp parallel
+    {
+        int tm = 1, tn = 1;
+        grid_choose(mt, nt, omp_get_num_threads(), &tm, &tn);
+        int t = omp_get_thread_num();
+        if (t < tm * tn) {
+            int ti = t / tn, tj = t % tn;
+            int i0 = mt * ti / tm * MR, i1 = min_int(m, mt * (ti + 1) / tm * MR);
+            int j0 = nt * tj / tn * NR, j1 = min_int(n, nt * (tj + 1) / tn * NR);
+            if (i0 < i1 && j0 < j1) {
+                sb_gemm_work *w = sb_gemm_work_new(i1 - i0, j1 - j0, k);
+                SB_ASSERT(w != NULL);
+                sb_gemm_det_serial(c + i0 * ldc + j0, sub(a, i0, 0), sub(b, 0, j0),
+                                   w, ldc, i1 - i0, j1 - j0, k, accumulate);
+                sb_gemm_work_free(w);
+            }
+        }
+    }
+}
+
+void sb_gemm_loose(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
+                   int n, int k, bool accumulate)
+{
+    /* split-K: thread t multiplies its slice of the reduction into its own
+     * partial product; the partials are then added in thread order. */
+    int threads = omp_get_max_threads();
+    size_t mn = (size_t)m * (size_t)n;
+    float *part = floats_alloc(mn * (size_t)threads);
+    SB_ASSERT(part != NULL);
+#pragma omp parallel num_threads(threads)
+    {
+        int t = omp_get_thread_num(), nth = omp_get_num_threads();
+        int k0 = (int)((long)k * t / nth), k1 = (int)((long)k * (t + 1) / nth);
+        sb_gemm_work *w = sb_gemm_work_new(m, n, k1 - k0);
+        SB_ASSERT(w != NULL);
+        sb_gemm_det_serial(part + mn * (size_t)t, sub(a, 0, k0), sub(b, k0, 0), w,
+                           n, m, n, k1 - k0, false);
+        sb_gemm_work_free(w);
+#pragma omp barrier
+#pragma omp for schedule(static)
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++) {
+                float s = accumulate ? c[i * ldc + j] : 0.0f;
+                for (int u = 0; u < nth; u++)
+                    s += part[mn * (size_t)u + (size_t)i * (size_t)n + (size_t)j];
+                c[i * ldc + j] = s;
+            }
+    }
+    free(part);
+}
+
+float sb_sum_det(const float *x, ptrdiff_t stride, size_t n, float init)
+{
+    float acc = init;
+    for (size_t i0 = 0; i0 < n; i0 += KC) {
+        size_t i1 = n - i0 < KC ? n : i0 + KC;
+        float s = 0.0f;
+        for (size_t i = i0; i < i1; i++)
+            s += x[(ptrdiff_t)i * stride];
+        acc += s;
+    }
+    return acc;
+}

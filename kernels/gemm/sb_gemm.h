@@ -1,0 +1,69 @@
+/* The GEMM core shared by conv and dense: C = [C +] A B in single precision.
+ *
+ * The det summation order (the definition every det GEMM result follows,
+ * whatever the thread count, tile position or ISA):
+ *   the reduction index p = 0..k-1 is cut into chunks of SB_GEMM_KC;
+ *   chunk j is one fmaf chain in p order starting from +0:
+ *       s_j = fmaf(a[i][p], b[p][jj], s_j)
+ *   and C is updated chunk after chunk in chunk order:
+ *       C = s_0 (or C + s_0 when accumulating), then C = C + s_1, ...
+ * A long reduction (dense K = 9216) so costs about (SB_GEMM_KC + k/SB_GEMM_KC)
+ * roundings on its worst path instead of k, and the bits depend on the
+ * inputs only: threads split the output, never the reduction.
+ *
+ * Fixed-size chunks need no partial buffers: the chunk is also the K cache
+ * block, so the register tile of one chunk is added into C when it ends. */
+#ifndef SB_GEMM_H
+#define SB_GEMM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The summation chunk (part of the det definition; changing it changes bits). */
+#define SB_GEMM_KC 256
+
+/* A read-only matrix view: element (i, j) is at p[i*rs + j*cs], so a
+ * transpose is a view with the strides swapped. */
+typedef struct sb_matview {
+    const float *p;
+    ptrdiff_t rs, cs;
+} sb_matview;
+
+static inline sb_matview sb_matview_rows(const float *p, ptrdiff_t ld)
+{
+    return (sb_matview){p, ld, 1};   /* row-major, leading dimension ld */
+}
+
+static inline sb_matview sb_matview_trans(const float *p, ptrdiff_t ld)
+{
+    return (sb_matview){p, 1, ld};   /* transpose of a row-major matrix */
+}
+
+/* Packing buffers of one serial GEMM; one per thread, reused across calls
+ * whose m, n, k are no larger than those it was made for. */
+typedef struct sb_gemm_work sb_gemm_work;
+sb_gemm_work *sb_gemm_work_new(int m, int n, int k);   /* NULL when out of memory */
+void sb_gemm_work_free(sb_gemm_work *w);
+
+/* Serial det GEMM into row-major C (leading dimension ldc):
+ *   c: [m][ldc]   a: [m][k] view   b: [k][n] view
+ * accumulate: false writes C = A B, true writes C = C + A B (C's old value
+ * enters before chunk 0, e.g. a bias). */
+void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
+                        ptrdiff_t ldc, int m, int n, int k, bool accumulate);
+
+/* The same result, the output split into rectangles over the threads of a new
+ * OpenMP team. SB_ASSERT on out of memory. */
+void sb_gemm_det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
+                 int n, int k, bool accumulate);
+
+/* The loose GEMM: split-K over omp_get_max_threads() threads, per-thread
+ * partial products combined in thread order. Bits follow the thread count. */
+void sb_gemm_loose(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
+                   int n, int k, bool accumulate);
+
+/* Det sum of n floats x[i*stride]: chunks of SB_GEMM_KC summed left to right
+ * from +0, chunk sums added in chunk order onto `init`. */
+float sb_sum_det(const float *x, ptrdiff_t stride, size_t n, float init);
+
+#endif

@@ -1,0 +1,93 @@
+/* The Keras MNIST CNN inside the library: its buffers and its passes.
+ * sb_model_train (train.c) drives it; the probe list is in cnn.c. */
+#ifndef SB_CNN_H
+#define SB_CNN_H
+
+#include <stdbool.h>
+
+#include "sb_model.h"
+
+#define SB_CNN_CLASSES 10
+#define SB_CNN_CONV1_K 32
+#define SB_CNN_CONV2_K 64
+#define SB_CNN_HIDDEN 128
+#define SB_CNN_KERNEL 3 /* 3x3 filters, stride 1, no padding */
+
+/* The trainable tensors, in the order they are initialised and updated. */
+typedef enum sb_cnn_param {
+    SB_CNN_CONV1_W, SB_CNN_CONV1_B,
+    SB_CNN_CONV2_W, SB_CNN_CONV2_B,
+    SB_CNN_DENSE1_W, SB_CNN_DENSE1_B,
+    SB_CNN_DENSE2_W, SB_CNN_DENSE2_B,
+    SB_CNN_PARAM_COUNT
+} sb_cnn_param;
+
+/* Where each probe goes, and the step it carries. */
+typedef struct sb_cnn_probe {
+    sb_probe_fn *hook; /* NULL: no probes */
+    void *ctx;
+    int64_t step;
+} sb_cnn_probe;
+
+/* Every buffer is allocated once, for the largest batch; a pass over n <=
+ * batch samples uses the first n rows. Activations are NCHW. */
+typedef struct sb_cnn {
+    const sb_kernel_table *k;
+    const sb_train_config *cfg;
+    int batch;                  /* rows of every per-sample buffer */
+    int h, w;                   /* input image */
+    int h1, w1, h2, w2, h3, w3; /* after conv1, conv2, pool */
+    int features;               /* 64 * h3 * w3, the flattened pool output */
+
+    float *param[SB_CNN_PARAM_COUNT];
+    float *grad[SB_CNN_PARAM_COUNT];
+    float *state[SB_CNN_PARAM_COUNT][2]; /* optimiser accumulators */
+    sb_tensor param_view[SB_CNN_PARAM_COUNT]; /* shape of each parameter */
+    char update_name[SB_CNN_PARAM_COUNT][48]; /* "adadelta.conv1.W" */
+    const char *latest[SB_CNN_PARAM_COUNT];   /* probe holding the current value */
+
+    /* forward */
+    float *x;           /* [batch][1][h][w] */
+    int32_t *labels;    /* [batch] */
+    float *conv1, *relu1;       /* [batch][32][h1][w1] */
+    float *conv2, *relu2;       /* [batch][64][h2][w2] */
+    float *pool, *mask1, *drop1; /* [batch][features] */
+    float *dense1, *relu3, *mask2, *drop2; /* [batch][128] */
+    float *logits, *prob;       /* [batch][10] */
+    float loss;                 /* mean over the batch */
+
+    /* backward: d<tensor> is the gradient of the loss at that tensor */
+    float *dlogits;             /* [batch][10] */
+    float *ddrop2, *drelu3, *ddense1; /* [batch][128] */
+    float *ddrop1, *dpool;      /* [batch][features] */
+    float *drelu2, *dconv2;     /* [batch][64][h2][w2] */
+    float *drelu1, *dconv1;     /* [batch][32][h1][w1] */
+} sb_cnn;
+
+/* SB_ERR_SHAPE when the images are too small for two 3x3 convolutions and
+ * a 2x2 pool; SB_ERR_NOMEM. */
+sb_status sb_cnn_alloc(sb_cnn *m, const sb_kernel_table *k,
+                       const sb_train_config *cfg, int h, int w);
+void sb_cnn_free(sb_cnn *m);
+
+/* Keras initialisers from cfg->seed; probes init.<param> at step 0. */
+void sb_cnn_init(sb_cnn *m, const sb_cnn_probe *p);
+
+/* Forward over m->x[0..n). train: dropout on, softmax and the batch loss
+ * (needs m->labels), probe pass "fwd"; otherwise dropout off, stop at the
+ * logits, written to `logits` ([n][10], m->logits when NULL), pass "eval". */
+void sb_cnn_forward(sb_cnn *m, int n, bool train, float *logits, const sb_cnn_probe *p);
+void sb_cnn_backward(sb_cnn *m, int n, const sb_cnn_probe *p);
+/* One optimiser step on every parameter; p->step is the 0-based step. */
+void sb_cnn_update(sb_cnn *m, const sb_cnn_probe *p);
+
+/* Describes c, points its tensors at out[] and in[], runs it with k. */
+void sb_cnn_call(const sb_kernel_table *k, sb_op_call *c, void *const out[],
+                 void *const in[]);
+/* Probe of output out_index of the op call c just run. */
+void sb_cnn_probe_op(const sb_cnn_probe *p, const char *name, const sb_op_call *c,
+                     int out_index, const char *const inputs[], int n_inputs);
+/* Probe of data entering the run: op "source", no inputs, no bound. */
+void sb_cnn_probe_source(const sb_cnn_probe *p, const char *name, const sb_tensor *t);
+
+#endif

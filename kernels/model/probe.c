@@ -1,0 +1,52 @@
+/* The model's two ways of touching the outside: running an op through the
+ * generic op call, and telling the probe hook what came out. */
+#include "cnn.h"
+
+void sb_cnn_call(const sb_kernel_table *k, sb_op_call *c, void *const out[],
+                 void *const in[])
+{
+    /* Every shape the model uses was checked when its buffers were sized. */
+    sb_status s = sb_op_call_describe(c);
+    SB_ASSERT(s == SB_OK);
+    for (int i = 0; i < c->n_in; i++)
+        c->in[i].data = in[i];
+    for (int i = 0; i < c->n_out; i++)
+        c->out[i].data = out[i];
+    sb_op_call_run(k, c);
+}
+
+void sb_cnn_probe_op(const sb_cnn_probe *p, const char *name, const sb_op_call *c,
+                     int out_index, const char *const inputs[], int n_inputs)
+{
+    if (!p->hook)
+        return;
+    SB_ASSERT(out_index >= 0 && out_index < c->n_out);
+    SB_ASSERT(n_inputs >= c->n_in);
+    sb_probe_point pt = {
+        .step = p->step,
+        .name = name,
+        .op = sb_op_name(c->op),
+        .tensor = &c->out[out_index],
+        .inputs = inputs,
+        .n_inputs = n_inputs,
+        .input_tensors = c->n_in > 0 ? c->in : NULL,
+        .n_input_tensors = c->n_in,
+        .bound = sb_op_call_bound,
+        .bound_ctx = c,
+        .out_index = out_index,
+    };
+    p->hook(p->ctx, &pt);
+}
+
+void sb_cnn_probe_source(const sb_cnn_probe *p, const char *name, const sb_tensor *t)
+{
+    if (!p->hook)
+        return;
+    sb_probe_point pt = {
+        .step = p->step,
+        .name = name,
+        .op = "source",
+        .tensor = t,
+    };
+    p->hook(p->ctx, &pt);
+}

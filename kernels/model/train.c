@@ -1,0 +1,179 @@
+/* sb_model_train: the epoch loop around the CNN of cnn.c, and the evaluation
+ * on the test set after each epoch.
+ *
+ * Probes besides those of cnn.c: before every step batch.x and batch.labels
+ * (sources); after every epoch, at the step count reached, the evaluation
+ * pass per test batch (eval.batch.x, conv1.eval.out ... dense2.eval.out),
+ * then over the whole test set: eval.labels (source), eval.loss (xent_loss
+ * of dense2.eval.out), softmax.eval.prob, eval.accuracy. The whole-set ops
+ * read the per-batch dense2.eval.out records laid end to end. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cnn.h"
+#include "sb_rng.h"
+
+void sb_train_config_defaults(sb_train_config *cfg)
+{
+    *cfg = (sb_train_config){
+        .batch = 128,
+        .epochs = 12,
+        .seed = 1,
+        .dropout1 = 0.25f,
+        .dropout2 = 0.5f,
+        .max_steps = 0,
+    };
+    sb_optim_defaults(&cfg->optim, SB_OPTIM_ADADELTA);
+}
+
+static bool labels_ok(const sb_dataset *d)
+{
+    for (int64_t i = 0; i < d->n; i++)
+        if (d->labels[i] < 0 || d->labels[i] >= SB_CNN_CLASSES)
+            return false;
+    return true;
+}
+
+static sb_status config_check(const sb_train_config *cfg, const sb_dataset *train,
+                              const sb_dataset *test)
+{
+    if (cfg->batch < 1 || cfg->epochs < 0 || cfg->max_steps < 0 ||
+        (unsigned)cfg->optim.kind >= SB_OPTIM_COUNT || !(cfg->dropout1 >= 0.0f) ||
+        !(cfg->dropout1 < 1.0f) || !(cfg->dropout2 >= 0.0f) || !(cfg->dropout2 < 1.0f))
+        return SB_ERR_USAGE;
+    if (train->n < 1 || test->n < 1 || train->rows != test->rows ||
+        train->cols != test->cols)
+        return SB_ERR_SHAPE;
+    /* the whole-set evaluation ops take an int sample count */
+    if (test->n > INT32_MAX / SB_CNN_CLASSES)
+        return SB_ERR_SHAPE;
+    if (!labels_ok(train) || !labels_ok(test))
+        return SB_ERR_INPUT;
+    return SB_OK;
+}
+
+/* Loads samples order[start..start+n) of d (start.. when order is NULL)
+ * into m->x (pixels / 255) and m->labels. */
+static void batch_load(sb_cnn *m, const sb_dataset *d, const int64_t *order, int64_t start,
+                       int n)
+{
+    size_t hw = (size_t)m->h * (size_t)m->w;
+    for (int i = 0; i < n; i++) {
+        int64_t s = order ? order[start + i] : start + i;
+        const uint8_t *px = d->pixels + (size_t)s * hw;
+        float *x = m->x + (size_t)i * hw;
+        for (size_t j = 0; j < hw; j++)
+            x[j] = (float)px[j] / 255.0f;
+        m->labels[i] = d->labels[s];
+    }
+}
+
+static void batch_probe(const sb_cnn *m, int n, const char *x_name, const char *labels_name,
+                        const sb_cnn_probe *p)
+{
+    sb_tensor x = {.dtype = SB_DTYPE_F32, .ndim = 4, .dim = {n, 1, m->h, m->w}, .data = m->x};
+    sb_cnn_probe_source(p, x_name, &x);
+    if (labels_name) {
+        sb_tensor y = {.dtype = SB_DTYPE_I32, .ndim = 1, .dim = {n}, .data = m->labels};
+        sb_cnn_probe_source(p, labels_name, &y);
+    }
+}
+
+/* Whole-test-set buffers of the evaluation. */
+typedef struct eval_set {
+    int n;
+    float *logits, *prob; /* [n][10] */
+    int32_t *labels;      /* [n] */
+    float loss, accuracy;
+} eval_set;
+
+static void evaluate(sb_cnn *m, const sb_dataset *test, eval_set *e, const sb_cnn_probe *p)
+{
+    for (int start = 0; start < e->n; start += m->batch) {
+        int n = e->n - start < m->batch ? e->n - start : m->batch;
+        batch_load(m, test, NULL, start, n);
+        batch_probe(m, n, "eval.batch.x", NULL, p);
+        sb_cnn_forward(m, n, false, e->logits + (size_t)start * SB_CNN_CLASSES, p);
+    }
+    sb_tensor labels = {.dtype = SB_DTYPE_I32, .ndim = 1, .dim = {e->n}, .data = e->labels};
+    sb_cnn_probe_source(p, "eval.labels", &labels);
+
+    sb_op_call c = {.op = SB_OP_xent_loss, .cls = {.n = e->n, .k = SB_CNN_CLASSES}};
+    sb_cnn_call(m->k, &c, (void *const[]){&e->loss}, (void *const[]){e->logits, e->labels});
+    sb_cnn_probe_op(p, "eval.loss", &c, 0,
+                    (const char *const[]){"dense2.eval.out", "eval.labels"}, 2);
+    c.op = SB_OP_softmax_fwd;
+    sb_cnn_call(m->k, &c, (void *const[]){e->prob}, (void *const[]){e->logits});
+    sb_cnn_probe_op(p, "softmax.eval.prob", &c, 0, (const char *const[]){"dense2.eval.out"}, 1);
+    c.op = SB_OP_accuracy;
+    sb_cnn_call(m->k, &c, (void *const[]){&e->accuracy}, (void *const[]){e->prob, e->labels});
+    sb_cnn_probe_op(p, "eval.accuracy", &c, 0,
+                    (const char *const[]){"softmax.eval.prob", "eval.labels"}, 2);
+}
+
+sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,
+                         const sb_dataset *train, const sb_dataset *test,
+                         sb_probe_fn *hook, void *hook_ctx,
+                         sb_epoch_metrics *metrics, int *epochs_done)
+{
+    *epochs_done = 0;
+    sb_status st = config_check(cfg, train, test);
+    if (st != SB_OK)
+        return st;
+    sb_cnn m;
+    st = sb_cnn_alloc(&m, k, cfg, train->rows, train->cols);
+    if (st != SB_OK)
+        return st;
+
+    eval_set e = {.n = (int)test->n};
+    size_t ecls = (size_t)e.n * SB_CNN_CLASSES;
+    e.logits = malloc(ecls * sizeof *e.logits);
+    e.prob = malloc(ecls * sizeof *e.prob);
+    e.labels = malloc((size_t)e.n * sizeof *e.labels);
+    int64_t *order = malloc((size_t)train->n * sizeof *order);
+    if (!e.logits || !e.prob || !e.labels || !order) {
+        st = SB_ERR_NOMEM;
+        goto done;
+    }
+    memcpy(e.labels, test->labels, (size_t)e.n * sizeof *e.labels);
+
+    sb_cnn_probe p = {.hook = hook, .ctx = hook_ctx, .step = 0};
+    sb_cnn_init(&m, &p);
+    for (int epoch = 0; epoch < cfg->epochs; epoch++) {
+        if (cfg->max_steps > 0 && p.step >= cfg->max_steps)
+            break;
+        sb_rng_permutation(order, train->n, cfg->seed, SB_STREAM_SHUFFLE, (uint32_t)epoch);
+        double loss_sum = 0.0;
+        int batches = 0;
+        /* Keras's batching: full batches, then a smaller last one */
+        for (int64_t start = 0; start < train->n; start += cfg->batch) {
+            if (cfg->max_steps > 0 && p.step >= cfg->max_steps)
+                break;
+            int n = train->n - start < cfg->batch ? (int)(train->n - start) : cfg->batch;
+            batch_load(&m, train, order, start, n);
+            batch_probe(&m, n, "batch.x", "batch.labels", &p);
+            sb_cnn_forward(&m, n, true, NULL, &p);
+            sb_cnn_backward(&m, n, &p);
+            sb_cnn_update(&m, &p);
+            loss_sum += (double)m.loss;
+            batches++;
+            p.step++;
+        }
+        evaluate(&m, test, &e, &p);
+        metrics[epoch] = (sb_epoch_metrics){
+            .epoch = epoch + 1,
+            .steps = p.step,
+            .train_loss = loss_sum / batches,
+            .test_loss = (double)e.loss,
+            .test_accuracy = (double)e.accuracy,
+        };
+        *epochs_done = epoch + 1;
+    }
+done:
+    free(order);
+    free(e.logits);
+    free(e.prob);
+    free(e.labels);
+    sb_cnn_free(&m);
+    return st;
+}

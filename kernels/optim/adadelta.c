@@ -1,0 +1,43 @@
+/* Adadelta, Keras 2.1.6 (lr=1.0, rho=0.95, epsilon=K.epsilon()=1e-7):
+ *   acc       = rho * acc + (1 - rho) * g^2
+ *   update    = g * sqrt(delta_acc + epsilon) / sqrt(acc + epsilon)
+ *   w         = w - lr * update
+ *   delta_acc = rho * delta_acc + (1 - rho) * update^2
+ * The update uses the new acc and the old delta_acc. */
+#include <math.h>
+
+#include "optim_par.h"
+
+static inline void adadelta_step(float *w, float *acc, float *delta_acc, float g,
+                                 float one_minus_rho, const sb_optim_params *o)
+{
+    float g2 = g * g;
+    float a = (o->rho * *acc) + (one_minus_rho * g2);
+    *acc = a;
+    float num = sqrtf(*delta_acc + o->epsilon);
+    float den = sqrtf(a + o->epsilon);
+    float update = (g * num) / den;
+    *w = *w - (o->lr * update);
+    float u2 = update * update;
+    *delta_acc = (o->rho * *delta_acc) + (one_minus_rho * u2);
+}
+
+void sb_adadelta_update_ref(float *w,          /* [n] weights, updated */
+                            float *acc,        /* [n] mean square of g, updated */
+                            float *delta_acc,  /* [n] mean square of updates, updated */
+                            const float *g,    /* [n] gradient */
+                            const sb_optim_params *o, size_t n)
+{
+    const float one_minus_rho = 1.0f - o->rho;
+    for (size_t i = 0; i < n; i++)
+        adadelta_step(&w[i], &acc[i], &delta_acc[i], g[i], one_minus_rho, o);
+}
+
+void sb_adadelta_update_par(float *w, float *acc, float *delta_acc, const float *g,
+                            const sb_optim_params *o, size_t n)
+{
+    const float one_minus_rho = 1.0f - o->rho;
+#pragma omp parallel for schedule(static) if (n >= OPTIM_PARALLEL_MIN)
+    for (int64_t i = 0; i < (int64_t)n; i++)
+        adadelta_step(&w[i], &acc[i], &delta_acc[i], g[i], one_minus_rho, o);
+}

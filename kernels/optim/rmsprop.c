@@ -1,0 +1,37 @@
+/* RMSprop, Keras 2.1.6 (lr=0.001, rho=0.9, epsilon=K.epsilon()=1e-7):
+ *   acc = rho * acc + (1 - rho) * g^2
+ *   w   = w - lr * g / (sqrt(acc) + epsilon)
+ * 1 - rho is taken in float, as Keras does with rho a float32 variable. */
+#include <math.h>
+
+#include "optim_par.h"
+
+static inline void rmsprop_step(float *w, float *acc, float g, float one_minus_rho,
+                                const sb_optim_params *o)
+{
+    float g2 = g * g;
+    float a = (o->rho * *acc) + (one_minus_rho * g2);
+    *acc = a;
+    float denom = sqrtf(a) + o->epsilon;
+    float step = (o->lr * g) / denom;
+    *w = *w - step;
+}
+
+void sb_rmsprop_update_ref(float *w,           /* [n] weights, updated */
+                           float *acc,         /* [n] mean square of g, updated */
+                           const float *g,     /* [n] gradient */
+                           const sb_optim_params *o, size_t n)
+{
+    const float one_minus_rho = 1.0f - o->rho;
+    for (size_t i = 0; i < n; i++)
+        rmsprop_step(&w[i], &acc[i], g[i], one_minus_rho, o);
+}
+
+void sb_rmsprop_update_par(float *w, float *acc, const float *g,
+                           const sb_optim_params *o, size_t n)
+{
+    const float one_minus_rho = 1.0f - o->rho;
+#pragma omp parallel for schedule(static) if (n >= OPTIM_PARALLEL_MIN)
+    for (int64_t i = 0; i < (int64_t)n; i++)
+        rmsprop_step(&w[i], &acc[i], g[i], one_minus_rho, o);
+}

@@ -1,0 +1,234 @@
+/* samebits-bench-kernels: GFLOP/s of the GEMM-based kernels (det, loose) at
+ * the seed model's batch-128 shapes, against OpenBLAS cblas_sgemm on the
+ * equivalent GEMM. Measurements are interleaved (every op, family and thread
+ * count once per round) and the median over rounds is reported.
+ * See tools/bench/README.md. */
+#include <cblas.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sb_kernels.h"
+
+/* the equivalent GEMM: C[m][n] = op(A) op(B), K = k */
+typedef struct bench_gemm {
+    int m, n, k;
+    bool a_trans, b_trans;
+} bench_gemm;
+
+typedef struct bench_case {
+    const char *name;
+    sb_op op;
+    sb_conv_shape conv;
+    sb_dense_shape dense;
+    bench_gemm gemm;
+} bench_case;
+
+#define CONV1 {128, 1, 28, 28, 32, 3, 3, 1, 0, 26, 26}
+#define CONV2 {128, 32, 26, 26, 64, 3, 3, 1, 0, 24, 24}
+#define DENSE1 {128, 9216, 128}
+#define DENSE2 {128, 128, 10}
+
+/* conv as im2col GEMMs over the whole batch (N = n*p*q): the OpenBLAS side
+ * gets its column matrix for free, the kernels build theirs. */
+static const bench_case cases[] = {
+    {"conv1.fwd", SB_OP_conv2d_fwd, CONV1, {0}, {32, 128 * 676, 9, false, false}},
+    {"conv1.bwd_filter", SB_OP_conv2d_bwd_filter, CONV1, {0}, {32, 9, 128 * 676, false, true}},
+    {"conv2.fwd", SB_OP_conv2d_fwd, CONV2, {0}, {64, 128 * 576, 288, false, false}},
+    {"conv2.bwd_data", SB_OP_conv2d_bwd_data, CONV2, {0}, {288, 128 * 576, 64, true, false}},
+    {"conv2.bwd_filter", SB_OP_conv2d_bwd_filter, CONV2, {0}, {64, 288, 128 * 576, false, true}},
+    {"dense1.fwd", SB_OP_dense_fwd, {0}, DENSE1, {128, 128, 9216, false, false}},
+    {"dense1.bwd_data", SB_OP_dense_bwd_data, {0}, DENSE1, {128, 9216, 128, false, true}},
+    {"dense1.bwd_weights", SB_OP_dense_bwd_weights, {0}, DENSE1, {9216, 128, 128, true, false}},
+    {"dense2.fwd", SB_OP_dense_fwd, {0}, DENSE2, {128, 10, 128, false, false}},
+    {"dense2.bwd_data", SB_OP_dense_bwd_data, {0}, DENSE2, {128, 128, 10, false, true}},
+    {"dense2.bwd_weights", SB_OP_dense_bwd_weights, {0}, DENSE2, {128, 10, 128, true, false}},
+};
+#define N_CASES (sizeof cases / sizeof cases[0])
+
+enum { IMPL_DET, IMPL_LOOSE, IMPL_BLAS, N_IMPL };
+static const char *const impl_names[N_IMPL] = {"det", "loose", "openblas"};
+static const int thread_counts[] = {1, 2};
+#define N_THREADS (sizeof thread_counts / sizeof thread_counts[0])
+
+static float *uniform_new(size_t n, uint64_t seed)
+{
+    float *x = malloc(n * sizeof(float));
+    if (!x) {
+        fprintf(stderr, "bench: out of memory\n");
+        exit(EXIT_FAILURE);
+    }
+    uint64_t st = seed * 0x9E3779B97F4A7C15u + 1;
+    for (size_t i = 0; i < n; i++) {
+        st = st * 6364136223846793005u + 1442695040888963407u;
+        x[i] = (float)(st >> 40) * 0x1p-23f - 1.0f;
+    }
+    return x;
+}
+
+typedef struct bench_state {
+    sb_op_call call;
+    float *a, *b, *c;   /* the equivalent GEMM's operands */
+} bench_state;
+
+static void state_new(bench_state *st, const bench_case *bc)
+{
+    memset(st, 0, sizeof *st);
+    st->call.op = bc->op;
+    st->call.conv = bc->conv;
+    st->call.dense = bc->dense;
+    if (sb_op_call_describe(&st->call) != SB_OK) {
+        fprintf(stderr, "bench: bad shape for %s\n", bc->name);
+        exit(EXIT_FAILURE);
+    }
+    for (int i = 0; i < st->call.n_in; i++)
+        st->call.in[i].data = uniform_new(sb_tensor_count(&st->call.in[i]), (uint64_t)i + 1);
+    st->call.out[0].data = uniform_new(sb_tensor_count(&st->call.out[0]), 9);
+    const bench_gemm *g = &bc->gemm;
+    st->a = uniform_new((size_t)g->m * g->k, 11);
+    st->b = uniform_new((size_t)g->k * g->n, 12);
+    st->c = uniform_new((size_t)g->m * g->n, 13);
+}
+
+static void state_free(bench_state *st)
+{
+    for (int i = 0; i < st->call.n_in; i++)
+        free(st->call.in[i].data);
+    free(st->call.out[0].data);
+    free(st->a), free(st->b), free(st->c);
+}
+
+static void run_once(const bench_state *st, const bench_gemm *g, int impl)
+{
+    if (impl == IMPL_BLAS) {
+        cblas_sgemm(CblasRowMajor, g->a_trans ? CblasTrans : CblasNoTrans,
+                    g->b_trans ? CblasTrans : CblasNoTrans, g->m, g->n, g->k, 1.0f, st->a,
+                    g->a_trans ? g->m : g->k, st->b, g->b_trans ? g->k : g->n, 0.0f, st->c,
+                    g->n);
+        return;
+    }
+    sb_op_call_run(sb_kernels(impl == IMPL_DET ? SB_FAMILY_DET : SB_FAMILY_LOOSE), &st->call);
+}
+
+/* seconds per call: one warm-up call, then calls until min_time has passed */
+static double time_per_call(const bench_state *st, const bench_gemm *g, int impl, int threads,
+                            double min_time)
+{
+    omp_set_num_threads(threads);
+    openblas_set_num_threads(threads);
+    run_once(st, g, impl);
+    int calls = 0;
+    double t0 = omp_get_wtime(), t;
+    do {
+        run_once(st, g, impl);
+        calls++;
+        t = omp_get_wtime() - t0;
+    } while (t < min_time);
+    return t / calls;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: samebits-bench-kernels [--rounds N] [--min-time SECONDS] "
+                    "[--json FILE]\n");
+}
+
+int main(int argc, char **argv)
+{
+    int rounds = 5;
+    double min_time = 0.05;
+    const char *json_path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+            rounds = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--min-time") == 0 && i + 1 < argc)
+            min_time = atof(argv[++i]);
+        else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
+            json_path = argv[++i];
+        else {
+            usage();
+            return EXIT_FAILURE;
+        }
+    }
+    if (rounds < 1 || !(min_time > 0.0)) {
+        usage();
+        return EXIT_FAILURE;
+    }
+    const char *coretype = getenv("OPENBLAS_CORETYPE");
+    if (!coretype)
+        fprintf(stderr, "bench: OPENBLAS_CORETYPE is not set; OpenBLAS 0.3.21 may misdetect "
+                        "the CPU (set OPENBLAS_CORETYPE=SkylakeX on AVX-512 machines)\n");
+
+    /* seconds[case][threads][impl][round] */
+    double *sec = calloc(N_CASES * N_THREADS * N_IMPL * (size_t)rounds, sizeof(double));
+    bench_state *st = calloc(N_CASES, sizeof *st);
+    if (!sec || !st)
+        return EXIT_FAILURE;
+    for (size_t c = 0; c < N_CASES; c++)
+        state_new(&st[c], &cases[c]);
+    for (int r = 0; r < rounds; r++)
+        for (size_t c = 0; c < N_CASES; c++)
+            for (size_t t = 0; t < N_THREADS; t++)
+                for (int impl = 0; impl < N_IMPL; impl++)
+                    sec[((c * N_THREADS + t) * N_IMPL + (size_t)impl) * (size_t)rounds + (size_t)r] =
+                        time_per_call(&st[c], &cases[c].gemm, impl, thread_counts[t], min_time);
+
+    FILE *json = json_path ? fopen(json_path, "w") : NULL;
+    if (json_path && !json) {
+        fprintf(stderr, "bench: cannot write %s\n", json_path);
+        return EXIT_FAILURE;
+    }
+    if (json)
+        fprintf(json, "{\n  \"openblas_core\": \"%s\",\n  \"openblas_coretype_env\": \"%s\",\n"
+                      "  \"rounds\": %d,\n  \"min_time_s\": %g,\n  \"results\": [\n",
+                openblas_get_corename(), coretype ? coretype : "", rounds, min_time);
+    printf("OpenBLAS core: %s; median of %d interleaved rounds, GFLOP/s of the equivalent GEMM\n",
+           openblas_get_corename(), rounds);
+    printf("%-20s %-22s %3s %8s %8s %9s %11s %9s\n", "op", "gemm m x n x k", "thr", "det",
+           "loose", "openblas", "det/openblas", "det/loose");
+    for (size_t c = 0; c < N_CASES; c++)
+        for (size_t t = 0; t < N_THREADS; t++) {
+            const bench_gemm *g = &cases[c].gemm;
+            double flops = 2.0 * g->m * g->n * g->k, gf[N_IMPL];
+            for (int impl = 0; impl < N_IMPL; impl++)
+                gf[impl] = flops / median(&sec[((c * N_THREADS + t) * N_IMPL + (size_t)impl) *
+                                               (size_t)rounds], rounds) * 1e-9;
+            char dims[32];
+            snprintf(dims, sizeof dims, "%dx%dx%d", g->m, g->n, g->k);
+            printf("%-20s %-22s %3d %8.1f %8.1f %9.1f %11.2f %9.2f\n", cases[c].name, dims,
+                   thread_counts[t], gf[IMPL_DET], gf[IMPL_LOOSE], gf[IMPL_BLAS],
+                   gf[IMPL_DET] / gf[IMPL_BLAS], gf[IMPL_DET] / gf[IMPL_LOOSE]);
+            if (json)
+                fprintf(json, "    {\"op\": \"%s\", \"kernel\": \"%s\", \"gemm\": [%d, %d, %d], "
+                              "\"threads\": %d, \"gflops\": {\"%s\": %.2f, \"%s\": %.2f, "
+                              "\"%s\": %.2f}, \"det_vs_openblas\": %.3f, \"det_vs_loose\": %.3f}%s\n",
+                        cases[c].name, sb_op_name(cases[c].op), g->m, g->n, g->k,
+                        thread_counts[t], impl_names[IMPL_DET], gf[IMPL_DET],
+                        impl_names[IMPL_LOOSE], gf[IMPL_LOOSE], impl_names[IMPL_BLAS],
+                        gf[IMPL_BLAS], gf[IMPL_DET] / gf[IMPL_BLAS],
+                        gf[IMPL_DET] / gf[IMPL_LOOSE],
+                        c + 1 == N_CASES && t + 1 == N_THREADS ? "" : ",");
+        }
+    if (json) {
+        fprintf(json, "  ]\n}\n");
+        fclose(json);
+    }
+    for (size_t c = 0; c < N_CASES; c++)
+        state_free(&st[c]);
+    free(st);
+    free(sec);
+    return EXIT_SUCCESS;
+}
