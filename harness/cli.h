@@ -14,6 +14,13 @@ int cli_golden(int argc, char **argv);
 int cli_diff(int argc, char **argv);
 int cli_locate(int argc, char **argv);
 int cli_list(int argc, char **argv);
+int cli_report(int argc, char **argv);
+
+/* The sweep's exit status for these results (cli_sweep.c). */
+int cli_sweep_exit(const sb_case_result *r, int n, bool input_error);
+/* Adds "shard": {"index": I, "count": N} (I 1-based) to a JSON report, so
+ * that `report --merge` can put the runs back in the unsharded order. */
+bool cli_report_mark_shard(const char *path, int index, int count);
 
 /* Option parsing: argv[*i] is "--name VALUE" or "--name=VALUE". Returns 1 and
  * sets *value (advancing *i past a separate value) when argv[*i] is the

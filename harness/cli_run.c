@@ -8,12 +8,15 @@
 
 static const char run_usage[] =
     "usage: samebits run CASE --threads N --trace FILE\n"
-    "                    [--dump PROBE --dump-step S --dump-dir DIR] [--data-dir DIR]\n"
+    "                    [--dump PROBE | --dump-all] [--dump-step S --dump-dir DIR]\n"
+    "                    [--data-dir DIR]\n"
     "\n"
     "Runs the case once at N threads and writes its trace to FILE. With --dump,\n"
     "also writes DIR/PROBE.npy, DIR/PROBE.bound.npy and DIR/PROBE.in<i>.npy at\n"
-    "step S of probe PROBE. --data-dir (or $SAMEBITS_DATA_DIR) says where the\n"
-    "data sets of training cases are.\n"
+    "step S of probe PROBE; with --dump-all, those files for every probe of step\n"
+    "S and DIR/manifest.tsv (name, op, inputs). A dumping run of a training case\n"
+    "stops after step S, so its trace ends there. --data-dir (or\n"
+    "$SAMEBITS_DATA_DIR) says where the data sets of training cases are.\n"
     "exit status: 0 done, 2 usage or input error, 1 any other failure\n";
 
 static int exit_for(sb_status st)
@@ -42,13 +45,16 @@ int cli_run(int argc, char **argv)
 {
     const char *case_path = NULL, *trace_path = NULL, *threads_s = NULL, *dump = NULL,
                *dump_step_s = NULL, *dump_dir = NULL, *data_dir = NULL;
+    bool dump_all = false;
     for (int i = 1; i < argc; i++) {
         int m;
         if (cli_is_help(argv[i])) {
             fputs(run_usage, stdout);
             return SB_EXIT_OK;
         }
-        if ((m = cli_opt_value(argc, argv, &i, "--threads", &threads_s)) ||
+        if (strcmp(argv[i], "--dump-all") == 0) {
+            dump_all = true;
+        } else if ((m = cli_opt_value(argc, argv, &i, "--threads", &threads_s)) ||
             (m = cli_opt_value(argc, argv, &i, "--trace", &trace_path)) ||
             (m = cli_opt_value(argc, argv, &i, "--dump-step", &dump_step_s)) ||
             (m = cli_opt_value(argc, argv, &i, "--dump-dir", &dump_dir)) ||
@@ -65,8 +71,9 @@ int cli_run(int argc, char **argv)
             return SB_EXIT_INPUT;
         }
     }
-    if (!case_path || !threads_s || !trace_path || (dump && (!dump_step_s || !dump_dir)) ||
-        (!dump && (dump_step_s || dump_dir))) {
+    bool dumping = dump || dump_all;
+    if (!case_path || !threads_s || !trace_path || (dump && dump_all) ||
+        (dumping && (!dump_step_s || !dump_dir)) || (!dumping && (dump_step_s || dump_dir))) {
         fputs(run_usage, stderr);
         return SB_EXIT_INPUT;
     }
@@ -80,7 +87,8 @@ int cli_run(int argc, char **argv)
         return SB_EXIT_INPUT;
     omp_set_num_threads((int)threads);
     sb_run_options o = {.threads = (int)threads, .dump_probe = dump, .dump_step = dump_step,
-                        .dump_dir = dump_dir, .data_dir = cli_data_dir(data_dir)};
+                        .dump_dir = dump_dir, .data_dir = cli_data_dir(data_dir),
+                        .dump_all = dump_all};
     sb_trace t;
     sb_trace_init(&t);
     char err[512] = "";

@@ -10,14 +10,18 @@
 static const char sweep_usage[] =
     "usage: samebits sweep CASE... [--threads LIST] [--repeat R] [--timeout S]\n"
     "                      [--json FILE] [--junit FILE] [--tap]\n"
-    "                      [--data-dir DIR] [--work-dir DIR]\n"
+    "                      [--data-dir DIR] [--work-dir DIR] [--keep-traces]\n"
+    "                      [--shard I/N]\n"
     "\n"
     "Runs each case at every thread count (LIST like 1,2,4 or 1-8; default the\n"
     "case's) and repeat, each in its own process, compares each trace with the\n"
     "case's golden, locates the first divergence and judges it against the\n"
     "case's expectation. Prints a table per case (on stderr with --tap, which\n"
     "puts TAP on stdout). Traces, dumps and a failed run's stderr go to the\n"
-    "work directory (default: a fresh one under $TMPDIR, removed when empty).\n"
+    "work directory (default: a fresh one under $TMPDIR, removed when empty);\n"
+    "--keep-traces leaves every run's trace there. --shard I/N runs only the\n"
+    "I-th of N round-robin parts of the (case, threads, repeat) list; merge the\n"
+    "shards' --json files with `samebits report --merge`.\n"
     "exit status: 0 all as expected, 1 a divergence or verdict not expected,\n"
     "             2 usage or input error, 3 a crash or timeout\n";
 
@@ -30,9 +34,24 @@ typedef struct sweep_args {
     bool tap;
 } sweep_args;
 
+/* "I/N" with 1 <= I <= N: the shard's 0-based index and count. */
+static bool shard_parse(const char *s, sb_sweep_options *o)
+{
+    char *end;
+    long i = strtol(s, &end, 10);
+    long n = *end == '/' ? strtol(end + 1, &end, 10) : 0;
+    if (*end != '\0' || n < 1 || n > 100000 || i < 1 || i > n) {
+        fprintf(stderr, "--shard: expected I/N with 1 <= I <= N <= 100000, got '%s'\n", s);
+        return false;
+    }
+    o->shard_index = (int)(i - 1);
+    o->shard_count = (int)n;
+    return true;
+}
+
 static int sweep_parse(sweep_args *a, int argc, char **argv)
 {
-    const char *threads_s = NULL, *repeat_s = NULL, *timeout_s = NULL;
+    const char *threads_s = NULL, *repeat_s = NULL, *timeout_s = NULL, *shard_s = NULL;
     for (int i = 1; i < argc; i++) {
         int m;
         if (cli_is_help(argv[i])) {
@@ -45,11 +64,14 @@ static int sweep_parse(sweep_args *a, int argc, char **argv)
             (m = cli_opt_value(argc, argv, &i, "--json", &a->json)) ||
             (m = cli_opt_value(argc, argv, &i, "--junit", &a->junit)) ||
             (m = cli_opt_value(argc, argv, &i, "--data-dir", &a->data_dir)) ||
-            (m = cli_opt_value(argc, argv, &i, "--work-dir", &a->work_dir))) {
+            (m = cli_opt_value(argc, argv, &i, "--work-dir", &a->work_dir)) ||
+            (m = cli_opt_value(argc, argv, &i, "--shard", &shard_s))) {
             if (m < 0)
                 return SB_EXIT_INPUT;
         } else if (strcmp(argv[i], "--tap") == 0) {
             a->tap = true;
+        } else if (strcmp(argv[i], "--keep-traces") == 0) {
+            a->o.keep_traces = true;
         } else if (argv[i][0] == '-') {
             return cli_unknown_option("sweep", argv[i]);
         } else {
@@ -67,7 +89,8 @@ static int sweep_parse(sweep_args *a, int argc, char **argv)
         a->o.threads = a->threads;
     }
     if ((repeat_s && !cli_parse_int(repeat_s, 1, 1000, &repeat, "--repeat")) ||
-        (timeout_s && !cli_parse_seconds(timeout_s, &a->o.timeout_seconds, "--timeout")))
+        (timeout_s && !cli_parse_seconds(timeout_s, &a->o.timeout_seconds, "--timeout")) ||
+        (shard_s && !shard_parse(shard_s, &a->o)))
         return SB_EXIT_INPUT;
     a->o.repeats = (int)repeat;
     return SB_EXIT_OK;
@@ -75,7 +98,7 @@ static int sweep_parse(sweep_args *a, int argc, char **argv)
 
 /* Worst outcome first: input error, then crash or timeout, then any other
  * verdict the case did not expect. */
-static int exit_of(const sb_case_result *r, int n, bool input_error)
+int cli_sweep_exit(const sb_case_result *r, int n, bool input_error)
 {
     if (input_error)
         return SB_EXIT_INPUT;
@@ -124,6 +147,9 @@ static bool reports_write(const sweep_args *a, const sb_case_result *r, int n)
     if (a->json && sb_report_json(a->json, r, n) != SB_OK) {
         fprintf(stderr, "%s: cannot write the JSON report\n", a->json);
         ok = false;
+    } else if (a->json && a->o.shard_count > 0 &&
+               !cli_report_mark_shard(a->json, a->o.shard_index + 1, a->o.shard_count)) {
+        ok = false;
     }
     if (a->junit && sb_report_junit(a->junit, r, n) != SB_OK) {
         fprintf(stderr, "%s: cannot write the JUnit report\n", a->junit);
@@ -132,6 +158,14 @@ static bool reports_write(const sweep_args *a, const sb_case_result *r, int n)
     if (a->tap)
         sb_report_tap(stdout, r, n);
     return ok;
+}
+
+/* The (threads, repeat) items of a case, as sb_sweep_case counts them. */
+static long case_items(const sb_case *c, const sb_sweep_options *o)
+{
+    int n_threads = o->threads ? o->n_threads : c->n_threads;
+    int repeats = o->repeats > 0 ? o->repeats : c->repeats > 0 ? c->repeats : 1;
+    return (long)n_threads * repeats;
 }
 
 static bool work_dir_open(sweep_args *a, char *dir, size_t len, bool *temporary)
@@ -178,14 +212,16 @@ int cli_sweep(int argc, char **argv)
     int n_done = 0;
     FILE *table = a.tap ? stderr : stdout;
     for (int i = 0; cases && results && i < a.n_cases; i++) {
-        if (sweep_one(a.cases[i], &cases[n_done], &results[n_done], &a, table))
+        if (sweep_one(a.cases[i], &cases[n_done], &results[n_done], &a, table)) {
+            a.o.shard_offset += case_items(&cases[n_done], &a.o);
             n_done++;
-        else
+        } else {
             input_error = true;
+        }
     }
     if (!reports_write(&a, results, n_done))
         input_error = true;
-    rc = exit_of(results, n_done, input_error);
+    rc = cli_sweep_exit(results, n_done, input_error);
 
     /* a temporary work directory goes when all went as expected; otherwise
      * its dumps and stderr files are what the user looks at next */

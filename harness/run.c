@@ -3,7 +3,9 @@
  * A kernel case draws its inputs from the counter-based RNG, runs its op once
  * and probes inputs and outputs; a training case loads its data set and
  * trains with the probe hook at every op boundary. The sink appends every
- * probe to the trace and dumps the one the locator asked for. */
+ * probe to the trace and dumps the one the locator asked for, or every probe
+ * of one step (--dump-all) with a manifest of their ops and inputs. */
+#include <errno.h>
 #include <omp.h>
 #include <stdarg.h>
 #include <string.h>
@@ -25,32 +27,96 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---- the sink ------------------------------------------------------------- */
 
+/* <dump_dir>/<name><suffix>; false (and s->err) when it does not fit. */
+static bool dump_path(sb_run_sink *s, char path[1024], const char *name, const char *suffix)
+{
+    int n = snprintf(path, 1024, "%s/%s%s", s->o->dump_dir, name, suffix);
+    if (n >= 0 && n < 1024)
+        return true;
+    snprintf(s->err, sizeof s->err, "%.200s: dump path too long", s->o->dump_dir);
+    return false;
+}
+
+/* --dump-all starts the manifest empty, so that an earlier run's lines
+ * cannot pass for this one's. */
+static void manifest_create(sb_run_sink *s)
+{
+    char path[1024];
+    if (!dump_path(s, path, "manifest", ".tsv")) {
+        s->status = SB_ERR_USAGE;
+        return;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f || fclose(f) != 0) {
+        snprintf(s->err, sizeof s->err, "%.200s: cannot write: %s", path, strerror(errno));
+        s->status = SB_ERR_IO;
+    }
+}
+
 void sb_run_sink_init(sb_run_sink *s, sb_trace *t, const sb_run_options *o)
 {
     memset(s, 0, sizeof *s);
     s->trace = t;
     s->o = o;
+    if (o && o->dump_all && o->dump_dir)
+        manifest_create(s);
 }
 
 static bool dump_wanted(const sb_run_sink *s, const sb_probe_point *p)
 {
     const sb_run_options *o = s->o;
-    return o && o->dump_probe && !s->dumped && p->step == o->dump_step &&
-           strcmp(p->name, o->dump_probe) == 0;
+    if (!o || p->step != o->dump_step)
+        return false;
+    if (o->dump_all)
+        return true;
+    return o->dump_probe && !s->dumped && strcmp(p->name, o->dump_probe) == 0;
 }
 
-static sb_status dump_tensor(sb_run_sink *s, const char *suffix, const sb_tensor *t)
+static sb_status dump_tensor(sb_run_sink *s, const char *name, const char *suffix,
+                             const sb_tensor *t)
 {
-    char path[1024];
-    int n = snprintf(path, sizeof path, "%s/%s%s.npy", s->o->dump_dir, s->o->dump_probe, suffix);
-    if (n < 0 || (size_t)n >= sizeof path) {
-        snprintf(s->err, sizeof s->err, "%s: dump path too long", s->o->dump_dir);
+    char path[1024], file_suffix[40];
+    snprintf(file_suffix, sizeof file_suffix, "%s.npy", suffix);
+    if (!dump_path(s, path, name, file_suffix))
         return SB_ERR_USAGE;
-    }
     sb_status st = sb_npy_write(path, t);
     if (st != SB_OK)
         snprintf(s->err, sizeof s->err, "%.200s: cannot write (%s)", path, sb_status_name(st));
     return st;
+}
+
+/* One manifest line: name, op, and the input names joined by commas ("-"
+ * for none), tab-separated; probe names have no tab, space or comma. */
+static sb_status manifest_add(sb_run_sink *s, const sb_probe_point *p)
+{
+    char path[1024];
+    if (!dump_path(s, path, "manifest", ".tsv"))
+        return SB_ERR_USAGE;
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        snprintf(s->err, sizeof s->err, "%.200s: cannot write: %s", path, strerror(errno));
+        return SB_ERR_IO;
+    }
+    fprintf(f, "%s\t%s\t", p->name, p->op);
+    if (p->n_inputs == 0)
+        fputs("-", f);
+    for (int i = 0; i < p->n_inputs; i++)
+        fprintf(f, i ? ",%s" : "%s", p->inputs[i]);
+    fputc('\n', f);
+    bool failed = ferror(f) != 0;
+    if (fclose(f) != 0 || failed) {
+        snprintf(s->err, sizeof s->err, "%.200s: cannot write", path);
+        return SB_ERR_IO;
+    }
+    return SB_OK;
+}
+
+/* In --dump-all a name must not repeat within the step: its files would
+ * overwrite the earlier record's. The record just added is the last one. */
+static bool name_repeats_in_step(const sb_run_sink *s, const sb_probe_point *p)
+{
+    long at = sb_trace_find_latest(s->trace, p->name, s->trace->n_records - 1);
+    return at >= 0 && s->trace->records[at].step == p->step;
 }
 
 /* <probe>.npy, <probe>.bound.npy (zeros when the op has no bound) and
@@ -62,7 +128,7 @@ static sb_status dump_probe(sb_run_sink *s, const sb_probe_point *p)
                  s->o->dump_dir ? "name has a '/'" : "no dump directory");
         return SB_ERR_USAGE;
     }
-    sb_status st = dump_tensor(s, "", p->tensor);
+    sb_status st = dump_tensor(s, p->name, "", p->tensor);
     if (st != SB_OK)
         return st;
 
@@ -75,14 +141,16 @@ static sb_status dump_probe(sb_run_sink *s, const sb_probe_point *p)
     if (p->bound)
         p->bound(b, p->bound_ctx, p->out_index);
     bound.data = b;
-    st = dump_tensor(s, ".bound", &bound);
+    st = dump_tensor(s, p->name, ".bound", &bound);
     free(b);
 
     for (int i = 0; st == SB_OK && i < p->n_input_tensors; i++) {
         char suffix[24];
         snprintf(suffix, sizeof suffix, ".in%d", i);
-        st = dump_tensor(s, suffix, &p->input_tensors[i]);
+        st = dump_tensor(s, p->name, suffix, &p->input_tensors[i]);
     }
+    if (st == SB_OK && s->o->dump_all)
+        st = manifest_add(s, p);
     return st;
 }
 
@@ -97,19 +165,28 @@ void sb_run_sink_probe(void *ctx, const sb_probe_point *p)
                  p->name, sb_status_name(s->status));
         return;
     }
-    if (dump_wanted(s, p)) {
-        s->status = dump_probe(s, p);
-        s->dumped = s->status == SB_OK;
+    if (!dump_wanted(s, p))
+        return;
+    if (s->o->dump_all && name_repeats_in_step(s, p)) {
+        snprintf(s->err, sizeof s->err, "probe %.160s appears twice at step %lld: cannot dump both",
+                 p->name, (long long)p->step);
+        s->status = SB_ERR_INPUT;
+        return;
     }
+    s->status = dump_probe(s, p);
+    s->dumped = s->status == SB_OK;
 }
 
 sb_status sb_run_sink_finish(sb_run_sink *s, char *err, size_t errlen)
 {
-    if (s->status == SB_OK && s->o && s->o->dump_probe && !s->dumped) {
+    if (s->status == SB_OK && s->o && (s->o->dump_probe || s->o->dump_all) && !s->dumped) {
         char step[32];
         snprintf(step, sizeof step, "%lld", (long long)s->o->dump_step);
-        snprintf(s->err, sizeof s->err, "probe %.160s at step %s never happened",
-                 s->o->dump_probe, step);
+        if (s->o->dump_all)
+            snprintf(s->err, sizeof s->err, "no probe at step %s", step);
+        else
+            snprintf(s->err, sizeof s->err, "probe %.160s at step %s never happened",
+                     s->o->dump_probe, step);
         s->status = SB_ERR_INPUT;
     }
     if (s->status != SB_OK)
@@ -272,8 +349,13 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
         sb_dataset_free(&all);
         return SB_ERR_NOMEM;
     }
+    /* A dump is all a dumping run is for: train only up to its step. */
+    sb_train_config cfg = c->train;
+    bool dumping = o->dump_probe || o->dump_all;
+    if (dumping && (cfg.max_steps == 0 || cfg.max_steps > o->dump_step + 1))
+        cfg.max_steps = o->dump_step + 1;
     int epochs_done = 0;
-    st = sb_model_train(sb_kernels(c->family), &c->train, &train, &test,
+    st = sb_model_train(sb_kernels(c->family), &cfg, &train, &test,
                         sb_run_sink_probe, sink, metrics, &epochs_done);
     if (st != SB_OK)
         set_err(err, errlen, "%s: training failed: %s", c->path, sb_status_name(st));
@@ -287,7 +369,8 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
 sb_status sb_run_case(const sb_case *c, const sb_run_options *o, sb_trace *out,
                       char *err, size_t errlen)
 {
-    if (!c || !o || !out || o->threads < 0 || (o->dump_probe && !o->dump_dir))
+    if (!c || !o || !out || o->threads < 0 || (o->dump_probe && !o->dump_dir) ||
+        (o->dump_all && (o->dump_probe || !o->dump_dir)))
         return SB_ERR_USAGE;
     if (o->threads > 0)
         omp_set_num_threads(o->threads);

@@ -161,9 +161,14 @@ typedef struct sb_run_options {
     int64_t dump_step;          /* ... at this step */
     const char *dump_dir;       /* <dir>/<probe>.npy, <probe>.bound.npy, <probe>.in<i>.npy */
     const char *data_dir;       /* where the IDX files are (default "data") */
+    bool dump_all;              /* dump_probe NULL: dump every probe of dump_step, and
+                                 * <dir>/manifest.tsv (name, op, inputs; program order) */
 } sb_run_options;
 
-/* Runs the case once in this process and fills the trace. */
+/* Runs the case once in this process and fills the trace. When it dumps
+ * (dump_probe or dump_all), a training case stops after step dump_step (and
+ * the evaluation that ends a partly done epoch, as with max_steps): the trace
+ * holds every record up to the dump, not the whole run. */
 sb_status sb_run_case(const sb_case *c, const sb_run_options *o, sb_trace *out,
                       char *err, size_t errlen);
 
@@ -311,6 +316,14 @@ typedef struct sb_sweep_options {
     int repeats;                /* 0: the case's */
     double timeout_seconds;     /* 0: the case's */
     bool progress;              /* a progress line on stderr */
+    bool keep_traces;           /* leave each run's trace in work_dir (<case>.t<T>.r<R>.trace) */
+    /* Sharding: the work items (threads, repeat) of all cases of a sweep,
+     * flattened in order, go round-robin to shard_count shards; this sweep
+     * runs item g (g = shard_offset + the item's index within this case)
+     * only when g % shard_count == shard_index. shard_count 0: every item. */
+    int shard_index;            /* 0-based */
+    int shard_count;
+    long shard_offset;          /* items of the cases before this one */
 } sb_sweep_options;
 
 /* Runs one configuration in a child, its stderr captured to stderr_path

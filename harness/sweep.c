@@ -160,7 +160,8 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
     else
         run_judge(x, c, golden, &t, o, &p);
     sb_trace_free(&t);
-    unlink(p.trace);
+    if (!o->keep_traces)
+        unlink(p.trace);
     /* a failed child's stderr stays in the work directory for the user */
     if (x->verdict != SB_VERDICT_CRASH && x->verdict != SB_VERDICT_TIMEOUT)
         unlink(p.err);
@@ -194,8 +195,11 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
         return SB_ERR_NOMEM;
 
     sb_status st = SB_OK;
+    long item = o->shard_offset;
     for (int i = 0; i < n_threads && st == SB_OK; i++)
-        for (int k = 1; k <= repeats && st == SB_OK; k++) {
+        for (int k = 1; k <= repeats && st == SB_OK; k++, item++) {
+            if (o->shard_count > 0 && item % o->shard_count != o->shard_index)
+                continue;
             sb_run_result *x = &r->runs[r->n_runs];
             x->threads = threads[i];
             x->repeat = k;

@@ -53,14 +53,14 @@ void sb_conv2d_bwd_data_image(float *dxn, float *col, sb_gemm_work *wk,
     sb_col2im_add(dxn, col, s);
 }
 
-/* dw [k][crs] (+)= dy_n [k][pq] col_n^T [pq][crs]; colt is [pq][crs] */
-void sb_conv2d_bwd_filter_image(float *dw, float *colt, sb_gemm_work *wk,
+/* dw [k][crs] (+)= dy_n [k][pq] col_n^T [pq][crs] */
+void sb_conv2d_bwd_filter_image(float *dw, float *col, sb_gemm_work *wk,
                                 const float *dyn, const float *xn,
                                 const sb_conv_shape *s, bool accumulate)
 {
     int pq = s->p * s->q, crs = (int)taps(s);
-    sb_im2col(colt, xn, s, 1, crs);
-    sb_gemm_det_serial(dw, sb_matview_rows(dyn, pq), sb_matview_rows(colt, crs), wk,
+    sb_im2col(col, xn, s, pq, 1);
+    sb_gemm_det_serial(dw, sb_matview_rows(dyn, pq), sb_matview_trans(col, pq), wk,
                        crs, s->k, crs, pq, accumulate);
 }
 
@@ -106,7 +106,7 @@ static void conv2d_bwd_filter_det(float *dw, const float *dy, const float *x,
     float *part = floats_new(nw * (size_t)groups);
 #pragma omp parallel
     {
-        float *colt = floats_new(taps(s) * (size_t)s->p * s->q);
+        float *col = floats_new(taps(s) * (size_t)s->p * s->q);
         sb_gemm_work *wk = sb_gemm_work_new(s->k, (int)taps(s), s->p * s->q);
         SB_ASSERT(wk != NULL);
 #pragma omp for schedule(dynamic)
@@ -114,12 +114,12 @@ static void conv2d_bwd_filter_det(float *dw, const float *dy, const float *x,
             int i0 = g * SB_CONV_GROUP;
             int i1 = i0 + SB_CONV_GROUP < s->n ? i0 + SB_CONV_GROUP : s->n;
             for (int img = i0; img < i1; img++)
-                sb_conv2d_bwd_filter_image(part + nw * (size_t)g, colt, wk,
+                sb_conv2d_bwd_filter_image(part + nw * (size_t)g, col, wk,
                                            dy + img * out_size(s), x + img * image_size(s),
                                            s, img > i0);
         }
         sb_gemm_work_free(wk);
-        free(colt);
+        free(col);
         /* group partials in group order, one writer per weight */
 #pragma omp for schedule(static)
         for (size_t i = 0; i < nw; i++) {

@@ -1,5 +1,5 @@
 /* Per-image steps of the GEMM-based conv2d and the loose overrides
- * (internal to kernels/conv/). col/colt: c*r*s*p*q floats of scratch. */
+ * (internal to kernels/conv/). col: c*r*s*p*q floats of scratch. */
 #ifndef SB_CONV_DET_H
 #define SB_CONV_DET_H
 
@@ -10,7 +10,7 @@ void sb_conv2d_fwd_image(float *yn, float *col, sb_gemm_work *wk, const float *x
                          const float *w, const float *b, const sb_conv_shape *s);
 void sb_conv2d_bwd_data_image(float *dxn, float *col, sb_gemm_work *wk,
                               const float *dyn, const float *w, const sb_conv_shape *s);
-void sb_conv2d_bwd_filter_image(float *dw, float *colt, sb_gemm_work *wk,
+void sb_conv2d_bwd_filter_image(float *dw, float *col, sb_gemm_work *wk,
                                 const float *dyn, const float *xn,
                                 const sb_conv_shape *s, bool accumulate);
 

@@ -20,15 +20,15 @@ void sb_conv2d_bwd_filter_loose(float *dw, const float *dy, const float *x,
 #pragma omp parallel num_threads(threads)
     {
         int t = omp_get_thread_num(), nth = omp_get_num_threads();
-        float *colt = malloc(crs * (size_t)s->p * s->q * sizeof(float));
+        float *col = malloc(crs * (size_t)s->p * s->q * sizeof(float));
         sb_gemm_work *wk = sb_gemm_work_new(s->k, (int)crs, s->p * s->q);
-        SB_ASSERT(colt != NULL && wk != NULL);
+        SB_ASSERT(col != NULL && wk != NULL);
 #pragma omp for schedule(static)
         for (int img = 0; img < s->n; img++)
-            sb_conv2d_bwd_filter_image(part + nw * (size_t)t, colt, wk, dy + img * img_out,
+            sb_conv2d_bwd_filter_image(part + nw * (size_t)t, col, wk, dy + img * img_out,
                                        x + img * img_in, s, true);
         sb_gemm_work_free(wk);
-        free(colt);
+        free(col);
 #pragma omp for schedule(static)
         for (size_t i = 0; i < nw; i++) {
             float acc = part[i];

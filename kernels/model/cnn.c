@@ -20,8 +20,9 @@
  *   <opt>.conv1.W <opt>.conv1.b ... <opt>.dense2.b   (opt: sb_optimizer_name)
  *
  * Before step 0: init.conv1.W init.conv1.b ... init.dense2.b (sources).
- * The evaluation pass (train.c) uses pass "eval" and no dropout:
- * eval.batch.x conv1.eval.out ... dense2.eval.out per test batch.
+ * The evaluation pass (train.c) has no dropout and names its probes by test
+ * batch, so that every name is unique within a step: eval.b<k>.x (source),
+ * eval.b<k>.conv1.out ... eval.b<k>.dense2.out.
  *
  * Random streams are SB_STREAM_INIT / SB_STREAM_DROPOUT plus the layer's
  * position in the Keras Sequential model (conv1 0, conv2 1, pool 2,
@@ -50,21 +51,29 @@ static const char *const init_names[SB_CNN_PARAM_COUNT] = {
     "init.dense1.W", "init.dense1.b", "init.dense2.W", "init.dense2.b",
 };
 
-/* Forward tensors; their probe names in training and in evaluation. */
+/* Forward tensors; their probe names in training, and the tensor part of
+ * their names in evaluation (eval.b<k>.<tensor>; no dropout, no loss). */
 enum {
     T_X, T_CONV1, T_RELU1, T_CONV2, T_RELU2, T_POOL, T_MASK1, T_DROP1,
     T_DENSE1, T_RELU3, T_MASK2, T_DROP2, T_DENSE2, T_PROB, T_LOSS, T_COUNT
 };
-static const char *const fwd_names[2][T_COUNT] = {
-    {"batch.x", "conv1.fwd.out", "relu1.fwd.out", "conv2.fwd.out",
-     "relu2.fwd.out", "pool.fwd.out", "dropout1.fwd.mask", "dropout1.fwd.out",
-     "dense1.fwd.out", "relu3.fwd.out", "dropout2.fwd.mask", "dropout2.fwd.out",
-     "dense2.fwd.out", "softmax.fwd.prob", "loss.fwd.loss"},
-    {"eval.batch.x", "conv1.eval.out", "relu1.eval.out", "conv2.eval.out",
-     "relu2.eval.out", "pool.eval.out", NULL, NULL,
-     "dense1.eval.out", "relu3.eval.out", NULL, NULL,
-     "dense2.eval.out", NULL, NULL},
+static const char *const fwd_names[T_COUNT] = {
+    "batch.x", "conv1.fwd.out", "relu1.fwd.out", "conv2.fwd.out",
+    "relu2.fwd.out", "pool.fwd.out", "dropout1.fwd.mask", "dropout1.fwd.out",
+    "dense1.fwd.out", "relu3.fwd.out", "dropout2.fwd.mask", "dropout2.fwd.out",
+    "dense2.fwd.out", "softmax.fwd.prob", "loss.fwd.loss",
 };
+static const char *const eval_tensors[T_COUNT] = {
+    [T_X] = "x", [T_CONV1] = "conv1.out", [T_RELU1] = "relu1.out",
+    [T_CONV2] = "conv2.out", [T_RELU2] = "relu2.out", [T_POOL] = "pool.out",
+    [T_DENSE1] = "dense1.out", [T_RELU3] = "relu3.out", [T_DENSE2] = "dense2.out",
+};
+
+void sb_cnn_eval_name(char out[SB_CNN_NAME_SIZE], int batch, const char *tensor)
+{
+    int len = snprintf(out, SB_CNN_NAME_SIZE, "eval.b%d.%s", batch, tensor);
+    SB_ASSERT(len > 0 && len < SB_CNN_NAME_SIZE);
+}
 
 /* Pointer lists for one op call, in the order of its signature; NAMES
  * expands to the two arguments (array, count) of the inputs' probe names. */
@@ -266,10 +275,19 @@ void sb_cnn_init(sb_cnn *m, const sb_cnn_probe *p)
 
 /* ---- forward --------------------------------------------------------------- */
 
-void sb_cnn_forward(sb_cnn *m, int n, bool train, float *logits, const sb_cnn_probe *p)
+void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_cnn_probe *p)
 {
-    SB_ASSERT(n >= 1 && n <= m->batch);
-    const char *const *nm = fwd_names[train ? 0 : 1];
+    SB_ASSERT(n >= 1 && n <= m->batch && eval_batch >= SB_CNN_TRAIN);
+    bool train = eval_batch == SB_CNN_TRAIN;
+    char eval_names[T_COUNT][SB_CNN_NAME_SIZE];
+    const char *nm[T_COUNT];
+    for (int t = 0; t < T_COUNT; t++) {
+        nm[t] = fwd_names[t];
+        if (!train && eval_tensors[t]) {
+            sb_cnn_eval_name(eval_names[t], eval_batch, eval_tensors[t]);
+            nm[t] = eval_names[t];
+        }
+    }
     const char *const *w = m->latest;
     float *const *prm = m->param;
     size_t a1 = (size_t)n * SB_CNN_CONV1_K * (size_t)(m->h1 * m->w1);
@@ -334,7 +352,7 @@ void sb_cnn_forward(sb_cnn *m, int n, bool train, float *logits, const sb_cnn_pr
 void sb_cnn_backward(sb_cnn *m, int n, const sb_cnn_probe *p)
 {
     SB_ASSERT(n >= 1 && n <= m->batch);
-    const char *const *nm = fwd_names[0];
+    const char *const *nm = fwd_names;
     const char *const *w = m->latest;
     float *const *prm = m->param;
     float *const *g = m->grad;

@@ -73,10 +73,18 @@ void sb_cnn_free(sb_cnn *m);
 /* Keras initialisers from cfg->seed; probes init.<param> at step 0. */
 void sb_cnn_init(sb_cnn *m, const sb_cnn_probe *p);
 
-/* Forward over m->x[0..n). train: dropout on, softmax and the batch loss
- * (needs m->labels), probe pass "fwd"; otherwise dropout off, stop at the
- * logits, written to `logits` ([n][10], m->logits when NULL), pass "eval". */
-void sb_cnn_forward(sb_cnn *m, int n, bool train, float *logits, const sb_cnn_probe *p);
+/* eval_batch of a training pass */
+#define SB_CNN_TRAIN (-1)
+/* Room for any probe name of the model ("eval.b<k>.dense2.out" included). */
+#define SB_CNN_NAME_SIZE 48
+
+/* Forward over m->x[0..n). eval_batch SB_CNN_TRAIN: dropout on, softmax and
+ * the batch loss (needs m->labels), probes <layer>.fwd.<tensor>. eval_batch
+ * k >= 0: test batch k, dropout off, stop at the logits, written to `logits`
+ * ([n][10], m->logits when NULL), probes eval.b<k>.<layer>.out. */
+void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_cnn_probe *p);
+/* The probe name "eval.b<batch>.<tensor>" of the evaluation pass. */
+void sb_cnn_eval_name(char out[SB_CNN_NAME_SIZE], int batch, const char *tensor);
 void sb_cnn_backward(sb_cnn *m, int n, const sb_cnn_probe *p);
 /* One optimiser step on every parameter; p->step is the 0-based step. */
 void sb_cnn_update(sb_cnn *m, const sb_cnn_probe *p);

@@ -3,10 +3,9 @@
  *
  * Probes besides those of cnn.c: before every step batch.x and batch.labels
  * (sources); after every epoch, at the step count reached, the evaluation
- * pass per test batch (eval.batch.x, conv1.eval.out ... dense2.eval.out),
- * then over the whole test set: eval.labels (source), eval.loss (xent_loss
- * of dense2.eval.out), softmax.eval.prob, eval.accuracy. The whole-set ops
- * read the per-batch dense2.eval.out records laid end to end. */
+ * pass per test batch k (eval.b<k>.x, eval.b<k>.conv1.out ...
+ * eval.b<k>.dense2.out), then over the whole test set: eval.labels (source),
+ * eval.loss (xent_loss), softmax.eval.prob, eval.accuracy. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,22 +88,31 @@ typedef struct eval_set {
 
 static void evaluate(sb_cnn *m, const sb_dataset *test, eval_set *e, const sb_cnn_probe *p)
 {
-    for (int start = 0; start < e->n; start += m->batch) {
+    char x_name[SB_CNN_NAME_SIZE], logits_name[SB_CNN_NAME_SIZE];
+    int batch = 0;
+    for (int start = 0; start < e->n; start += m->batch, batch++) {
         int n = e->n - start < m->batch ? e->n - start : m->batch;
         batch_load(m, test, NULL, start, n);
-        batch_probe(m, n, "eval.batch.x", NULL, p);
-        sb_cnn_forward(m, n, false, e->logits + (size_t)start * SB_CNN_CLASSES, p);
+        sb_cnn_eval_name(x_name, batch, "x");
+        batch_probe(m, n, x_name, NULL, p);
+        sb_cnn_forward(m, n, batch, e->logits + (size_t)start * SB_CNN_CLASSES, p);
     }
     sb_tensor labels = {.dtype = SB_DTYPE_I32, .ndim = 1, .dim = {e->n}, .data = e->labels};
     sb_cnn_probe_source(p, "eval.labels", &labels);
 
+    /* The whole-set ops read every batch's logits laid end to end, but name
+     * only the last batch's probe: the earlier batches' probes precede it in
+     * program order, so when the first divergence is at a whole-set op they
+     * were all identical, and checking the last one completes the check that
+     * the op's inputs were identical. (Naming every batch would not fit a
+     * trace record's 64 inputs for a large test set.) */
+    sb_cnn_eval_name(logits_name, batch - 1, "dense2.out");
     sb_op_call c = {.op = SB_OP_xent_loss, .cls = {.n = e->n, .k = SB_CNN_CLASSES}};
     sb_cnn_call(m->k, &c, (void *const[]){&e->loss}, (void *const[]){e->logits, e->labels});
-    sb_cnn_probe_op(p, "eval.loss", &c, 0,
-                    (const char *const[]){"dense2.eval.out", "eval.labels"}, 2);
+    sb_cnn_probe_op(p, "eval.loss", &c, 0, (const char *const[]){logits_name, "eval.labels"}, 2);
     c.op = SB_OP_softmax_fwd;
     sb_cnn_call(m->k, &c, (void *const[]){e->prob}, (void *const[]){e->logits});
-    sb_cnn_probe_op(p, "softmax.eval.prob", &c, 0, (const char *const[]){"dense2.eval.out"}, 1);
+    sb_cnn_probe_op(p, "softmax.eval.prob", &c, 0, (const char *const[]){logits_name}, 1);
     c.op = SB_OP_accuracy;
     sb_cnn_call(m->k, &c, (void *const[]){&e->accuracy}, (void *const[]){e->prob, e->labels});
     sb_cnn_probe_op(p, "eval.accuracy", &c, 0,
@@ -152,7 +160,7 @@ sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,
             int n = train->n - start < cfg->batch ? (int)(train->n - start) : cfg->batch;
             batch_load(&m, train, order, start, n);
             batch_probe(&m, n, "batch.x", "batch.labels", &p);
-            sb_cnn_forward(&m, n, true, NULL, &p);
+            sb_cnn_forward(&m, n, SB_CNN_TRAIN, NULL, &p);
             sb_cnn_backward(&m, n, &p);
             sb_cnn_update(&m, &p);
             loss_sum += (double)m.loss;

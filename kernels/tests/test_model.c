@@ -189,9 +189,10 @@ static const char *const step_names[] = {
 static const char *const param_names[] = {
     "conv1.W", "conv1.b", "conv2.W", "conv2.b", "dense1.W", "dense1.b", "dense2.W", "dense2.b",
 };
+/* after "eval.b<k>." */
 static const char *const eval_batch_names[] = {
-    "eval.batch.x", "conv1.eval.out", "relu1.eval.out", "conv2.eval.out", "relu2.eval.out",
-    "pool.eval.out", "dense1.eval.out", "relu3.eval.out", "dense2.eval.out",
+    "x", "conv1.out", "relu1.out", "conv2.out", "relu2.out",
+    "pool.out", "dense1.out", "relu3.out", "dense2.out",
 };
 static const char *const eval_end_names[] = {
     "eval.labels", "eval.loss", "softmax.eval.prob", "eval.accuracy",
@@ -224,8 +225,11 @@ START_TEST(test_probe_sequence)
         ck_assert_int_eq(rec.r[i].step, 0);
     }
     for (size_t b = 0; b < eval_batches; b++)
-        for (size_t j = 0; j < LEN(eval_batch_names); j++, i++)
-            ck_assert_str_eq(rec.r[i].name, eval_batch_names[j]);
+        for (size_t j = 0; j < LEN(eval_batch_names); j++, i++) {
+            char name[48];
+            snprintf(name, sizeof name, "eval.b%zu.%s", b, eval_batch_names[j]);
+            ck_assert_str_eq(rec.r[i].name, name);
+        }
     for (size_t j = 0; j < LEN(eval_end_names); j++, i++)
         ck_assert_str_eq(rec.r[i].name, eval_end_names[j]);
     /* evaluation probes carry the step count at the end of the epoch */
@@ -243,13 +247,24 @@ START_TEST(test_probe_sequence)
     ck_assert_int_eq(rec.r[upd].n_inputs, 2);
     ck_assert_str_eq(rec.r[upd].inputs[0], "dense1.bwd.dW");
     ck_assert_str_eq(rec.r[upd].inputs[1], "init.dense1.W");
-    long ev = find_latest(&rec, "conv1.eval.out", rec.n);
+    long ev = find_latest(&rec, "eval.b1.conv1.out", rec.n);
+    ck_assert_str_eq(rec.r[ev].inputs[0], "eval.b1.x");
     ck_assert_str_eq(rec.r[ev].inputs[1], "adadelta.conv1.W");
     ck_assert_str_eq(rec.r[ev].inputs[2], "adadelta.conv1.b");
+    char last_logits[48];
+    snprintf(last_logits, sizeof last_logits, "eval.b%zu.dense2.out", eval_batches - 1);
+    ck_assert_str_eq(rec.r[find_latest(&rec, "eval.loss", rec.n)].inputs[0], last_logits);
+
+    /* names are unique within a step (the evaluation's too), so a step and a
+     * name pick one record */
+    for (i = 0; i < rec.n; i++)
+        for (size_t j = i + 1; j < rec.n; j++)
+            ck_assert_msg(rec.r[i].step != rec.r[j].step || strcmp(rec.r[i].name, rec.r[j].name),
+                          "step %lld: %s appears twice", (long long)rec.r[i].step, rec.r[i].name);
 
     /* every input names an earlier probe, and the live input tensor is the
-     * one that probe recorded; the whole-test-set ops read the per-batch
-     * dense2.eval.out records laid end to end */
+     * one that probe recorded; the whole-test-set ops read every batch's
+     * logits laid end to end and name the last batch's probe */
     for (i = 0; i < rec.n; i++) {
         const record *r = &rec.r[i];
         bool whole_set = strcmp(r->name, "eval.loss") == 0 ||
@@ -261,7 +276,7 @@ START_TEST(test_probe_sequence)
                           r->inputs[j]);
             if (j >= r->n_input_tensors)
                 continue;
-            if (whole_set && strcmp(r->inputs[j], "dense2.eval.out") == 0)
+            if (whole_set && strcmp(r->inputs[j], last_logits) == 0)
                 ck_assert_uint_eq(r->input_count[j], (size_t)N_TEST * 10);
             else
                 ck_assert_msg(r->input_hash[j] == rec.r[at].data_hash,

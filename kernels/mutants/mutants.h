@@ -1,0 +1,12 @@
+/* The mutant kernels (internal to kernels/mutants/): one declaration per line
+ * of mutants.def, with the type of the op it replaces. */
+#ifndef SB_MUTANTS_H
+#define SB_MUTANTS_H
+
+#include "sb_kernels.h"
+
+#define SB_MUTANT(name, op, fault) sb_##op##_fn sb_mutant_##name;
+#include "mutants.def"
+#undef SB_MUTANT
+
+#endif

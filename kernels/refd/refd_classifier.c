@@ -1,0 +1,146 @@
+/* softmax, cross-entropy, its gradient and accuracy in double, from the float
+ * logits (or probabilities) the op read. The float algorithms they bound are
+ * the stable ones of kernels/classifier: m = row max, d_j = fl(z_j - m),
+ * e_j = expf(d_j), S = sum_j e_j, p_j = e_j / S, l = logf(S) + (m - z_y).
+ *
+ * softmax. fl(z_j - m) errs by at most u|d_j|, which moves exp by a factor
+ * within expm1(u|d_j|); expf errs by under 1 ulp (<= 2u relative): e_j has
+ * relative error eta_j <= expm1(u|d_j|)(1 + 2u) + 2u. The float sum of k such
+ * terms, in any order, has relative error
+ *   sigma <= H + gamma(k-1)(1 + H),  H = sum_j e_j eta_j / S,
+ * and the quotient rounds once (u), so
+ *   |p^_j - p_j| <= p_j (eta_j + sigma + u + eta_j u) / (1 - sigma)
+ * plus 2^-148 for an e_j or p_j that underflows (2^-149 / S with S >= 1, and
+ * 2^-150 for the quotient).
+ *
+ * cross-entropy. Per row, t = fl(m - z_y) errs by u|t|; log(S(1+sigma)) is
+ * within sigma/(1-sigma) of lambda = log S; logf adds under 1 ulp
+ * (2u (lambda + sigma/(1-sigma))); the addition of t rounds once (u l).
+ * With d_i the sum of these, the batch sum in any order adds
+ * gamma(n) sum (l_i + d_i), and the division by n one more rounding:
+ *   bound = E/n + u (loss + E/n),  E = sum d_i + gamma(n) sum (l_i + d_i).
+ *
+ * gradient. (p - onehot)/n: the subtraction and the division round once each
+ * (n is exact): |value| (2u + u^2), plus 2^-150 for an underflowed quotient.
+ *
+ * accuracy. count/n with count and n exact: one rounding, u |value|.
+ *
+ * Every bound carries a factor 1 + 2^-30 for the error of evaluating it (and
+ * the value) in double. */
+#include <math.h>
+
+#include "refd.h"
+
+static const double slack = 1.0 + 0x1p-30;
+
+typedef struct row_eval {
+    double m, sum, sigma;       /* row max, sum of exp(z_j - m), its relative error bound */
+} row_eval;
+
+static double eta(double d)
+{
+    return expm1(REFD_U * fabs(d)) * (1.0 + 2.0 * REFD_U) + 2.0 * REFD_U;
+}
+
+static row_eval row_evaluate(const float *z, int k)
+{
+    row_eval r = {.m = (double)z[0]};
+    for (int j = 1; j < k; j++)
+        if (z[j] > r.m)
+            r.m = (double)z[j];
+    double h = 0.0;
+    for (int j = 0; j < k; j++) {
+        const double d = (double)z[j] - r.m, e = exp(d);
+        r.sum += e;
+        h += e * eta(d);
+    }
+    h /= r.sum;
+    r.sigma = h + sb_gamma(k - 1) * (1.0 + h);
+    return r;
+}
+
+static void softmax(double *value, double *bound, const sb_op_call *c)
+{
+    const int k = c->cls.k;
+    for (int i = 0; i < c->cls.n; i++) {
+        const float *z = REFD_IN(c, 0) + (size_t)i * (size_t)k;
+        const row_eval r = row_evaluate(z, k);
+        for (int j = 0; j < k; j++) {
+            const size_t e = (size_t)i * (size_t)k + (size_t)j;
+            const double d = (double)z[j] - r.m, p = exp(d) / r.sum, h = eta(d);
+            value[e] = p;
+            bound[e] = (p * (h + r.sigma + REFD_U + h * REFD_U) / (1.0 - r.sigma) + 0x1p-148) * slack;
+        }
+    }
+}
+
+static void xent(double *value, double *bound, const sb_op_call *c)
+{
+    const int n = c->cls.n, k = c->cls.k;
+    double sum_l = 0.0, sum_d = 0.0, sum_ld = 0.0;
+    for (int i = 0; i < n; i++) {
+        const float *z = REFD_IN(c, 0) + (size_t)i * (size_t)k;
+        const int32_t y = REFD_LABELS(c, 1)[i];
+        SB_ASSERT(y >= 0 && y < k);
+        const row_eval r = row_evaluate(z, k);
+        const double lambda = log(r.sum), t = r.m - (double)z[y], l = lambda + t;
+        const double dlog = r.sigma / (1.0 - r.sigma);
+        const double d = dlog + 2.0 * REFD_U * (lambda + dlog) + REFD_U * fabs(t) +
+                         REFD_U * (l + dlog + 2.0 * REFD_U * (lambda + dlog) + REFD_U * fabs(t));
+        sum_l += l;
+        sum_d += d;
+        sum_ld += l + d;
+    }
+    const double loss = sum_l / n;
+    const double e = sum_d + sb_gamma(n) * sum_ld;
+    *value = loss;
+    *bound = (e / n + REFD_U * (loss + e / n)) * slack;
+}
+
+static void xent_grad(double *value, double *bound, const sb_op_call *c)
+{
+    const int n = c->cls.n, k = c->cls.k;
+    for (int i = 0; i < n; i++) {
+        const int32_t y = REFD_LABELS(c, 1)[i];
+        SB_ASSERT(y >= 0 && y < k);
+        for (int j = 0; j < k; j++) {
+            const size_t e = (size_t)i * (size_t)k + (size_t)j;
+            value[e] = ((double)REFD_IN(c, 0)[e] - (j == y ? 1.0 : 0.0)) / n;
+            bound[e] = (fabs(value[e]) * (2.0 * REFD_U + REFD_U * REFD_U) + REFD_UNDERFLOW) * slack;
+        }
+    }
+}
+
+/* the first maximum of the row, ties to the lowest class; a NaN row is wrong */
+static bool row_correct(const float *p, int32_t label, int k)
+{
+    int best = 0;
+    for (int j = 0; j < k; j++) {
+        if (isnan(p[j]))
+            return false;
+        if (p[j] > p[best])
+            best = j;
+    }
+    return best == label;
+}
+
+static void accuracy(double *value, double *bound, const sb_op_call *c)
+{
+    const int n = c->cls.n, k = c->cls.k;
+    int64_t count = 0;
+    for (int i = 0; i < n; i++)
+        count += row_correct(REFD_IN(c, 0) + (size_t)i * (size_t)k, REFD_LABELS(c, 1)[i], k);
+    *value = (double)count / n;
+    *bound = REFD_U * *value * slack;
+}
+
+void refd_classifier(double *value, double *bound, const sb_op_call *c)
+{
+    switch (c->op) {
+    case SB_OP_softmax_fwd: softmax(value, bound, c); return;
+    case SB_OP_xent_loss: xent(value, bound, c); return;
+    case SB_OP_softmax_xent_bwd: xent_grad(value, bound, c); return;
+    case SB_OP_accuracy: accuracy(value, bound, c); return;
+    default: SB_ASSERT(!"not a classifier op");
+    }
+}
