@@ -364,7 +364,7 @@ static bool name_ok(const char *s)
     return true;
 }
 
-static const char *const case_keys[] = {"name", "kind", "family", "seed", NULL};
+static const char *const case_keys[] = {"name", "kind", "family", "seed", "mutant", NULL};
 static const char *const train_keys[] = {"model", "dataset", "train", "test", "batch",
                                          "epochs", "optimizer", "dropout1", "dropout2",
                                          "max_steps", NULL};
@@ -387,7 +387,8 @@ static sb_status load_case_section(loader *ld, sb_case *c)
     for (int i = 0; i < ld->n_entries; i++) {
         const entry *e = &ld->entries[i];
         if (strcmp(e->section, "case") == 0 && !in_list(case_keys, e->key))
-            return fail(ld, e->line, "a key of [case] (name, kind, family, seed), found \"%s\"",
+            return fail(ld, e->line,
+                        "a key of [case] (name, kind, family, seed, mutant), found \"%s\"",
                         e->key);
     }
     const entry *e = find(ld, "case", "name");
@@ -420,6 +421,15 @@ static sb_status load_case_section(loader *ld, sb_case *c)
     c->family = sb_family_from_name(e->value);
     if (c->family == SB_FAMILY_COUNT)
         return fail(ld, e->line, "family as ref, det or loose, found \"%s\"", e->value);
+
+    if ((e = find(ld, "case", "mutant")) != NULL) {
+        if (sb_mutant_find(e->value) < 0)
+            return fail(ld, e->line, "mutant as a name in kernels/mutants/mutants.def, found \"%s\"",
+                        e->value);
+        if (c->family != SB_FAMILY_DET)
+            return fail(ld, e->line, "family = det in a mutant case (a mutant is a det kernel)");
+        snprintf(c->mutant, sizeof c->mutant, "%.*s", (int)sizeof c->mutant - 1, e->value);
+    }
 
     if ((e = find(ld, "case", "seed")) == NULL)
         return fail(ld, at, "key seed (an integer in [0, 2^64)) in [case]");
@@ -771,6 +781,38 @@ static sb_status load_sweep_section(loader *ld, sb_case *c)
     return SB_OK;
 }
 
+/* [expect] of a mutant case: what `samebits mutants` must find. detected =
+ * yes or no (default yes), op = the op the first divergence must be in
+ * (default the mutant's op). */
+static sb_status load_expect_section(loader *ld, sb_case *c)
+{
+    int at = section_line(ld, "expect");
+    c->expect_detected = c->mutant[0] != '\0';
+    c->expect_op = c->mutant[0] ? sb_mutant_op(sb_mutant_find(c->mutant)) : SB_OP_COUNT;
+    if (at == 0)
+        return SB_OK;
+    if (c->mutant[0] == '\0')
+        return fail(ld, at, "[expect] only in a mutant case (a [case] mutant = NAME key)");
+    for (int i = 0; i < ld->n_entries; i++) {
+        const entry *e = &ld->entries[i];
+        if (strcmp(e->section, "expect") != 0)
+            continue;
+        if (strcmp(e->key, "detected") == 0) {
+            if (strcmp(e->value, "yes") != 0 && strcmp(e->value, "no") != 0)
+                return fail(ld, e->line, "detected as yes or no, found \"%s\"", e->value);
+            c->expect_detected = strcmp(e->value, "yes") == 0;
+        } else if (strcmp(e->key, "op") == 0) {
+            c->expect_op = sb_op_from_name(e->value);
+            if (c->expect_op == SB_OP_COUNT)
+                return fail(ld, e->line, "op as an op of kernels/kernels.def, found \"%s\"",
+                            e->value);
+        } else {
+            return fail(ld, e->line, "a key of [expect] (detected, op), found \"%s\"", e->key);
+        }
+    }
+    return SB_OK;
+}
+
 /* ---- the digest ------------------------------------------------------------ */
 
 typedef struct text {
@@ -870,11 +912,16 @@ static void case_digest(sb_case *c)
 
 static sb_status check_sections(loader *ld)
 {
-    static const char *const known[] = {"case", "kernel", "train", "sweep", NULL};
+    /* [numerics] belongs to `samebits numerics` (numerics_case.c), which
+     * checks its keys; it changes nothing in a run's trace. */
+    static const char *const known[] = {"case", "kernel", "train", "sweep", "numerics",
+                                        "expect", NULL};
     for (int i = 0; i < ld->n_sections; i++) {
         const section_mark *m = &ld->sections[i];
         if (!in_list(known, m->name))
-            return fail(ld, m->line, "a section [case], [kernel], [train] or [sweep], found [%s]",
+            return fail(ld, m->line,
+                        "a section [case], [kernel], [train], [sweep], [numerics] or "
+                        "[expect], found [%s]",
                         m->name);
         for (int j = 0; j < i; j++)
             if (strcmp(ld->sections[j].name, m->name) == 0)
@@ -923,6 +970,8 @@ static sb_status load(loader *ld, sb_case *c)
         st = c->kind == SB_CASE_KERNEL ? load_kernel_section(ld, c) : load_train_section(ld, c);
     if (st == SB_OK)
         st = load_sweep_section(ld, c);
+    if (st == SB_OK)
+        st = load_expect_section(ld, c);
     if (st == SB_OK)
         case_digest(c);
     return st;

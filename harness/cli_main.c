@@ -14,6 +14,7 @@ static const char usage[] =
     "  locate CASE        where two thread counts of a case part ways, element by element\n"
     "  list CASE...       what each case will run\n"
     "  report --merge F...  one report from the JSON reports of a sweep's shards\n"
+    "  numerics CASE...   every op's result against a double evaluation and its error bound\n"
     "\n"
     "  samebits COMMAND --help   the command's options\n"
     "  samebits --version\n"
@@ -29,7 +30,7 @@ typedef struct command {
 static const command commands[] = {
     {"sweep", cli_sweep}, {"run", cli_run},       {"golden", cli_golden},
     {"diff", cli_diff},   {"locate", cli_locate}, {"list", cli_list},
-    {"report", cli_report},
+    {"report", cli_report}, {"numerics", cli_numerics},
 };
 
 int main(int argc, char **argv)

@@ -78,11 +78,11 @@ static bool get_number(const json_t *v, double *x)
     if (!s)
         return false;
     if (strcmp(s, "inf") == 0)
-        *x = INFINITY;
+        *x = (double)INFINITY;
     else if (strcmp(s, "-inf") == 0)
-        *x = -INFINITY;
+        *x = -(double)INFINITY;
     else if (strcmp(s, "nan") == 0)
-        *x = NAN;
+        *x = (double)NAN;
     else
         return false;
     return true;

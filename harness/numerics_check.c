@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "numerics.h"
-#include "sb_refd.h"
+#include "refd/sb_refd.h"
 
 void sb_numerics_result_init(sb_numerics_result *r, sb_family f)
 {
@@ -21,20 +21,21 @@ void sb_numerics_result_free(sb_numerics_result *r)
 
 /* Error of float g against double v: 0 where both are the same non-finite
  * value (NaN and NaN, or infinities of one sign), inf where only one is. */
-static double error_of(float g, double v)
+static double error_of(float got, double v)
 {
+    const double g = (double)got;
     if (isnan(g) || isnan(v))
-        return isnan(g) && isnan(v) ? 0.0 : INFINITY;
+        return isnan(g) && isnan(v) ? 0.0 : (double)INFINITY;
     if (isinf(g) || isinf(v))
-        return isinf(g) && isinf(v) && signbit(g) == signbit(v) ? 0.0 : INFINITY;
-    return fabs((double)g - v);
+        return isinf(g) && isinf(v) && signbit(g) == signbit(v) ? 0.0 : (double)INFINITY;
+    return fabs(g - v);
 }
 
 static double ratio_of(double err, double bound)
 {
     if (!(err > 0.0))
         return 0.0;
-    return bound > 0.0 ? err / bound : INFINITY;
+    return bound > 0.0 ? err / bound : (double)INFINITY;
 }
 
 static void copy_name(char *dst, size_t len, const char *src)
@@ -106,11 +107,11 @@ sb_status sb_numerics_check(sb_numerics_result *r, const sb_probe_point *p, cons
         const double err = error_of(got[i], value[i]);
         const double ratio = ratio_of(err, bound[i]);
         const double mag = fabs(value[i]);
-        const double rel = err > 0.0 ? (mag > 0.0 ? err / mag : INFINITY) : 0.0;
+        const double rel = err > 0.0 ? (mag > 0.0 ? err / mag : (double)INFINITY) : 0.0;
         const int64_t ulp = sb_ulp_distance(got[i], (float)value[i]);
         q->max_abs = fmax(q->max_abs, err);
         q->max_rel = fmax(q->max_rel, rel);
-        q->max_ulp = fmax(q->max_ulp, ulp == INT64_MAX ? INFINITY : (double)ulp);
+        q->max_ulp = fmax(q->max_ulp, ulp == INT64_MAX ? (double)INFINITY : (double)ulp);
         if (ratio > worst_ratio) {
             worst_ratio = ratio;
             q->worst = i;

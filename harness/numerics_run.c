@@ -196,7 +196,9 @@ sb_status sb_numerics_run_case(const sb_case *c, const sb_numerics_case *nc, sb_
 {
     memset(g, 0, sizeof *g);
     sb_numerics_result_init(r, f);
-    sb_kernel_table k = *sb_kernels(f);
+    /* a determinism mutant case ([case] mutant) runs the registry's table */
+    sb_kernel_table k = c->mutant[0] && f == c->family ? *sb_kernels_mutant(c->mutant)
+                                                       : *sb_kernels(f);
     if (nc->mutant[0]) {
         const sb_numerics_mutant *m = sb_numerics_mutant_find(nc->mutant);
         SB_ASSERT(m != NULL);   /* sb_numerics_case_load checked the name */

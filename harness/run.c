@@ -194,6 +194,17 @@ sb_status sb_run_sink_finish(sb_run_sink *s, char *err, size_t errlen)
     return s->status;
 }
 
+/* The case's kernel table: its family's, or for a mutant case the det table
+ * with the mutant's op replaced. */
+static const sb_kernel_table *case_kernels(const sb_case *c)
+{
+    if (c->mutant[0] == '\0')
+        return sb_kernels(c->family);
+    const sb_kernel_table *k = sb_kernels_mutant(c->mutant);
+    SB_ASSERT(k != NULL);   /* the case loader checked the name */
+    return k;
+}
+
 /* ---- kernel cases ----------------------------------------------------------- */
 
 /* Optimiser updates change their state (weights, accumulators) in place: those
@@ -306,7 +317,7 @@ static sb_status run_kernel(const sb_case *c, sb_run_sink *sink, char *err, size
         sb_run_sink_probe(sink, &p);
     }
 
-    sb_op_call_run(sb_kernels(c->family), &b.call);
+    sb_op_call_run(case_kernels(c), &b.call);
 
     const char *op = sb_op_name(b.call.op);
     for (int j = 0; j < b.call.n_out; j++) {
@@ -355,7 +366,7 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
     if (dumping && (cfg.max_steps == 0 || cfg.max_steps > o->dump_step + 1))
         cfg.max_steps = o->dump_step + 1;
     int epochs_done = 0;
-    st = sb_model_train(sb_kernels(c->family), &cfg, &train, &test,
+    st = sb_model_train(case_kernels(c), &cfg, &train, &test,
                         sb_run_sink_probe, sink, metrics, &epochs_done);
     if (st != SB_OK)
         set_err(err, errlen, "%s: training failed: %s", c->path, sb_status_name(st));

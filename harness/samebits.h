@@ -143,6 +143,12 @@ typedef struct sb_case {
     sb_verdict expect[SB_MAX_THREADS + 1]; /* by thread count */
     char golden_path[512];      /* golden/<name>.golden unless the case says */
     char digest[33];            /* hex XXH3-128 of what determines the trace */
+    /* [case] mutant: the det table with that mutant's op replaced
+     * (kernels/mutants/). Not in the digest: a mutant case is checked
+     * against the golden of the clean case it mutates. */
+    char mutant[64];            /* "" for none */
+    bool expect_detected;       /* [expect] detected: some run must diverge */
+    sb_op expect_op;            /* [expect] op: where the first divergence must be */
 } sb_case;
 
 /* err gets "path:line: what was expected". The syntax is in FORMATS.md. */

@@ -161,4 +161,15 @@ sb_bound_fn sb_op_call_bound;
 /* true when the op has a reduction (a nonzero bound is possible) */
 bool sb_op_has_reduction(sb_op op);
 
+/* ---- mutants ----------------------------------------------------------------
+ * Det kernels with one deliberate fault each (kernels/mutants/mutants.def),
+ * for proving that the harness catches, localises and classifies faults. */
+int sb_mutant_count(void);
+int sb_mutant_find(const char *name);       /* index, or -1 if unknown */
+const char *sb_mutant_name(int i);          /* i in [0, sb_mutant_count()) */
+sb_op sb_mutant_op(int i);                  /* the op the mutant replaces */
+const char *sb_mutant_fault(int i);         /* one line */
+/* The det table with the mutant's one op replaced; NULL if unknown. */
+const sb_kernel_table *sb_kernels_mutant(const char *name);
+
 #endif

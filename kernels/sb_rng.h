@@ -4,17 +4,19 @@
  * state, no per-thread streams, so any thread may draw any element and the
  * bits never depend on who drew it.
  *
- * Counter layout. key = {seed & 0xffffffff, seed >> 32};
- * counter = {index & 0xffffffff, index >> 32, step, stream}. Each element
- * has a whole 4-word block of its own (a block never serves 4 consecutive
- * elements), so an element's value depends on its own counter alone:
- *   sb_rng_u32      word 0
- *   sb_rng_uniform  (word 0 >> 8) * 2^-24
- *   sb_rng_normal   words 0 and 1 (Box-Muller, radius from 1 - uniform(w0),
- *                   angle from uniform(w1)); words 2 and 3 unused
+ * Counter layout. key = {seed & 0xffffffff, seed >> 32}; the block of
+ * block index b is counter = {b & 0xffffffff, b >> 32, step, stream}. One
+ * block serves consecutive elements (a 10-round block per element would cost
+ * most of a dropout mask), so element i's value depends on its own counter
+ * and word alone:
+ *   sb_rng_u32      block i/4, word i%4
+ *   sb_rng_uniform  (that word >> 8) * 2^-24
+ *   sb_rng_normal   block i/2, words 2*(i%2) and 2*(i%2)+1 (Box-Muller,
+ *                   radius from 1 - uniform(first), angle from
+ *                   uniform(second))
  * Initialisers have no step: glorot draws at step 0, and he_normal's r-th
  * redraw of element i is the normal at step r. sb_rng_permutation draws the
- * swap partner of position i from the block at index i (two 64-bit values,
+ * swap partner of position i from the block at block index i (two 64-bit values,
  * words 0|1<<32 and 2|3<<32), and after rejecting both moves to index
  * i + (attempt << 40). */
 #ifndef SB_RNG_H

@@ -2,6 +2,8 @@
  *
  * fwd and bwd_data: images are independent, so threads take whole images and
  * each image runs the serial det GEMM (its bits fixed by sb_gemm.h).
+ * The per-image functions materialise the column matrix (the mutants and the
+ * loose family build on them); the det kernels pack it implicitly.
  * bwd_filter and bwd_bias reduce over images; bwd_filter sums fixed groups of
  * SB_CONV_GROUP images into one partial each and adds the partials in group
  * order, bwd_bias gives each channel one writer. Nothing depends on the
@@ -29,19 +31,6 @@ static size_t image_size(const sb_conv_shape *s) { return (size_t)s->c * s->h * 
 static size_t out_size(const sb_conv_shape *s) { return (size_t)s->k * s->p * s->q; }
 static size_t taps(const sb_conv_shape *s) { return (size_t)s->c * s->r * s->s; }
 
-/* y_n [k][pq] = b + W [k][crs] col [crs][pq]; the bias enters before chunk 0 */
-void sb_conv2d_fwd_image(float *yn, float *col, sb_gemm_work *wk, const float *xn,
-                         const float *w, const float *b, const sb_conv_shape *s)
-{
-    int pq = s->p * s->q, crs = (int)taps(s);
-    sb_im2col(col, xn, s, pq, 1);
-    for (int f = 0; f < s->k; f++)
-        for (int i = 0; i < pq; i++)
-            yn[(size_t)f * pq + i] = b[f];
-    sb_gemm_det_serial(yn, sb_matview_rows(w, crs), sb_matview_rows(col, pq), wk,
-                       pq, s->k, pq, crs, true);
-}
-
 /* dx_n = col2im(W^T [crs][k] dy_n [k][pq]) */
 void sb_conv2d_bwd_data_image(float *dxn, float *col, sb_gemm_work *wk,
                               const float *dyn, const float *w, const sb_conv_shape *s)
@@ -64,62 +53,122 @@ void sb_conv2d_bwd_filter_image(float *dw, float *col, sb_gemm_work *wk,
                        crs, s->k, crs, pq, accumulate);
 }
 
+/* ---- the det kernels: the products above, packed straight from the image --
+ * The column matrix is never materialised: the GEMM's B panels are cut from
+ * the image (implicit im2col), and the filters are packed once per call and
+ * shared by the threads. Same det GEMM arithmetic, so the same bits as the
+ * per-image functions above. */
+
+/* An image and its shape: the source of an implicit column matrix. */
+typedef struct conv_src {
+    const float *x;
+    const sb_conv_shape *s;
+} conv_src;
+
+/* B = col [crs][pq]: panels of NR positions, one row per tap. */
+static void pack_col(float *dst, const void *src, int p0, int kc, int j0, int nc)
+{
+    const conv_src *cs = src;
+    for (int j = j0; j < j0 + nc; j += SB_GEMM_NR, dst += (ptrdiff_t)kc * SB_GEMM_NR) {
+        int cols = j0 + nc - j < SB_GEMM_NR ? j0 + nc - j : SB_GEMM_NR;
+        sb_im2col_block(dst, SB_GEMM_NR, 1, cs->x, cs->s, p0, kc, j, cols);
+        if (cols < SB_GEMM_NR)
+            for (int p = 0; p < kc; p++)
+                memset(dst + (ptrdiff_t)p * SB_GEMM_NR + cols, 0,
+                       (size_t)(SB_GEMM_NR - cols) * sizeof(float));
+    }
+}
+
+/* B = col^T [pq][crs]: panels of NR taps, one row per position. */
+static void pack_col_trans(float *dst, const void *src, int p0, int kc, int j0, int nc)
+{
+    const conv_src *cs = src;
+    for (int j = j0; j < j0 + nc; j += SB_GEMM_NR, dst += (ptrdiff_t)kc * SB_GEMM_NR) {
+        int cols = j0 + nc - j < SB_GEMM_NR ? j0 + nc - j : SB_GEMM_NR;
+        sb_im2col_block(dst, 1, SB_GEMM_NR, cs->x, cs->s, j, cols, p0, kc);
+        if (cols < SB_GEMM_NR)
+            for (int p = 0; p < kc; p++)
+                memset(dst + (ptrdiff_t)p * SB_GEMM_NR + cols, 0,
+                       (size_t)(SB_GEMM_NR - cols) * sizeof(float));
+    }
+}
+
+/* y_n [k][pq] = b + W [k][crs] col_n [crs][pq]; the bias enters before chunk 0 */
 static void conv2d_fwd_det(float *y, const float *x, const float *w, const float *b,
                            const sb_conv_shape *s)
 {
+    int pq = s->p * s->q, crs = (int)taps(s);
+    float *wp = sb_gemm_floats_new(sb_gemm_packed_a_floats(s->k, crs));
+    sb_gemm_pack_a(wp, sb_matview_rows(w, crs), s->k, crs);
 #pragma omp parallel
     {
-        float *col = floats_new(taps(s) * (size_t)s->p * s->q);
-        sb_gemm_work *wk = sb_gemm_work_new(s->k, s->p * s->q, (int)taps(s));
-        SB_ASSERT(wk != NULL);
+        float *bbuf = sb_gemm_floats_new(sb_gemm_b_buf_floats(pq, crs));
 #pragma omp for schedule(dynamic)
-        for (int img = 0; img < s->n; img++)
-            sb_conv2d_fwd_image(y + img * out_size(s), col, wk, x + img * image_size(s),
-                                w, b, s);
-        sb_gemm_work_free(wk);
-        free(col);
+        for (int img = 0; img < s->n; img++) {
+            float *yn = y + img * out_size(s);
+            for (int f = 0; f < s->k; f++)
+                for (int i = 0; i < pq; i++)
+                    yn[(size_t)f * pq + i] = b[f];
+            conv_src src = {x + img * image_size(s), s};
+            sb_gemm_det_packed(yn, wp, (sb_gemm_b){pack_col, &src}, bbuf, pq, s->k, pq,
+                               crs, true);
+        }
+        free(bbuf);
     }
+    free(wp);
 }
 
 static void conv2d_bwd_data_det(float *dx, const float *dy, const float *w,
                                 const sb_conv_shape *s)
 {
+    int pq = s->p * s->q, crs = (int)taps(s);
+    float *wp = sb_gemm_floats_new(sb_gemm_packed_a_floats(crs, s->k));
+    sb_gemm_pack_a(wp, sb_matview_trans(w, crs), crs, s->k);
 #pragma omp parallel
     {
-        float *col = floats_new(taps(s) * (size_t)s->p * s->q);
-        sb_gemm_work *wk = sb_gemm_work_new((int)taps(s), s->p * s->q, s->k);
-        SB_ASSERT(wk != NULL);
+        float *col = sb_gemm_floats_new(taps(s) * (size_t)pq);
+        float *bbuf = sb_gemm_floats_new(sb_gemm_b_buf_floats(pq, s->k));
 #pragma omp for schedule(dynamic)
-        for (int img = 0; img < s->n; img++)
-            sb_conv2d_bwd_data_image(dx + img * image_size(s), col, wk,
-                                     dy + img * out_size(s), w, s);
-        sb_gemm_work_free(wk);
+        for (int img = 0; img < s->n; img++) {
+            sb_matview dyn = sb_matview_rows(dy + img * out_size(s), pq);
+            sb_gemm_det_packed(col, wp, (sb_gemm_b){sb_gemm_pack_b_view, &dyn}, bbuf, pq,
+                               crs, pq, s->k, false);
+            float *dxn = dx + img * image_size(s);
+            memset(dxn, 0, image_size(s) * sizeof(float));
+            sb_col2im_add(dxn, col, s);
+        }
+        free(bbuf);
         free(col);
     }
+    free(wp);
 }
 
 static void conv2d_bwd_filter_det(float *dw, const float *dy, const float *x,
                                   const sb_conv_shape *s)
 {
+    int pq = s->p * s->q, crs = (int)taps(s);
     int groups = (s->n + SB_CONV_GROUP - 1) / SB_CONV_GROUP;
     size_t nw = (size_t)s->k * taps(s);
     float *part = floats_new(nw * (size_t)groups);
 #pragma omp parallel
     {
-        float *col = floats_new(taps(s) * (size_t)s->p * s->q);
-        sb_gemm_work *wk = sb_gemm_work_new(s->k, (int)taps(s), s->p * s->q);
-        SB_ASSERT(wk != NULL);
+        float *dyp = sb_gemm_floats_new(sb_gemm_packed_a_floats(s->k, pq));
+        float *bbuf = sb_gemm_floats_new(sb_gemm_b_buf_floats(crs, pq));
 #pragma omp for schedule(dynamic)
         for (int g = 0; g < groups; g++) {
             int i0 = g * SB_CONV_GROUP;
             int i1 = i0 + SB_CONV_GROUP < s->n ? i0 + SB_CONV_GROUP : s->n;
-            for (int img = i0; img < i1; img++)
-                sb_conv2d_bwd_filter_image(part + nw * (size_t)g, col, wk,
-                                           dy + img * out_size(s), x + img * image_size(s),
-                                           s, img > i0);
+            for (int img = i0; img < i1; img++) {
+                /* dw_g [k][crs] (+)= dy_n [k][pq] col_n^T [pq][crs] */
+                sb_gemm_pack_a(dyp, sb_matview_rows(dy + img * out_size(s), pq), s->k, pq);
+                conv_src src = {x + img * image_size(s), s};
+                sb_gemm_det_packed(part + nw * (size_t)g, dyp,
+                                   (sb_gemm_b){pack_col_trans, &src}, bbuf, crs, s->k, crs,
+                                   pq, img > i0);
+            }
         }
-        sb_gemm_work_free(wk);
-        free(col);
+        free(bbuf);
+        free(dyp);
         /* group partials in group order, one writer per weight */
 #pragma omp for schedule(static)
         for (size_t i = 0; i < nw; i++) {

@@ -6,8 +6,6 @@
 #include "gemm/sb_gemm.h"
 #include "sb_kernels.h"
 
-void sb_conv2d_fwd_image(float *yn, float *col, sb_gemm_work *wk, const float *xn,
-                         const float *w, const float *b, const sb_conv_shape *s);
 void sb_conv2d_bwd_data_image(float *dxn, float *col, sb_gemm_work *wk,
                               const float *dyn, const float *w, const sb_conv_shape *s);
 void sb_conv2d_bwd_filter_image(float *dw, float *col, sb_gemm_work *wk,

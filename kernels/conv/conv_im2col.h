@@ -15,6 +15,12 @@
 void sb_im2col(float *col, const float *x, const sb_conv_shape *s,
                ptrdiff_t rs, ptrdiff_t cs);
 
+/* The block of taps [t0, t0+nt) x positions [j0, j0+nj) of the column
+ * matrix, element (tap, pos) at dst[(tap-t0)*ts + (pos-j0)*ps]: what a GEMM
+ * packer needs to build its panels straight from the image. */
+void sb_im2col_block(float *dst, ptrdiff_t ts, ptrdiff_t ps, const float *x,
+                     const sb_conv_shape *s, int t0, int nt, int j0, int nj);
+
 /* dx += col scattered back: dx [c][h][w], col [c*r*s][p*q] row-major.
  * Each dx element receives its taps in (r, s) order, (p, q) ascending. */
 void sb_col2im_add(float *dx, const float *col, const sb_conv_shape *s);

@@ -15,7 +15,8 @@
 /* Cache blocks: an MC x KC block of A stays in L2 while the tiles sweep a
  * KC x NC block of B. They only decide which tiles are computed when, never
  * an element's arithmetic, so they may change freely. */
-enum { MC = 144, NC = 1024 };
+enum { MC = 144, NC = 960 };
+_Static_assert(MC % MR == 0 && NC % NR == 0, "cache blocks hold whole tiles");
 
 struct sb_gemm_work {
     int m, n, k;    /* the largest problem the buffers fit */
@@ -27,6 +28,13 @@ static float *floats_alloc(size_t n)
 {
     size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
     return aligned_alloc(64, bytes > 0 ? bytes : 64);
+}
+
+float *sb_gemm_floats_new(size_t n)
+{
+    float *p = floats_alloc(n);
+    SB_ASSERT(p != NULL);
+    return p;
 }
 
 static int min_int(int a, int b) { return a < b ? a : b; }
@@ -58,40 +66,64 @@ void sb_gemm_work_free(sb_gemm_work *w)
 }
 
 /* A[0..mc)[0..kc) into panels of MR rows, p-major inside a panel; rows past
- * mc are zero. */
+ * mc are zero. The copy loop runs along whichever index is contiguous in
+ * memory, so a transposed view packs as cheaply as a plain one. */
 static void pack_a(float *restrict dst, sb_matview a, int mc, int kc)
 {
     for (int i0 = 0; i0 < mc; i0 += MR) {
         int rows = mc - i0 < MR ? mc - i0 : MR;
-        for (int p = 0; p < kc; p++) {
-            float *d = dst + (ptrdiff_t)p * MR;
-            const float *s = a.p + i0 * a.rs + p * a.cs;
-            for (int i = 0; i < rows; i++)
-                d[i] = s[i * a.rs];
-            for (int i = rows; i < MR; i++)
-                d[i] = 0.0f;
+        if (a.cs == 1) {
+            for (int i = 0; i < rows; i++) {
+                const float *s = a.p + (i0 + i) * a.rs;
+                for (int p = 0; p < kc; p++)
+                    dst[(ptrdiff_t)p * MR + i] = s[p];
+            }
+            for (int p = 0; p < kc; p++)
+                for (int i = rows; i < MR; i++)
+                    dst[(ptrdiff_t)p * MR + i] = 0.0f;
+        } else {
+            for (int p = 0; p < kc; p++) {
+                float *d = dst + (ptrdiff_t)p * MR;
+                const float *s = a.p + i0 * a.rs + p * a.cs;
+                for (int i = 0; i < rows; i++)
+                    d[i] = s[i * a.rs];
+                for (int i = rows; i < MR; i++)
+                    d[i] = 0.0f;
+            }
         }
         dst += (ptrdiff_t)kc * MR;
     }
 }
 
 /* B[0..kc)[0..nc) into panels of NR columns, p-major inside a panel;
- * columns past nc are zero. */
+ * columns past nc are zero. Contiguous rows are copied whole; a transposed
+ * view (contiguous columns) is read column by column. */
 static void pack_b(float *restrict dst, sb_matview b, int kc, int nc)
 {
     for (int j0 = 0; j0 < nc; j0 += NR) {
         int cols = nc - j0 < NR ? nc - j0 : NR;
-        for (int p = 0; p < kc; p++) {
-            float *d = dst + (ptrdiff_t)p * NR;
-            const float *s = b.p + p * b.rs + j0 * b.cs;
-            if (b.cs == 1 && cols == NR) {
-                memcpy(d, s, NR * sizeof(float));
-                continue;
+        if (b.rs == 1 && b.cs != 1) {
+            for (int j = 0; j < cols; j++) {
+                const float *s = b.p + (j0 + j) * b.cs;
+                for (int p = 0; p < kc; p++)
+                    dst[(ptrdiff_t)p * NR + j] = s[p];
             }
-            for (int j = 0; j < cols; j++)
-                d[j] = s[j * b.cs];
-            for (int j = cols; j < NR; j++)
-                d[j] = 0.0f;
+            for (int p = 0; p < kc; p++)
+                for (int j = cols; j < NR; j++)
+                    dst[(ptrdiff_t)p * NR + j] = 0.0f;
+        } else {
+            for (int p = 0; p < kc; p++) {
+                float *d = dst + (ptrdiff_t)p * NR;
+                const float *s = b.p + p * b.rs + j0 * b.cs;
+                if (b.cs == 1 && cols == NR) {
+                    memcpy(d, s, NR * sizeof(float));
+                    continue;
+                }
+                for (int j = 0; j < cols; j++)
+                    d[j] = s[j * b.cs];
+                for (int j = cols; j < NR; j++)
+                    d[j] = 0.0f;
+            }
         }
         dst += (ptrdiff_t)kc * NR;
     }
@@ -150,13 +182,18 @@ static void grid_choose(int mt, int nt, int threads, int *tm, int *tn)
     }
 }
 
+/* Below this many multiply-adds waking a thread team costs more than the
+ * product (dense2: 128 x 10 x 128); the split is output-only either way. */
+#define PARALLEL_MIN_MACS (1L << 21)
+
 void sb_gemm_det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
                  int n, int k, bool accumulate)
 {
     int mt = (m + MR - 1) / MR, nt = (n + NR - 1) / NR;
     if (mt == 0 || nt == 0)
         return;
-#pragma omp parallel
+    long macs = (long)m * n * (k > 0 ? k : 1);
+#pragma omp parallel if (macs >= PARALLEL_MIN_MACS)
     {
         int tm = 1, tn = 1;
         grid_choose(mt, nt, omp_get_num_threads(), &tm, &tn);
@@ -172,6 +209,53 @@ void sb_gemm_det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
                                    w, ldc, i1 - i0, j1 - j0, k, accumulate);
                 sb_gemm_work_free(w);
             }
+        }
+    }
+}
+
+void sb_gemm_pack_b_view(float *dst, const void *src, int p0, int kc, int j0, int nc)
+{
+    pack_b(dst, sub(*(const sb_matview *)src, p0, j0), kc, nc);
+}
+
+size_t sb_gemm_packed_a_floats(int m, int k)
+{
+    return (size_t)round_up(m, MR) * (size_t)k;
+}
+
+void sb_gemm_pack_a(float *dst, sb_matview a, int m, int k)
+{
+    size_t mp = (size_t)round_up(m, MR);
+    for (int pc = 0; pc < k; pc += KC)
+        pack_a(dst + mp * (size_t)pc, sub(a, 0, pc), m, min_int(KC, k - pc));
+}
+
+size_t sb_gemm_b_buf_floats(int n, int k)
+{
+    return (size_t)min_int(NC, round_up(n, NR)) * (size_t)min_int(KC, k);
+}
+
+void sb_gemm_det_packed(float *c, const float *a_packed, sb_gemm_b b, float *b_buf,
+                        ptrdiff_t ldc, int m, int n, int k, bool accumulate)
+{
+    SB_ASSERT(m >= 0 && n >= 0 && k >= 0 && ldc >= n);
+    if (k == 0 && !accumulate)
+        for (int i = 0; i < m; i++)
+            memset(c + i * ldc, 0, (size_t)n * sizeof(float));
+    sb_gemm_tile_fn *tile = sb_gemm_tile_select();
+    size_t mp = (size_t)round_up(m, MR);
+    for (int jc = 0; jc < n; jc += NC) {
+        int nc = min_int(NC, n - jc);
+        for (int pc = 0; pc < k; pc += KC) {
+            int kc = min_int(KC, k - pc);
+            bool overwrite = pc == 0 && !accumulate;
+            const float *ap = a_packed + mp * (size_t)pc;
+            b.pack(b_buf, b.src, pc, kc, jc, nc);
+            for (int jr = 0; jr < nc; jr += NR)
+                for (int ir = 0; ir < m; ir += MR)
+                    tile(c + ir * ldc + jc + jr, ap + (ptrdiff_t)ir * kc,
+                         b_buf + (ptrdiff_t)jr * kc, ldc, kc, min_int(MR, m - ir),
+                         min_int(NR, nc - jr), overwrite);
         }
     }
 }

@@ -11,8 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define SB_GEMM_MR 12
-#define SB_GEMM_NR 32
+#include "sb_gemm.h"   /* SB_GEMM_MR, SB_GEMM_NR */
 
 /* c: [mv][ldc] (mv <= MR, nv <= NR), a: [kc][MR] packed, b: [kc][NR] packed */
 typedef void sb_gemm_tile_fn(float *c, const float *a, const float *b,

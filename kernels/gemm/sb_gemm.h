@@ -22,6 +22,11 @@
 /* The summation chunk (part of the det definition; changing it changes bits). */
 #define SB_GEMM_KC 256
 
+/* The register tile (rows x columns of C), and so the width of packed panels.
+ * Free to change: an element's arithmetic does not depend on it. */
+#define SB_GEMM_MR 8
+#define SB_GEMM_NR 48
+
 /* A read-only matrix view: element (i, j) is at p[i*rs + j*cs], so a
  * transpose is a view with the strides swapped. */
 typedef struct sb_matview {
@@ -56,6 +61,41 @@ void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
  * OpenMP team. SB_ASSERT on out of memory. */
 void sb_gemm_det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
                  int n, int k, bool accumulate);
+
+/* ---- pre-packed operands ------------------------------------------------
+ * For a product repeated with one operand fixed (a conv's filters, image after
+ * image), A is packed once per call and shared read-only by the threads, and
+ * B is packed straight from its source (an implicit im2col) instead of from a
+ * materialised matrix. The arithmetic is the det definition above. */
+
+/* Packs B[p0 .. p0+kc)[j0 .. j0+nc) into panels of SB_GEMM_NR columns,
+ * [panel][kc][SB_GEMM_NR], columns past nc zero. src is the source's own
+ * description (a matview, an image and its conv shape, ...). */
+typedef void sb_gemm_pack_b_fn(float *dst, const void *src, int p0, int kc, int j0, int nc);
+
+typedef struct sb_gemm_b {
+    sb_gemm_pack_b_fn *pack;
+    const void *src;
+} sb_gemm_b;
+
+/* The packer of a matview B: src is a const sb_matview *. */
+sb_gemm_pack_b_fn sb_gemm_pack_b_view;
+
+/* Floats of all of A [m][k] packed, and the packing itself:
+ * [chunk][panel of SB_GEMM_MR rows][kc][SB_GEMM_MR], rows past m zero. */
+size_t sb_gemm_packed_a_floats(int m, int k);
+void sb_gemm_pack_a(float *dst, sb_matview a, int m, int k);
+
+/* Floats of the B packing buffer sb_gemm_det_packed needs for n, k. */
+size_t sb_gemm_b_buf_floats(int n, int k);
+
+/* Serial det GEMM C [m][ldc] (+)= A B from A packed by sb_gemm_pack_a and B
+ * packed chunk by chunk into b_buf by b.pack. */
+void sb_gemm_det_packed(float *c, const float *a_packed, sb_gemm_b b, float *b_buf,
+                        ptrdiff_t ldc, int m, int n, int k, bool accumulate);
+
+/* A buffer of n floats, 64-byte aligned; SB_ASSERT on out of memory. */
+float *sb_gemm_floats_new(size_t n);
 
 /* The loose GEMM: split-K over omp_get_max_threads() threads, per-thread
  * partial products combined in thread order. Bits follow the thread count. */

@@ -46,7 +46,7 @@ static row_eval row_evaluate(const float *z, int k)
 {
     row_eval r = {.m = (double)z[0]};
     for (int j = 1; j < k; j++)
-        if (z[j] > r.m)
+        if ((double)z[j] > r.m)
             r.m = (double)z[j];
     double h = 0.0;
     for (int j = 0; j < k; j++) {

@@ -29,24 +29,78 @@ static size_t yi(const sb_conv_shape *s, int img, int f, int p, int q)
     return (((size_t)img * s->k + f) * s->p + p) * s->q + q;
 }
 
-/* Runs body for every product (y index yk, x index xk, w index wk) of image
- * img and filter f. Callers parallelise over img or f, whichever keeps one
- * writer per output element. */
-#define FOR_EACH_TAP(sh, img, f, body)                                           \
-    for (int p = 0; p < (sh)->p; p++)                                            \
-        for (int q = 0; q < (sh)->q; q++)                                        \
-            for (int ch = 0; ch < (sh)->c; ch++)                                 \
-                for (int r = 0; r < (sh)->r; r++)                                \
-                    for (int t = 0; t < (sh)->s; t++) {                          \
-                        int ih = p * (sh)->stride - (sh)->pad + r;                \
-                        int iw = q * (sh)->stride - (sh)->pad + t;                \
-                        if (ih < 0 || ih >= (sh)->h || iw < 0 || iw >= (sh)->w)   \
-                            continue;                                           \
-                        size_t yk = yi(sh, img, f, p, q);                        \
-                        size_t xk = xi(sh, img, ch, ih, iw);                     \
-                        size_t wk = wi(sh, f, ch, r, t);                         \
-                        body                                                    \
-                    }
+/* One output element of each op: its sum of products and the sum of their
+ * magnitudes, accumulated in locals (the sums are what the bound needs). */
+typedef struct dsum {
+    double value, abs;
+} dsum;
+
+static dsum fwd_at(const sb_conv_shape *s, const float *x, const float *w, int img, int f,
+                   int p, int q)
+{
+    dsum d = {0.0, 0.0};
+    for (int ch = 0; ch < s->c; ch++)
+        for (int r = 0; r < s->r; r++) {
+            const int ih = p * s->stride - s->pad + r;
+            if (ih < 0 || ih >= s->h)
+                continue;
+            const float *xr = x + xi(s, img, ch, ih, 0), *wr = w + wi(s, f, ch, r, 0);
+            for (int t = 0; t < s->s; t++) {
+                const int iw = q * s->stride - s->pad + t;
+                if (iw < 0 || iw >= s->w)
+                    continue;
+                const double term = (double)xr[iw] * (double)wr[t];
+                d.value += term;
+                d.abs += fabs(term);
+            }
+        }
+    return d;
+}
+
+/* dx at (img, ch, ih, iw): the taps (f, r, t) whose output (p, q) reads it */
+static dsum data_at(const sb_conv_shape *s, const float *dy, const float *w, int img, int ch,
+                    int ih, int iw)
+{
+    dsum d = {0.0, 0.0};
+    for (int f = 0; f < s->k; f++)
+        for (int r = 0; r < s->r; r++) {
+            const int hp = ih + s->pad - r;
+            if (hp < 0 || hp % s->stride != 0 || hp / s->stride >= s->p)
+                continue;
+            for (int t = 0; t < s->s; t++) {
+                const int wq = iw + s->pad - t;
+                if (wq < 0 || wq % s->stride != 0 || wq / s->stride >= s->q)
+                    continue;
+                const double term = (double)dy[yi(s, img, f, hp / s->stride, wq / s->stride)] *
+                                    (double)w[wi(s, f, ch, r, t)];
+                d.value += term;
+                d.abs += fabs(term);
+            }
+        }
+    return d;
+}
+
+static dsum filter_at(const sb_conv_shape *s, const float *dy, const float *x, int f, int ch,
+                      int r, int t)
+{
+    dsum d = {0.0, 0.0};
+    for (int img = 0; img < s->n; img++)
+        for (int p = 0; p < s->p; p++) {
+            const int ih = p * s->stride - s->pad + r;
+            if (ih < 0 || ih >= s->h)
+                continue;
+            const float *dyr = dy + yi(s, img, f, p, 0), *xr = x + xi(s, img, ch, ih, 0);
+            for (int q = 0; q < s->q; q++) {
+                const int iw = q * s->stride - s->pad + t;
+                if (iw < 0 || iw >= s->w)
+                    continue;
+                const double term = (double)dyr[q] * (double)xr[iw];
+                d.value += term;
+                d.abs += fabs(term);
+            }
+        }
+    return d;
+}
 
 void refd_conv(double *value, double *bound, const sb_op_call *c, sb_family f)
 {
@@ -55,24 +109,18 @@ void refd_conv(double *value, double *bound, const sb_op_call *c, sb_family f)
     const double pq = (double)s->p * s->q;
     double *abs_sum = calloc(count, sizeof *abs_sum);
     SB_ASSERT(abs_sum != NULL);
-    memset(value, 0, count * sizeof *value);
     double m = 0.0, path = 0.0;
 
     switch (c->op) {
     case SB_OP_conv2d_fwd: {
         const float *x = REFD_IN(c, 0), *w = REFD_IN(c, 1), *b = REFD_IN(c, 2);
 #pragma omp parallel for schedule(static)
-        for (int img = 0; img < s->n; img++)
-            for (int fk = 0; fk < s->k; fk++)
-                FOR_EACH_TAP(s, img, fk, {
-            double term = (double)x[xk] * (double)w[wk];
-            value[yk] += term;
-            abs_sum[yk] += fabs(term);
-        })
         for (size_t e = 0; e < count; e++) {
-            int fk = (int)(e / (size_t)pq % (size_t)s->k);
-            value[e] += (double)b[fk];
-            abs_sum[e] += fabs((double)b[fk]);
+            const int q = (int)(e % (size_t)s->q), p = (int)(e / (size_t)s->q % (size_t)s->p);
+            const int fk = (int)(e / (size_t)pq % (size_t)s->k), img = (int)(e / (size_t)pq / (size_t)s->k);
+            dsum d = fwd_at(s, x, w, img, fk, p, q);
+            value[e] = d.value + (double)b[fk];
+            abs_sum[e] = d.abs + fabs((double)b[fk]);
         }
         m = path = (double)s->c * s->r * s->s + 1.0;
         break;
@@ -80,31 +128,32 @@ void refd_conv(double *value, double *bound, const sb_op_call *c, sb_family f)
     case SB_OP_conv2d_bwd_data: {
         const float *dy = REFD_IN(c, 0), *w = REFD_IN(c, 1);
 #pragma omp parallel for schedule(static)
-        for (int img = 0; img < s->n; img++)
-            for (int fk = 0; fk < s->k; fk++)
-                FOR_EACH_TAP(s, img, fk, {
-            double term = (double)dy[yk] * (double)w[wk];
-            value[xk] += term;
-            abs_sum[xk] += fabs(term);
-        })
+        for (size_t e = 0; e < count; e++) {
+            const int iw = (int)(e % (size_t)s->w), ih = (int)(e / (size_t)s->w % (size_t)s->h);
+            const size_t plane = e / ((size_t)s->h * (size_t)s->w);
+            dsum d = data_at(s, dy, w, (int)(plane / (size_t)s->c), (int)(plane % (size_t)s->c), ih, iw);
+            value[e] = d.value;
+            abs_sum[e] = d.abs;
+        }
         m = path = (double)s->k * s->r * s->s;
         break;
     }
     case SB_OP_conv2d_bwd_filter: {
         const float *dy = REFD_IN(c, 0), *x = REFD_IN(c, 1);
 #pragma omp parallel for schedule(static)
-        for (int fk = 0; fk < s->k; fk++)
-            for (int img = 0; img < s->n; img++)
-                FOR_EACH_TAP(s, img, fk, {
-            double term = (double)dy[yk] * (double)x[xk];
-            value[wk] += term;
-            abs_sum[wk] += fabs(term);
-        })
+        for (size_t e = 0; e < count; e++) {
+            const int t = (int)(e % (size_t)s->s), r = (int)(e / (size_t)s->s % (size_t)s->r);
+            const size_t fc = e / ((size_t)s->r * (size_t)s->s);
+            dsum d = filter_at(s, dy, x, (int)(fc / (size_t)s->c), (int)(fc % (size_t)s->c), r, t);
+            value[e] = d.value;
+            abs_sum[e] = d.abs;
+        }
         m = path = (double)s->n * pq;
         break;
     }
     case SB_OP_conv2d_bwd_bias: {
         const float *dy = REFD_IN(c, 0);
+        memset(value, 0, count * sizeof *value);
         for (int img = 0; img < s->n; img++)
             for (int fk = 0; fk < s->k; fk++)
                 for (size_t e = 0; e < (size_t)pq; e++) {

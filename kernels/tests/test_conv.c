@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conv/conv_det.h"
+#include "conv/conv_im2col.h"
+#include "gemm/sb_gemm.h"
 #include "sb_kernels.h"
 
 Suite *make_conv_suite(void);
@@ -138,6 +141,62 @@ START_TEST(test_det_bitwise_across_threads)
         free(one);
         call_free(&c);
     }
+}
+END_TEST
+
+/* The det kernels pack their GEMM operands straight from the images; the
+ * result must be, bit for bit, the det GEMM (sb_gemm.h) on the materialised
+ * column matrix, image by image: fwd y_n = b + W col_n, bwd_data via
+ * col2im of W^T dy_n, bwd_filter per group of 4 images chained, the group
+ * partials added in group order (conv_det.c). */
+START_TEST(test_det_is_the_gemm_on_im2col)
+{
+    const sb_conv_shape s = shape_at(_i);
+    const int pq = s.p * s.q, crs = s.c * s.r * s.s;
+    const size_t img_in = (size_t)s.c * s.h * s.w, img_out = (size_t)s.k * pq;
+    float *col = malloc((size_t)crs * pq * sizeof(float));
+    sb_gemm_work *wk = sb_gemm_work_new(crs > s.k ? crs : s.k, crs > pq ? crs : pq,
+                                        crs > pq ? crs : pq);
+    for (size_t o = 0; o < 3; o++) {
+        sb_op_call c;
+        call_new(&c, conv_ops[o], s);
+        float *det = run(&c, SB_FAMILY_DET, 2);
+        float *want = calloc(sb_tensor_count(&c.out[0]), sizeof(float));
+        const float *in0 = c.in[0].data, *in1 = c.in[1].data;
+        if (c.op == SB_OP_conv2d_fwd) {
+            const float *b = c.in[2].data;
+            for (int img = 0; img < s.n; img++) {
+                float *yn = want + img * img_out;
+                for (size_t i = 0; i < img_out; i++)
+                    yn[i] = b[i / (size_t)pq];
+                sb_im2col(col, in0 + img * img_in, &s, pq, 1);
+                sb_gemm_det_serial(yn, sb_matview_rows(in1, crs), sb_matview_rows(col, pq), wk,
+                                   pq, s.k, pq, crs, true);
+            }
+        } else if (c.op == SB_OP_conv2d_bwd_data) {
+            for (int img = 0; img < s.n; img++)
+                sb_conv2d_bwd_data_image(want + img * img_in, col, wk, in0 + img * img_out, in1,
+                                         &s);
+        } else {
+            size_t nw = (size_t)s.k * crs;
+            float *part = malloc(nw * sizeof(float));
+            for (int g0 = 0; g0 < s.n; g0 += 4) {
+                for (int img = g0; img < s.n && img < g0 + 4; img++)
+                    sb_conv2d_bwd_filter_image(part, col, wk, in0 + img * img_out,
+                                               in1 + img * img_in, &s, img > g0);
+                for (size_t i = 0; i < nw; i++)
+                    want[i] = g0 == 0 ? part[i] : want[i] + part[i];
+            }
+            free(part);
+        }
+        ck_assert_msg(memcmp(det, want, sb_tensor_bytes(&c.out[0])) == 0,
+                      "%s det is not the det GEMM on im2col (shape %d)", sb_op_name(c.op), _i);
+        free(det);
+        free(want);
+        call_free(&c);
+    }
+    sb_gemm_work_free(wk);
+    free(col);
 }
 END_TEST
 
@@ -301,6 +360,7 @@ Suite *make_conv_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, test_families_within_bound, 0, N_SHAPES);
     tcase_add_loop_test(tc, test_det_bitwise_across_threads, 0, N_SHAPES);
+    tcase_add_loop_test(tc, test_det_is_the_gemm_on_im2col, 0, N_SHAPES);
     tcase_add_test(tc, test_loose_depends_on_threads);
     tcase_add_test(tc, test_nan_propagates);
     tcase_add_loop_test(tc, test_gradients_finite_difference, 0, 2);

@@ -50,7 +50,7 @@ typedef struct gemm_case {
     bool a_trans, b_trans, accumulate;
 } gemm_case;
 
-/* tiles are 12 x 32, cache blocks 144 x 1024, chunks 256: none divides these */
+/* tiles are 8 x 48, cache blocks 144 x 960, chunks 256: none divides these */
 static const gemm_case cases[] = {
     {1, 1, 1, false, false, false},
     {13, 37, 600, false, false, true},

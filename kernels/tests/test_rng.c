@@ -51,18 +51,35 @@ START_TEST(test_philox_known_answers)
 }
 END_TEST
 
-/* The layout documented in sb_rng.h: key = seed halves, counter = {index
- * low, index high, step, stream}, u32 = word 0, uniform = word 0 >> 8. */
+/* The layout documented in sb_rng.h: key = seed halves, the block of block
+ * index b has counter {b low, b high, step, stream}; u32 i = word i%4 of
+ * block i/4, uniform = that word >> 8, normal i = Box-Muller on words
+ * 2(i%2), 2(i%2)+1 of block i/2. */
 START_TEST(test_counter_layout)
 {
-    const uint64_t index = 0x0000000500000007ull;
+    const uint64_t block = 0x0000000500000007ull;
     const uint32_t key[2] = {(uint32_t)SEED, (uint32_t)(SEED >> 32)};
     const uint32_t counter[4] = {7, 5, 11, 0x123};
     uint32_t out[4];
     sb_philox4x32_10(out, counter, key);
-    ck_assert_uint_eq(sb_rng_u32(SEED, 0x123, 11, index), out[0]);
-    float u = sb_rng_uniform(SEED, 0x123, 11, index);
-    ck_assert_uint_eq((uint32_t)(u * 0x1p24f), out[0] >> 8);
+    for (uint64_t w = 0; w < 4; w++) {
+        ck_assert_uint_eq(sb_rng_u32(SEED, 0x123, 11, 4 * block + w), out[w]);
+        float u = sb_rng_uniform(SEED, 0x123, 11, 4 * block + w);
+        ck_assert_uint_eq((uint32_t)(u * 0x1p24f), out[w] >> 8);
+    }
+    /* the normals of block b are elements 2b and 2b+1, from word pairs */
+    for (uint64_t half = 0; half < 2; half++) {
+        double u1 = 1.0 - (double)(out[2 * half] >> 8) * 0x1p-24;
+        double u2 = (double)(out[2 * half + 1] >> 8) * 0x1p-24;
+        float want = (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925286766559 * u2));
+        float z = sb_rng_normal(SEED, 0x123, 11, 2 * block + half);
+        ck_assert(same_bits(&z, &want));
+    }
+    /* interleaved calls (other counters in between) give the same values */
+    uint32_t again = sb_rng_u32(SEED, 0x123, 11, 4 * block + 2);
+    (void)sb_rng_u32(SEED, 0x124, 11, 4 * block + 2);
+    ck_assert_uint_eq(sb_rng_u32(SEED, 0x123, 11, 4 * block + 1), out[1]);
+    ck_assert_uint_eq(again, out[2]);
     /* every coordinate reaches the output */
     uint32_t base = sb_rng_u32(SEED, 1, 1, 1);
     ck_assert_uint_ne(base, sb_rng_u32(SEED ^ 1, 1, 1, 1));

@@ -4,12 +4,15 @@
  * count once per round) and the median over rounds is reported.
  * See tools/bench/README.md. */
 #include <cblas.h>
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sb_kernels.h"
+#include "refd/sb_refd.h"
 
 /* the equivalent GEMM: C[m][n] = op(A) op(B), K = k */
 typedef struct bench_gemm {
@@ -111,6 +114,20 @@ static void run_once(const bench_state *st, const bench_gemm *g, int impl)
     sb_op_call_run(sb_kernels(impl == IMPL_DET ? SB_FAMILY_DET : SB_FAMILY_LOOSE), &st->call);
 }
 
+/* Wall time, or on a shared machine the process's CPU time divided by the
+ * thread count: what the call would take with a core per thread. (CPU time
+ * counts workers spinning at barriers, so it never flatters a kernel.) */
+static bool cpu_clock;
+
+static double now(int threads)
+{
+    if (!cpu_clock)
+        return omp_get_wtime();
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9) / threads;
+}
+
 /* seconds per call: one warm-up call, then calls until min_time has passed */
 static double time_per_call(const bench_state *st, const bench_gemm *g, int impl, int threads,
                             double min_time)
@@ -119,13 +136,41 @@ static double time_per_call(const bench_state *st, const bench_gemm *g, int impl
     openblas_set_num_threads(threads);
     run_once(st, g, impl);
     int calls = 0;
-    double t0 = omp_get_wtime(), t;
+    double t0 = now(threads), t;
     do {
         run_once(st, g, impl);
         calls++;
-        t = omp_get_wtime() - t0;
+        t = now(threads) - t0;
     } while (t < min_time);
     return t / calls;
+}
+
+/* Max relative error of the op's output against its double-precision
+ * evaluation (sb_refd.h) over the elements with |value| >= 2^-10 max|value|
+ * (relative error near a cancellation to 0 says nothing about the kernel). */
+static double max_rel_error(const bench_state *st, sb_family f, int threads)
+{
+    size_t n = sb_tensor_count(&st->call.out[0]);
+    double *v = malloc(n * sizeof *v), *bound = malloc(n * sizeof *bound);
+    if (!v || !bound) {
+        fprintf(stderr, "bench: out of memory\n");
+        exit(EXIT_FAILURE);
+    }
+    omp_set_num_threads(threads);
+    sb_op_call_run(sb_kernels(f), &st->call);
+    sb_refd_eval(v, bound, &st->call, 0, f);
+    const float *out = st->call.out[0].data;
+    double vmax = 0.0, rel = 0.0;
+    for (size_t i = 0; i < n; i++)
+        vmax = fabs(v[i]) > vmax ? fabs(v[i]) : vmax;
+    for (size_t i = 0; i < n; i++)
+        if (fabs(v[i]) >= vmax * 0x1p-10) {
+            double e = fabs((double)out[i] - v[i]) / fabs(v[i]);
+            rel = e > rel ? e : rel;
+        }
+    free(v);
+    free(bound);
+    return rel;
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -143,7 +188,7 @@ static double median(double *v, int n)
 static void usage(void)
 {
     fprintf(stderr, "usage: samebits-bench-kernels [--rounds N] [--min-time SECONDS] "
-                    "[--json FILE]\n");
+                    "[--clock wall|cpu] [--json FILE]\n");
 }
 
 int main(int argc, char **argv)
@@ -156,6 +201,9 @@ int main(int argc, char **argv)
             rounds = atoi(argv[++i]);
         else if (strcmp(argv[i], "--min-time") == 0 && i + 1 < argc)
             min_time = atof(argv[++i]);
+        else if (strcmp(argv[i], "--clock") == 0 && i + 1 < argc &&
+                 (strcmp(argv[i + 1], "wall") == 0 || strcmp(argv[i + 1], "cpu") == 0))
+            cpu_clock = strcmp(argv[++i], "cpu") == 0;
         else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
             json_path = argv[++i];
         else {
@@ -221,6 +269,27 @@ int main(int argc, char **argv)
                         gf[IMPL_BLAS], gf[IMPL_DET] / gf[IMPL_BLAS],
                         gf[IMPL_DET] / gf[IMPL_LOOSE],
                         c + 1 == N_CASES && t + 1 == N_THREADS ? "" : ",");
+        }
+    /* accuracy of the long reductions: K = 9216 (dense1.fwd), K = n*p*q
+     * (the bwd_filter ops); loose at 2 threads, where it splits K */
+    static const char *const accuracy_cases[] = {"dense1.fwd", "conv1.bwd_filter",
+                                                 "conv2.bwd_filter", "dense1.bwd_weights"};
+    printf("\nmax relative error against a double-precision evaluation (|value| >= 2^-10 max)\n");
+    printf("%-20s %12s %12s\n", "op", "det", "loose(2)");
+    if (json)
+        fprintf(json, "  ],\n  \"accuracy\": [\n");
+    for (size_t a = 0; a < sizeof accuracy_cases / sizeof accuracy_cases[0]; a++)
+        for (size_t c = 0; c < N_CASES; c++) {
+            if (strcmp(cases[c].name, accuracy_cases[a]) != 0)
+                continue;
+            double det = max_rel_error(&st[c], SB_FAMILY_DET, 2);
+            double loose = max_rel_error(&st[c], SB_FAMILY_LOOSE, 2);
+            printf("%-20s %12.3g %12.3g\n", cases[c].name, det, loose);
+            if (json)
+                fprintf(json, "    {\"op\": \"%s\", \"max_rel_error\": {\"det\": %.3g, "
+                              "\"loose_2_threads\": %.3g}}%s\n",
+                        cases[c].name, det, loose,
+                        a + 1 == sizeof accuracy_cases / sizeof accuracy_cases[0] ? "" : ",");
         }
     if (json) {
         fprintf(json, "  ]\n}\n");

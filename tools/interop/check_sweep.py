@@ -28,6 +28,34 @@ def cpu_has(flag):
         return any(line.startswith("flags") and flag in line.split()[2:] for line in f)
 
 
+def trace_hashes(path):
+    """probe name -> hash of the records of a trace (the last of each name)."""
+    hashes = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) == 7 and fields[0].isdigit():
+                hashes[fields[1]] = fields[5]
+    return hashes
+
+
+def differing_probes(golden, work_dir, run):
+    """Every probe whose hash differs from the golden's, beyond the first:
+    read from the locator's re-run of the configuration, which the sweep
+    keeps in its work directory (<kernel>.t<T>.r<R>.locate/<T>/run.trace,
+    harness/sweep.c and locate.c). Empty when there is no such trace."""
+    if run["verdict"] == "identical":
+        return []
+    t, rep = run["threads"], run["repeat"]
+    for name in sorted(os.listdir(os.path.join(work_dir, "sweep"))):
+        if name.endswith(f".t{t}.r{rep}.locate"):
+            path = os.path.join(work_dir, "sweep", name, str(t), "run.trace")
+            if os.path.exists(path):
+                hashes = trace_hashes(path)
+                return [p for p in golden if hashes.get(p) != golden[p]]
+    return []
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("prog")
@@ -58,6 +86,7 @@ def main():
         return 2
     with open(report) as f:
         runs = [r for c in json.load(f)["cases"] for r in c["runs"]]
+    golden_hashes = trace_hashes(golden)
 
     label = f" [{a.label}]" if a.label else ""
     divergent, bad = [], []
@@ -70,6 +99,9 @@ def main():
         if r["message"]:
             line += f" ({r['message']})"
         print(line + label)
+        moved = differing_probes(golden_hashes, a.work_dir, r)
+        if moved:
+            print(f"            differing probes: {' '.join(moved)}")
         if r["verdict"] != "identical":
             divergent.append(f"{r['threads']} ({r['verdict']})")
         if r["verdict"] not in ACCEPTED:

@@ -8,10 +8,10 @@
  * Every configuration is a child process; its thread count reaches OpenMP
  * through OMP_NUM_THREADS, and OpenBLAS through openblas_set_num_threads in
  * the run itself, because OpenBLAS caps OPENBLAS_NUM_THREADS at the number of
- * cores it sees while the sweep wants 1..8 on any machine. OpenBLAS splits a
- * GEMM's output among its threads, and its kernels block K by a size that can
- * depend on the split, so C's bits may follow the thread count; the bound
- * below says how far a different summation order can move them. */
+ * cores it sees while the sweep wants 1..8 on any machine. How OpenBLAS
+ * divides a GEMM among its threads may change the order in which an
+ * element's products are summed, so C's bits may follow the thread count;
+ * the bound below says how far a different summation order can move them. */
 #include <cblas.h>
 #include <math.h>
 #include <omp.h>

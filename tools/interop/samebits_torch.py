@@ -135,7 +135,7 @@ class Trace:
         the digest is the XXH3-128 of digest_text, which should list whatever
         decides the records (not the thread count)."""
         digest = xxhash.xxh3_128(digest_text.encode()).hexdigest()
-        lines = [f"samebits-trace 1", f"case {_token(case, 'case name')}", f"digest {digest}",
+        lines = ["samebits-trace 1", f"case {_token(case, 'case name')}", f"digest {digest}",
                  f"samebits samebits_torch-{EXPORTER_VERSION}", f"reference {family} {threads}",
                  f"build {build}"] + self.records + [f"end {len(self.records)} 0"]
         tmp = path + ".tmp"
@@ -160,7 +160,6 @@ def _bound(terms, magnitude_sum):
 
 
 def _bounds():
-    import torch
     import torch.nn.functional as F
     from torch.nn.grad import conv2d_input, conv2d_weight
 
@@ -195,7 +194,7 @@ def _bounds():
 
     return dict(conv_fwd=conv_fwd, conv_data=conv_data, conv_filter=conv_filter,
                 conv_bias=conv_bias, dense_fwd=dense_fwd, dense_data=dense_data,
-                dense_weights=dense_weights, dense_bias=dense_bias, torch=torch)
+                dense_weights=dense_weights, dense_bias=dense_bias)
 
 
 # ---- the tracer -------------------------------------------------------------------

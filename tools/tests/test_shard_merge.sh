@@ -8,20 +8,35 @@
 # different sweeps are refused with exit status 2.
 # Usage: test_shard_merge.sh SAMEBITS SOURCE_ROOT
 set -euo pipefail
-sb=$1
+sb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 cd "$2"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_shard_merge.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cases=(cases/kernel_xent_loss_loose.case cases/kernel_dropout_mask_det.case)
 opts=(--threads 1-3 --repeat 2)
 
-"$sb" sweep "${cases[@]}" "${opts[@]}" --json "$tmp/full.json" --junit "$tmp/full.xml" >/dev/null
+# The verdicts themselves are not under test here (the determinism suite
+# judges them), so a sweep's exit status 1 or 3 is fine; 2 (input error) not.
+# All must agree, though: the merge's status is the unsharded sweep's.
+run() {
+    local rc=0
+    "$@" >/dev/null 2>"$tmp/err" || rc=$?
+    if [ "$rc" = 2 ] || [ "$rc" -gt 3 ]; then
+        cat "$tmp/err"
+        echo "FAIL: exit $rc: $*"
+        exit 1
+    fi
+    echo "$rc"
+}
+export TMPDIR=$tmp      # work directories of failing runs stay in here
+full_rc=$(run "$sb" sweep "${cases[@]}" "${opts[@]}" --json "$tmp/full.json" --junit "$tmp/full.xml")
 for i in 1 2 3; do
-    "$sb" sweep "${cases[@]}" "${opts[@]}" --shard "$i/3" --json "$tmp/s$i.json" >/dev/null
+    run "$sb" sweep "${cases[@]}" "${opts[@]}" --shard "$i/3" --json "$tmp/s$i.json" >/dev/null
 done
 # in any order
-"$sb" report --merge "$tmp/s3.json" "$tmp/s1.json" "$tmp/s2.json" \
-    --json "$tmp/merged.json" --junit "$tmp/merged.xml" >/dev/null
+merge_rc=$(run "$sb" report --merge "$tmp/s3.json" "$tmp/s1.json" "$tmp/s2.json" \
+    --json "$tmp/merged.json" --junit "$tmp/merged.xml")
+[ "$merge_rc" = "$full_rc" ] || { echo "FAIL: merge exit $merge_rc, unsharded sweep $full_rc"; exit 1; }
 
 python3 - "$tmp" <<'PY'
 import json, re, sys
@@ -61,7 +76,7 @@ refuse() {
 }
 refuse "missing shard" "$tmp/s1.json" "$tmp/s2.json"
 refuse "repeated shard" "$tmp/s1.json" "$tmp/s2.json" "$tmp/s2.json"
-"$sb" sweep "${cases[0]}" "${opts[@]}" --shard 3/3 --json "$tmp/other.json" >/dev/null
+run "$sb" sweep "${cases[0]}" "${opts[@]}" --shard 3/3 --json "$tmp/other.json" >/dev/null
 refuse "another sweep's shard" "$tmp/s1.json" "$tmp/s2.json" "$tmp/other.json"
 refuse "bad shard spec" "$tmp/s1.json" --shard
 echo "ok: 3 merged shards give the unsharded report"

@@ -1,0 +1,31 @@
+/* FAULT: a serial fast path, taken only when one thread is available,
+ * updates the accumulators and a local copy of each weight but never stores
+ * the weight back: on one thread the model never learns (test loss stays
+ * near ln 10 = 2.30, accuracy near chance), on more threads it is det. */
+#include <math.h>
+#include <omp.h>
+
+#include "mutants.h"
+#include "optim/optim_par.h"
+
+void sb_mutant_adadelta_one_thread(float *w,            /* [n] weights, updated */
+                                   float *acc,          /* [n] mean square of g, updated */
+                                   float *delta_acc,    /* [n] mean square of updates, updated */
+                                   const float *g,      /* [n] gradient */
+                                   const sb_optim_params *o, size_t n)
+{
+    if (omp_get_max_threads() > 1) {
+        sb_adadelta_update_par(w, acc, delta_acc, g, o, n);
+        return;
+    }
+    const float one_minus_rho = 1.0f - o->rho;
+    for (size_t i = 0; i < n; i++) {
+        float wi = w[i];
+        float a = (o->rho * acc[i]) + (one_minus_rho * (g[i] * g[i]));
+        acc[i] = a;
+        float update = (g[i] * sqrtf(delta_acc[i] + o->epsilon)) / sqrtf(a + o->epsilon);
+        wi = wi - (o->lr * update);     /* the store back to w[i] is missing */
+        (void)wi;
+        delta_acc[i] = (o->rho * delta_acc[i]) + (one_minus_rho * (update * update));
+    }
+}

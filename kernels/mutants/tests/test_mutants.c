@@ -1,0 +1,235 @@
+/* The mutant registry (one entry per line of mutants.def, each replacing
+ * exactly one op of the det table), and for each mutant an input on which its
+ * output differs from det's, plus the thread counts at which it must still
+ * give det's bits (the cases in cases/mutant_*.case expect `identical` there).
+ * Bits are compared exactly: the mutants are det kernels except for the fault. */
+#include <check.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sb_kernels.h"
+
+Suite *make_mutants_suite(void);
+
+/* ---- the registry ------------------------------------------------------------ */
+
+/* The entries of table t that are not det's. */
+static int entries_replaced(const sb_kernel_table *t, sb_op *which)
+{
+    const sb_kernel_table *det = sb_kernels(SB_FAMILY_DET);
+    int n = 0;
+#define SB_OP(name, params)                                                                \
+    if (t->name != det->name) {                                                            \
+        n++;                                                                               \
+        *which = SB_OP_##name;                                                             \
+    }
+#include "kernels.def"
+#undef SB_OP
+    return n;
+}
+
+START_TEST(registry_lists_nine_mutants_each_replacing_one_op)
+{
+    ck_assert_int_eq(sb_mutant_count(), 9);
+    for (int i = 0; i < sb_mutant_count(); i++) {
+        const char *name = sb_mutant_name(i);
+        ck_assert_int_eq(sb_mutant_find(name), i);
+        ck_assert_int_lt(sb_mutant_op(i), SB_OP_COUNT);
+        ck_assert_uint_gt(strlen(sb_mutant_fault(i)), 10);
+        const sb_kernel_table *t = sb_kernels_mutant(name);
+        ck_assert_ptr_nonnull(t);
+        sb_op which = SB_OP_COUNT;
+        ck_assert_int_eq(entries_replaced(t, &which), 1);
+        ck_assert_int_eq(which, sb_mutant_op(i));
+        for (int j = 0; j < i; j++)
+            ck_assert_str_ne(sb_mutant_name(j), name);
+    }
+}
+END_TEST
+
+START_TEST(unknown_mutant_is_refused)
+{
+    ck_assert_int_eq(sb_mutant_find("no_such_mutant"), -1);
+    ck_assert_ptr_null(sb_kernels_mutant("no_such_mutant"));
+    ck_assert_ptr_null(sb_kernels_mutant(""));
+}
+END_TEST
+
+/* ---- faults ------------------------------------------------------------------- */
+
+/* One mutant's trigger: the op call, the thread count at which the fault
+ * shows, how many calls it takes (a fault carried between calls shows on the
+ * second), how many tries (a race needs threads to overlap), and the thread
+ * counts at which the mutant must equal det. */
+typedef struct trigger {
+    const char *mutant;
+    sb_op_call call;
+    int fault_threads;
+    int calls;
+    int tries;
+    int clean[3];
+    int n_clean;
+} trigger;
+
+#define CONV(n_, c_, hw, k_) {.n = n_, .c = c_, .h = hw, .w = hw, .k = k_, .r = 3, .s = 3, .stride = 1}
+
+static const trigger triggers[] = {
+    {"dropout_thread_rng", {.op = SB_OP_dropout_mask, .n = 1000,
+                            .dropout = {.rate = 0.5f, .seed = 3, .stream = 0x200, .step = 1}},
+     2, 1, 1, {1}, 1},
+    {"conv_bias_reduction", {.op = SB_OP_conv2d_bwd_bias, .conv = CONV(16, 2, 10, 16)},
+     4, 1, 1, {1}, 1},
+    {"dense_fwd_split_k", {.op = SB_OP_dense_fwd, .dense = {.n = 4, .in = 300, .out = 20}},
+     2, 1, 1, {1}, 1},
+    /* 128 columns: whole 32-wide tiles per thread at 1, 2, 4 threads, not at 3 */
+    {"dense_data_edge_order", {.op = SB_OP_dense_bwd_data, .dense = {.n = 6, .in = 128, .out = 50}},
+     3, 1, 1, {1, 2, 4}, 3},
+    /* 512 x 160 weights: above the size that goes parallel */
+    {"dense_weights_race", {.op = SB_OP_dense_bwd_weights, .dense = {.n = 64, .in = 512, .out = 160}},
+     4, 1, 50, {1}, 1},
+    /* 1000 = 3 * 333 + 1; 2, 4 and 8 divide it */
+    {"relu_chunk_off_by_one", {.op = SB_OP_relu_fwd, .n = 1000}, 3, 1, 1, {2, 4, 8}, 3},
+    {"adadelta_one_thread", {.op = SB_OP_adadelta_update, .n = 100}, 1, 1, 1, {2, 4}, 2},
+    {"conv_filter_stale_acc", {.op = SB_OP_conv2d_bwd_filter, .conv = CONV(9, 2, 8, 4)},
+     1, 2, 1, {0}, 0},
+    {"conv_data_fma_path", {.op = SB_OP_conv2d_bwd_data, .conv = CONV(3, 4, 8, 5)},
+     2, 1, 1, {1}, 1},
+};
+#define N_TRIGGERS ((int)(sizeof triggers / sizeof triggers[0]))
+
+/* uniform in [lo, lo + 2) or [0, 1) from a fixed-seed LCG */
+static void fill(float *x, size_t n, uint64_t seed, bool non_negative)
+{
+    uint64_t st = seed * 0x9E3779B97F4A7C15u + 1;
+    for (size_t i = 0; i < n; i++) {
+        st = st * 6364136223846793005u + 1442695040888963407u;
+        float u = (float)(st >> 40) * 0x1p-24f;
+        x[i] = non_negative ? u : 2.0f * u - 1.0f;
+    }
+}
+
+static bool is_update(sb_op op)
+{
+    return op == SB_OP_sgd_update || op == SB_OP_rmsprop_update || op == SB_OP_adam_update ||
+           op == SB_OP_adadelta_update;
+}
+
+static void call_alloc(sb_op_call *c, const trigger *tr)
+{
+    *c = tr->call;
+    if (is_update(c->op))
+        sb_optim_defaults(&c->optim, SB_OPTIM_ADADELTA);
+    ck_assert_int_eq(sb_op_call_describe(c), SB_OK);
+    for (int i = 0; i < c->n_in; i++) {
+        c->in[i].data = malloc(sb_tensor_bytes(&c->in[i]));
+        ck_assert_ptr_nonnull(c->in[i].data);
+        fill(c->in[i].data, sb_tensor_count(&c->in[i]), 100 + (uint64_t)i, false);
+    }
+    for (int j = 0; j < c->n_out; j++) {
+        c->out[j].data = malloc(sb_tensor_bytes(&c->out[j]));
+        ck_assert_ptr_nonnull(c->out[j].data);
+    }
+}
+
+/* Outputs before a call: optimiser state (weights either sign, accumulators
+ * >= 0); any other output a value no op here writes (a skipped element shows). */
+static void outputs_reset(sb_op_call *c)
+{
+    for (int j = 0; j < c->n_out; j++) {
+        float *o = c->out[j].data;
+        size_t n = sb_tensor_count(&c->out[j]);
+        if (is_update(c->op))
+            fill(o, n, 200 + (uint64_t)j, j > 0);
+        else
+            for (size_t i = 0; i < n; i++)
+                o[i] = 7.0f;
+    }
+}
+
+static void call_free(sb_op_call *c)
+{
+    for (int i = 0; i < c->n_in; i++)
+        free(c->in[i].data);
+    for (int j = 0; j < c->n_out; j++)
+        free(c->out[j].data);
+}
+
+static bool outputs_equal(const sb_op_call *a, const sb_op_call *b)
+{
+    for (int j = 0; j < a->n_out; j++)
+        if (memcmp(a->out[j].data, b->out[j].data, sb_tensor_bytes(&a->out[j])) != 0)
+            return false;
+    return true;
+}
+
+/* Runs det and the mutant (`calls` times) at `threads`; true when they agree. */
+static bool agrees_with_det(const trigger *tr, sb_op_call *det, sb_op_call *mut, int threads)
+{
+    omp_set_num_threads(threads);
+    outputs_reset(det);
+    sb_op_call_run(sb_kernels(SB_FAMILY_DET), det);
+    const sb_kernel_table *k = sb_kernels_mutant(tr->mutant);
+    ck_assert_ptr_nonnull(k);
+    for (int c = 0; c < tr->calls; c++) {
+        outputs_reset(mut);
+        sb_op_call_run(k, mut);
+    }
+    return outputs_equal(det, mut);
+}
+
+START_TEST(mutant_differs_from_det_where_its_fault_shows)
+{
+    const trigger *tr = &triggers[_i];
+    int m = sb_mutant_find(tr->mutant);
+    ck_assert_int_ge(m, 0);
+    ck_assert_int_eq(sb_mutant_op(m), tr->call.op);
+    sb_op_call det, mut;
+    call_alloc(&det, tr);
+    call_alloc(&mut, tr);
+    bool differed = false;
+    for (int t = 0; t < tr->tries && !differed; t++)
+        differed = !agrees_with_det(tr, &det, &mut, tr->fault_threads);
+    ck_assert_msg(differed, "%s gave det's bits at %d threads", tr->mutant, tr->fault_threads);
+    call_free(&det);
+    call_free(&mut);
+}
+END_TEST
+
+START_TEST(mutant_equals_det_where_its_fault_does_not_show)
+{
+    const trigger *tr = &triggers[_i];
+    sb_op_call det, mut;
+    call_alloc(&det, tr);
+    call_alloc(&mut, tr);
+    for (int i = 0; i < tr->n_clean; i++)
+        ck_assert_msg(agrees_with_det(tr, &det, &mut, tr->clean[i]),
+                      "%s differs from det at %d threads", tr->mutant, tr->clean[i]);
+    call_free(&det);
+    call_free(&mut);
+}
+END_TEST
+
+START_TEST(every_mutant_has_a_trigger)
+{
+    ck_assert_int_eq(N_TRIGGERS, sb_mutant_count());
+    for (int i = 0; i < N_TRIGGERS; i++)
+        ck_assert_int_eq(sb_mutant_find(triggers[i].mutant), i);
+}
+END_TEST
+
+Suite *make_mutants_suite(void)
+{
+    Suite *s = suite_create("mutants");
+    TCase *tc = tcase_create("registry");
+    tcase_add_test(tc, registry_lists_nine_mutants_each_replacing_one_op);
+    tcase_add_test(tc, unknown_mutant_is_refused);
+    tcase_add_test(tc, every_mutant_has_a_trigger);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("faults");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, mutant_differs_from_det_where_its_fault_shows, 0, N_TRIGGERS);
+    tcase_add_loop_test(tc, mutant_equals_det_where_its_fault_does_not_show, 0, N_TRIGGERS);
+    suite_add_tcase(s, tc);
+    return s;
+}
