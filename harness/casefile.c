@@ -388,8 +388,8 @@ static sb_status load_case_section(loader *ld, sb_case *c)
         const entry *e = &ld->entries[i];
         if (strcmp(e->section, "case") == 0 && !in_list(case_keys, e->key))
             return fail(ld, e->line,
-                        "a key of [case] (name, kind, family, seed, mutant), found \"%s\"",
-                        e->key);
+                        "a key of [case] (name, kind, family, seed), found \"%s\" (and in a "
+                        "mutant case: mutant)", e->key);
     }
     const entry *e = find(ld, "case", "name");
     if (e != NULL) {
@@ -793,22 +793,22 @@ static sb_status load_expect_section(loader *ld, sb_case *c)
         return SB_OK;
     if (c->mutant[0] == '\0')
         return fail(ld, at, "[expect] only in a mutant case (a [case] mutant = NAME key)");
+    static const char *const expect_keys[] = {"detected", "op", NULL};
     for (int i = 0; i < ld->n_entries; i++) {
         const entry *e = &ld->entries[i];
-        if (strcmp(e->section, "expect") != 0)
-            continue;
-        if (strcmp(e->key, "detected") == 0) {
-            if (strcmp(e->value, "yes") != 0 && strcmp(e->value, "no") != 0)
-                return fail(ld, e->line, "detected as yes or no, found \"%s\"", e->value);
-            c->expect_detected = strcmp(e->value, "yes") == 0;
-        } else if (strcmp(e->key, "op") == 0) {
-            c->expect_op = sb_op_from_name(e->value);
-            if (c->expect_op == SB_OP_COUNT)
-                return fail(ld, e->line, "op as an op of kernels/kernels.def, found \"%s\"",
-                            e->value);
-        } else {
+        if (strcmp(e->section, "expect") == 0 && !in_list(expect_keys, e->key))
             return fail(ld, e->line, "a key of [expect] (detected, op), found \"%s\"", e->key);
-        }
+    }
+    const entry *e = find(ld, "expect", "detected");
+    if (e != NULL) {
+        if (strcmp(e->value, "yes") != 0 && strcmp(e->value, "no") != 0)
+            return fail(ld, e->line, "detected as yes or no, found \"%s\"", e->value);
+        c->expect_detected = strcmp(e->value, "yes") == 0;
+    }
+    if ((e = find(ld, "expect", "op")) != NULL) {
+        c->expect_op = sb_op_from_name(e->value);
+        if (c->expect_op == SB_OP_COUNT)
+            return fail(ld, e->line, "op as an op of kernels/kernels.def, found \"%s\"", e->value);
     }
     return SB_OK;
 }

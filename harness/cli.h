@@ -16,6 +16,7 @@ int cli_locate(int argc, char **argv);
 int cli_list(int argc, char **argv);
 int cli_report(int argc, char **argv);
 int cli_numerics(int argc, char **argv);
+int cli_mutants(int argc, char **argv);
 
 /* The sweep's exit status for these results (cli_sweep.c). */
 int cli_sweep_exit(const sb_case_result *r, int n, bool input_error);

@@ -12,9 +12,13 @@
  *   sweep.c    every (threads, repeat) of a case, each in its own process
  *   compare.c  first divergent probe of two traces
  *   elemdiff.c element-wise differences (abs, rel, ULP, ranges)
- *   locate.c   dump and classify the first divergence -> verdict
- *   report_*.c text, JSON, JUnit, TAP
+ *   locate.c   dump and classify the first divergence
+ *   verdict.c  verdict names and the verdict of a divergence
+ *   report_*.c text, JSON, JUnit, TAP (report_file.c: atomic report files)
  *   user.c     the C API that puts a user's own kernel under the harness
+ *   numerics_*.c  the numerics mode (numerics.h, NUMERICS.md)
+ * The command's own code is cli_*.c (cli.h); formats are in FORMATS.md,
+ * REPORTS.md and NUMERICS.md, the command in CLI.md.
  */
 #ifndef SAMEBITS_H
 #define SAMEBITS_H

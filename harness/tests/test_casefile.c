@@ -264,7 +264,7 @@ START_TEST(errors_name_file_and_line)
         int err_line;
         const char *says;
     } bad[] = {
-        {0, "[extra]\nx = 1\n", 21, "[case], [kernel], [train] or [sweep], found [extra]"},
+        {0, "[extra]\nx = 1\n", 21, "found [extra]"},
         {0, "[kernel]\n", 21, "each section once ([kernel] is also on line 7)"},
         {3, "colour = blue\n", 3, "a key of [case] (name, kind, family, seed), found \"colour\""},
         {3, "\n", 2, "key kind (kernel or train) in [case]"},

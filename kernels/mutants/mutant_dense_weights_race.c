@@ -14,15 +14,13 @@
 /* Gradients smaller than this many weights are summed on one thread. */
 #define RACE_PARALLEL_MIN 65536
 
-/* part [in][out] += x[i0:i1]^T dy[i0:i1], each weight one fmaf chain in
- * sample order onto the copy read at the start */
-static void add_samples(float *part, const float *dy, const float *x, const sb_dense_shape *s,
-                        int i0, int i1)
+/* mine [in][out] += x[i0:i1]^T dy[i0:i1], each weight one fmaf chain in
+ * sample order. Compiled twice: with FMA instructions where the CPU has them
+ * and without (fmaf is correctly rounded either way, so the bits agree;
+ * without the instructions it is a slow library call). */
+static inline __attribute__((always_inline)) void
+samples_add(float *mine, const float *dy, const float *x, const sb_dense_shape *s, int i0, int i1)
 {
-    const size_t nw = (size_t)s->in * s->out;
-    float *mine = malloc(nw * sizeof *mine);
-    SB_ASSERT(mine != NULL);
-    memcpy(mine, part, nw * sizeof *mine);         /* the read */
     for (int j = 0; j < s->in; j++)
         for (int i = i0; i < i1; i++) {
             const float xv = x[(size_t)i * s->in + j];
@@ -30,6 +28,34 @@ static void add_samples(float *part, const float *dy, const float *x, const sb_d
             for (int o = 0; o < s->out; o++)
                 row[o] = fmaf(xv, dy[(size_t)i * s->out + o], row[o]);
         }
+}
+
+__attribute__((target("avx2,fma"))) static void
+samples_add_fma(float *mine, const float *dy, const float *x, const sb_dense_shape *s, int i0,
+                int i1)
+{
+    samples_add(mine, dy, x, s, i0, i1);
+}
+
+static void samples_add_plain(float *mine, const float *dy, const float *x,
+                              const sb_dense_shape *s, int i0, int i1)
+{
+    samples_add(mine, dy, x, s, i0, i1);
+}
+
+/* The race: a private running copy of the shared `part`, read when the thread
+ * starts and stored when it is done, with no synchronisation. */
+static void add_samples(float *part, const float *dy, const float *x, const sb_dense_shape *s,
+                        int i0, int i1)
+{
+    const size_t nw = (size_t)s->in * s->out;
+    float *mine = malloc(nw * sizeof *mine);
+    SB_ASSERT(mine != NULL);
+    memcpy(mine, part, nw * sizeof *mine);         /* the read */
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        samples_add_fma(mine, dy, x, s, i0, i1);
+    else
+        samples_add_plain(mine, dy, x, s, i0, i1);
     memcpy(part, mine, nw * sizeof *mine);         /* the write, unsynchronised */
     free(mine);
 }

@@ -10,21 +10,12 @@
 #include "conv/conv_det.h"
 #include "conv/conv_im2col.h"
 #include "gemm/sb_gemm.h"
+#include "op_test.h"
 #include "sb_kernels.h"
 
 Suite *make_conv_suite(void);
 
 /* ---- inputs and op calls --------------------------------------------------- */
-
-/* uniform in [-1, 1) from a fixed-seed LCG: reproducible, no RNG dependency */
-static void fill_uniform(float *x, size_t n, uint64_t seed)
-{
-    uint64_t st = seed * 0x9E3779B97F4A7C15u + 1;
-    for (size_t i = 0; i < n; i++) {
-        st = st * 6364136223846793005u + 1442695040888963407u;
-        x[i] = (float)(st >> 40) * 0x1p-23f - 1.0f;
-    }
-}
 
 static const sb_op conv_ops[] = {SB_OP_conv2d_fwd, SB_OP_conv2d_bwd_data,
                                  SB_OP_conv2d_bwd_filter, SB_OP_conv2d_bwd_bias};
@@ -35,49 +26,7 @@ static void call_new(sb_op_call *c, sb_op op, sb_conv_shape s)
     memset(c, 0, sizeof *c);
     c->op = op;
     c->conv = s;
-    ck_assert_int_eq(sb_op_call_describe(c), SB_OK);
-    for (int i = 0; i < c->n_in; i++) {
-        size_t n = sb_tensor_count(&c->in[i]);
-        c->in[i].data = malloc(n * sizeof(float));
-        fill_uniform(c->in[i].data, n, (uint64_t)op * 16 + (uint64_t)i);
-    }
-    c->out[0].data = malloc(sb_tensor_bytes(&c->out[0]));
-}
-
-static void call_free(sb_op_call *c)
-{
-    for (int i = 0; i < c->n_in; i++)
-        free(c->in[i].data);
-    free(c->out[0].data);
-}
-
-static size_t out_count(const sb_op_call *c) { return sb_tensor_count(&c->out[0]); }
-
-/* a fresh copy of the op's output under a family and a thread count */
-static float *run(const sb_op_call *c, sb_family f, int threads)
-{
-    omp_set_num_threads(threads);
-    sb_op_call_run(sb_kernels(f), c);
-    float *copy = malloc(sb_tensor_bytes(&c->out[0]));
-    memcpy(copy, c->out[0].data, sb_tensor_bytes(&c->out[0]));
-    return copy;
-}
-
-/* Two summation orders of one element differ by at most its bound, so a
- * parallel family against ref must lie within it: the bound is the tolerance.
- * (Elements are checked in plain C and reported once: every ck_assert is a
- * write to Check's log.) */
-static void assert_within_bound(const sb_op_call *c, const float *got, const float *ref,
-                                const float *bound, const char *what)
-{
-    for (size_t i = 0; i < out_count(c); i++) {
-        if (!isfinite(got[i]) || !isfinite(ref[i]))
-            ck_abort_msg("%s %s [%zu] not finite: %g, ref %g", sb_op_name(c->op), what, i,
-                         (double)got[i], (double)ref[i]);
-        if (!(fabsf(got[i] - ref[i]) <= bound[i]))
-            ck_abort_msg("%s %s [%zu]: %a vs ref %a, bound %a", sb_op_name(c->op), what, i,
-                         (double)got[i], (double)ref[i], (double)bound[i]);
-    }
+    op_test_call_alloc(c);
 }
 
 static sb_conv_shape shape(int n, int c, int h, int w, int k, int r, int s, int stride,
@@ -108,20 +57,20 @@ START_TEST(test_families_within_bound)
     for (size_t o = 0; o < N_OPS; o++) {
         sb_op_call c;
         call_new(&c, conv_ops[o], shape_at(_i));
-        float *ref = run(&c, SB_FAMILY_REF, 1);
+        float *ref = op_test_run(&c, SB_FAMILY_REF, 1);
         float *bound = malloc(sb_tensor_bytes(&c.out[0]));
         sb_op_call_bound(bound, &c, 0);
         for (int threads = 1; threads <= 3; threads++) {
-            float *det = run(&c, SB_FAMILY_DET, threads);
-            float *loose = run(&c, SB_FAMILY_LOOSE, threads);
-            assert_within_bound(&c, det, ref, bound, "det");
-            assert_within_bound(&c, loose, ref, bound, "loose");
+            float *det = op_test_run(&c, SB_FAMILY_DET, threads);
+            float *loose = op_test_run(&c, SB_FAMILY_LOOSE, threads);
+            op_test_assert_within_bound(&c, det, ref, bound, "det");
+            op_test_assert_within_bound(&c, loose, ref, bound, "loose");
             free(det);
             free(loose);
         }
         free(ref);
         free(bound);
-        call_free(&c);
+        op_test_call_free(&c);
     }
 }
 END_TEST
@@ -131,15 +80,15 @@ START_TEST(test_det_bitwise_across_threads)
     for (size_t o = 0; o < N_OPS; o++) {
         sb_op_call c;
         call_new(&c, conv_ops[o], shape_at(_i));
-        float *one = run(&c, SB_FAMILY_DET, 1);
+        float *one = op_test_run(&c, SB_FAMILY_DET, 1);
         for (int threads = 2; threads <= 16; threads++) {
-            float *many = run(&c, SB_FAMILY_DET, threads);
+            float *many = op_test_run(&c, SB_FAMILY_DET, threads);
             ck_assert_msg(memcmp(one, many, sb_tensor_bytes(&c.out[0])) == 0,
                           "%s det: 1 and %d threads differ", sb_op_name(c.op), threads);
             free(many);
         }
         free(one);
-        call_free(&c);
+        op_test_call_free(&c);
     }
 }
 END_TEST
@@ -160,7 +109,7 @@ START_TEST(test_det_is_the_gemm_on_im2col)
     for (size_t o = 0; o < 3; o++) {
         sb_op_call c;
         call_new(&c, conv_ops[o], s);
-        float *det = run(&c, SB_FAMILY_DET, 2);
+        float *det = op_test_run(&c, SB_FAMILY_DET, 2);
         float *want = calloc(sb_tensor_count(&c.out[0]), sizeof(float));
         const float *in0 = c.in[0].data, *in1 = c.in[1].data;
         if (c.op == SB_OP_conv2d_fwd) {
@@ -193,7 +142,7 @@ START_TEST(test_det_is_the_gemm_on_im2col)
                       "%s det is not the det GEMM on im2col (shape %d)", sb_op_name(c.op), _i);
         free(det);
         free(want);
-        call_free(&c);
+        op_test_call_free(&c);
     }
     sb_gemm_work_free(wk);
     free(col);
@@ -208,17 +157,17 @@ START_TEST(test_loose_depends_on_threads)
     for (size_t o = 0; o < 2; o++) {
         sb_op_call c;
         call_new(&c, ops[o], shape(16, 32, 26, 26, 64, 3, 3, 1, 0));
-        float *one = run(&c, SB_FAMILY_LOOSE, 1);
+        float *one = op_test_run(&c, SB_FAMILY_LOOSE, 1);
         int differing = 0;
         for (int threads = 2; threads <= 4; threads++) {
-            float *many = run(&c, SB_FAMILY_LOOSE, threads);
+            float *many = op_test_run(&c, SB_FAMILY_LOOSE, threads);
             differing += memcmp(one, many, sb_tensor_bytes(&c.out[0])) != 0;
             free(many);
         }
         ck_assert_msg(differing > 0, "%s loose gave the same bits for 1..4 threads",
                       sb_op_name(c.op));
         free(one);
-        call_free(&c);
+        op_test_call_free(&c);
     }
 }
 END_TEST
@@ -232,7 +181,7 @@ START_TEST(test_nan_propagates)
     float *x = c.in[0].data;
     x[((1 * s.c + 1) * s.h + 4) * s.w + 5] = NAN;   /* image 1, channel 1, (4, 5) */
     for (sb_family f = SB_FAMILY_REF; f < SB_FAMILY_COUNT; f++) {
-        float *y = run(&c, f, 2);
+        float *y = op_test_run(&c, f, 2);
         for (int img = 0; img < s.n; img++)
             for (int k = 0; k < s.k; k++)
                 for (int p = 0; p < s.p; p++)
@@ -244,7 +193,7 @@ START_TEST(test_nan_propagates)
                     }
         free(y);
     }
-    call_free(&c);
+    op_test_call_free(&c);
 }
 END_TEST
 
@@ -299,7 +248,7 @@ static double gamma_d(double n)
 static float *uniform_new(size_t n, uint64_t seed)
 {
     float *x = malloc(n * sizeof(float));
-    fill_uniform(x, n, seed);
+    op_test_fill_uniform(x, n, seed);
     return x;
 }
 

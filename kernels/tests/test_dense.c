@@ -7,21 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_test.h"
 #include "sb_kernels.h"
 
 Suite *make_dense_suite(void);
 
 /* ---- inputs and op calls --------------------------------------------------- */
-
-/* uniform in [-1, 1) from a fixed-seed LCG: reproducible, no RNG dependency */
-static void fill_uniform(float *x, size_t n, uint64_t seed)
-{
-    uint64_t st = seed * 0x9E3779B97F4A7C15u + 1;
-    for (size_t i = 0; i < n; i++) {
-        st = st * 6364136223846793005u + 1442695040888963407u;
-        x[i] = (float)(st >> 40) * 0x1p-23f - 1.0f;
-    }
-}
 
 static const sb_op dense_ops[] = {SB_OP_dense_fwd, SB_OP_dense_bwd_data,
                                   SB_OP_dense_bwd_weights, SB_OP_dense_bwd_bias};
@@ -32,50 +23,9 @@ static void call_new(sb_op_call *c, sb_op op, sb_dense_shape s)
     memset(c, 0, sizeof *c);
     c->op = op;
     c->dense = s;
-    ck_assert_int_eq(sb_op_call_describe(c), SB_OK);
-    for (int i = 0; i < c->n_in; i++) {
-        size_t n = sb_tensor_count(&c->in[i]);
-        c->in[i].data = malloc(n * sizeof(float));
-        fill_uniform(c->in[i].data, n, (uint64_t)op * 16 + (uint64_t)i);
-    }
-    c->out[0].data = malloc(sb_tensor_bytes(&c->out[0]));
+    op_test_call_alloc(c);
 }
 
-static void call_free(sb_op_call *c)
-{
-    for (int i = 0; i < c->n_in; i++)
-        free(c->in[i].data);
-    free(c->out[0].data);
-}
-
-static size_t out_count(const sb_op_call *c) { return sb_tensor_count(&c->out[0]); }
-
-/* a fresh copy of the op's output under a family and a thread count */
-static float *run(const sb_op_call *c, sb_family f, int threads)
-{
-    omp_set_num_threads(threads);
-    sb_op_call_run(sb_kernels(f), c);
-    float *copy = malloc(sb_tensor_bytes(&c->out[0]));
-    memcpy(copy, c->out[0].data, sb_tensor_bytes(&c->out[0]));
-    return copy;
-}
-
-/* Two summation orders of one element differ by at most its bound, so a
- * parallel family against ref must lie within it: the bound is the tolerance.
- * (Elements are checked in plain C and reported once: every ck_assert is a
- * write to Check's log.) */
-static void assert_within_bound(const sb_op_call *c, const float *got, const float *ref,
-                                const float *bound, const char *what)
-{
-    for (size_t i = 0; i < out_count(c); i++) {
-        if (!isfinite(got[i]) || !isfinite(ref[i]))
-            ck_abort_msg("%s %s [%zu] not finite: %g, ref %g", sb_op_name(c->op), what, i,
-                         (double)got[i], (double)ref[i]);
-        if (!(fabsf(got[i] - ref[i]) <= bound[i]))
-            ck_abort_msg("%s %s [%zu]: %a vs ref %a, bound %a", sb_op_name(c->op), what, i,
-                         (double)got[i], (double)ref[i], (double)bound[i]);
-    }
-}
 
 /* the seed model's layers at a small batch, and shapes no tile divides */
 static const sb_dense_shape shapes[] = {
@@ -94,20 +44,20 @@ START_TEST(test_families_within_bound)
     for (size_t o = 0; o < N_OPS; o++) {
         sb_op_call c;
         call_new(&c, dense_ops[o], shapes[_i]);
-        float *ref = run(&c, SB_FAMILY_REF, 1);
+        float *ref = op_test_run(&c, SB_FAMILY_REF, 1);
         float *bound = malloc(sb_tensor_bytes(&c.out[0]));
         sb_op_call_bound(bound, &c, 0);
         for (int threads = 1; threads <= 3; threads++) {
-            float *det = run(&c, SB_FAMILY_DET, threads);
-            float *loose = run(&c, SB_FAMILY_LOOSE, threads);
-            assert_within_bound(&c, det, ref, bound, "det");
-            assert_within_bound(&c, loose, ref, bound, "loose");
+            float *det = op_test_run(&c, SB_FAMILY_DET, threads);
+            float *loose = op_test_run(&c, SB_FAMILY_LOOSE, threads);
+            op_test_assert_within_bound(&c, det, ref, bound, "det");
+            op_test_assert_within_bound(&c, loose, ref, bound, "loose");
             free(det);
             free(loose);
         }
         free(ref);
         free(bound);
-        call_free(&c);
+        op_test_call_free(&c);
     }
 }
 END_TEST
@@ -117,15 +67,15 @@ START_TEST(test_det_bitwise_across_threads)
     for (size_t o = 0; o < N_OPS; o++) {
         sb_op_call c;
         call_new(&c, dense_ops[o], shapes[_i]);
-        float *one = run(&c, SB_FAMILY_DET, 1);
+        float *one = op_test_run(&c, SB_FAMILY_DET, 1);
         for (int threads = 2; threads <= 16; threads++) {
-            float *many = run(&c, SB_FAMILY_DET, threads);
+            float *many = op_test_run(&c, SB_FAMILY_DET, threads);
             ck_assert_msg(memcmp(one, many, sb_tensor_bytes(&c.out[0])) == 0,
                           "%s det: 1 and %d threads differ", sb_op_name(c.op), threads);
             free(many);
         }
         free(one);
-        call_free(&c);
+        op_test_call_free(&c);
     }
 }
 END_TEST
@@ -140,17 +90,17 @@ START_TEST(test_loose_depends_on_threads)
     for (size_t o = 0; o < 2; o++) {
         sb_op_call c;
         call_new(&c, ops[o], s);
-        float *one = run(&c, SB_FAMILY_LOOSE, 1);
+        float *one = op_test_run(&c, SB_FAMILY_LOOSE, 1);
         int differing = 0;
         for (int threads = 2; threads <= 4; threads++) {
-            float *many = run(&c, SB_FAMILY_LOOSE, threads);
+            float *many = op_test_run(&c, SB_FAMILY_LOOSE, threads);
             differing += memcmp(one, many, sb_tensor_bytes(&c.out[0])) != 0;
             free(many);
         }
         ck_assert_msg(differing > 0, "%s loose gave the same bits for 1..4 threads",
                       sb_op_name(c.op));
         free(one);
-        call_free(&c);
+        op_test_call_free(&c);
     }
 }
 END_TEST
@@ -165,7 +115,7 @@ START_TEST(test_nonfinite_propagates)
     x[2 * s.in + 7] = NAN;          /* row 2 of x: row 2 of y is NaN */
     ((float *)c.in[2].data)[3] = INFINITY;  /* bias 3: column 3 is +Inf except row 2 */
     for (sb_family f = SB_FAMILY_REF; f < SB_FAMILY_COUNT; f++) {
-        float *y = run(&c, f, 2);
+        float *y = op_test_run(&c, f, 2);
         for (int i = 0; i < s.n; i++)
             for (int o = 0; o < s.out; o++) {
                 float v = y[i * s.out + o];
@@ -178,7 +128,7 @@ START_TEST(test_nonfinite_propagates)
             }
         free(y);
     }
-    call_free(&c);
+    op_test_call_free(&c);
 }
 END_TEST
 
@@ -223,8 +173,8 @@ START_TEST(test_gradients_finite_difference)
     size_t nx = (size_t)s.n * s.in, nw = (size_t)s.in * s.out, ny = (size_t)s.n * s.out;
     float *x = malloc(nx * sizeof(float)), *w = malloc(nw * sizeof(float));
     float *b = malloc((size_t)s.out * sizeof(float)), *g = malloc(ny * sizeof(float));
-    fill_uniform(x, nx, 1), fill_uniform(w, nw, 2), fill_uniform(b, (size_t)s.out, 3);
-    fill_uniform(g, ny, 4);
+    op_test_fill_uniform(x, nx, 1), op_test_fill_uniform(w, nw, 2), op_test_fill_uniform(b, (size_t)s.out, 3);
+    op_test_fill_uniform(g, ny, 4);
     /* |input| + h everywhere: a sum of |terms| that covers both perturbations */
     float *xa = malloc(nx * sizeof(float)), *wa = malloc(nw * sizeof(float));
     float *ba = malloc((size_t)s.out * sizeof(float));

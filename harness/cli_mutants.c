@@ -1,0 +1,372 @@
+/* samebits mutants: sweep each mutant case (the det kernels with one
+ * deliberately broken kernel, kernels/mutants/) against the golden of the
+ * clean case it mutates, and score what the harness found: was the fault
+ * detected, localised to the right op, and classified with the expected
+ * verdict at every thread count? */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "report_file.h"
+
+static const char mutants_usage[] =
+    "usage: samebits mutants CASE... [--json FILE] [--tap] [--data-dir DIR] [--work-dir DIR]\n"
+    "\n"
+    "Sweeps each mutant case (one with [case] mutant = NAME) at its thread counts and\n"
+    "repeats against the golden of the clean case it mutates, and scores the harness:\n"
+    "  detected    some run diverges from the golden ([expect] detected, default yes)\n"
+    "  localised   every divergent run's first divergent probe is in the expected op\n"
+    "              ([expect] op, default the op the mutant replaces)\n"
+    "  classified  every run's verdict is the one [sweep] expect / expect.T names\n"
+    "Prints a table per mutant (on stderr with --tap, which puts TAP on stdout, three\n"
+    "test lines per mutant) and the score: detected n/N, localised n/N, classified n/N.\n"
+    "exit status: 0 every score N/N, 1 a mutant missed, 2 usage or input error\n";
+
+typedef struct mutants_args {
+    const char **cases;
+    int n_cases;
+    const char *json, *work_dir, *data_dir;
+    bool tap;
+} mutants_args;
+
+/* What the harness found for one mutant case. */
+typedef struct mutant_score {
+    bool found;             /* some run diverged, crashed or timed out */
+    bool detected;          /* found, as the case expects */
+    bool localised;         /* every divergent run's first divergence is in the expected op */
+    bool classified;        /* every run's verdict is the expected one */
+    int n_runs, n_divergent, n_in_op, n_as_expected;
+    const sb_run_result *first;   /* the divergent run with the earliest divergence */
+} mutant_score;
+
+static int mutants_parse(mutants_args *a, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        int m;
+        if (cli_is_help(argv[i])) {
+            fputs(mutants_usage, stdout);
+            return -1;
+        }
+        if ((m = cli_opt_value(argc, argv, &i, "--json", &a->json)) ||
+            (m = cli_opt_value(argc, argv, &i, "--data-dir", &a->data_dir)) ||
+            (m = cli_opt_value(argc, argv, &i, "--work-dir", &a->work_dir))) {
+            if (m < 0)
+                return SB_EXIT_INPUT;
+        } else if (strcmp(argv[i], "--tap") == 0) {
+            a->tap = true;
+        } else if (argv[i][0] == '-') {
+            return cli_unknown_option("mutants", argv[i]);
+        } else {
+            a->cases[a->n_cases++] = argv[i];
+        }
+    }
+    if (a->n_cases == 0) {
+        fputs(mutants_usage, stderr);
+        return SB_EXIT_INPUT;
+    }
+    return SB_EXIT_OK;
+}
+
+static void score_case(mutant_score *s, const sb_case_result *r)
+{
+    const sb_case *c = r->c;
+    memset(s, 0, sizeof *s);
+    s->n_runs = r->n_runs;
+    const char *op = sb_op_name(c->expect_op);
+    for (int i = 0; i < r->n_runs; i++) {
+        const sb_run_result *x = &r->runs[i];
+        s->n_as_expected += x->verdict == x->expected;
+        if (x->verdict == SB_VERDICT_IDENTICAL)
+            continue;
+        s->n_divergent++;
+        /* a crash or timeout has no divergent probe, so it is not localised */
+        if (x->div.found && strcmp(x->div.op, op) == 0)
+            s->n_in_op++;
+        if (x->div.found && (!s->first || x->div.step < s->first->div.step ||
+                             (x->div.step == s->first->div.step &&
+                              x->div.index < s->first->div.index)))
+            s->first = x;
+    }
+    s->found = s->n_divergent > 0;
+    s->detected = s->found == c->expect_detected;
+    /* a mutant expected to go unseen has nothing to localise */
+    s->localised = c->expect_detected ? s->found && s->n_in_op == s->n_divergent : !s->found;
+    s->classified = r->n_runs > 0 && s->n_as_expected == r->n_runs;
+}
+
+/* The seed report's table (threads, test loss, test accuracy), for training
+ * cases, so the mutant's effect on training shows at a glance. */
+static void seed_table(FILE *f, const sb_case_result *r)
+{
+    fprintf(f, "%7s %6s  %9s  %13s\n", "threads", "repeat", "test loss", "test accuracy");
+    for (int i = 0; i < r->n_runs; i++) {
+        const sb_run_result *x = &r->runs[i];
+        if (x->have_metrics)
+            fprintf(f, "%7d %6d  %9.4f  %13.4f\n", x->threads, x->repeat, x->metrics.test_loss,
+                    x->metrics.test_accuracy);
+        else
+            fprintf(f, "%7d %6d  %9s  %13s\n", x->threads, x->repeat, "-", "-");
+    }
+}
+
+static const char *yes_no(bool b)
+{
+    return b ? "yes" : "NO";
+}
+
+static void score_print(FILE *f, const sb_case_result *r, const mutant_score *s)
+{
+    const sb_case *c = r->c;
+    fprintf(f, "%s: detected %s", c->name, yes_no(s->detected));
+    if (!c->expect_detected)
+        fputs(" (expected unseen)", f);
+    fprintf(f, ", localised %s (%d of %d divergent runs in %s", yes_no(s->localised),
+            s->n_in_op, s->n_divergent, sb_op_name(c->expect_op));
+    if (s->first)
+        fprintf(f, "; first divergence step %" PRId64 " %s in %s at %d thread%s", s->first->div.step,
+                s->first->div.probe, s->first->div.op, s->first->threads,
+                s->first->threads == 1 ? "" : "s");
+    fprintf(f, "), classified %s (%d of %d runs as expected)\n\n", yes_no(s->classified),
+            s->n_as_expected, s->n_runs);
+}
+
+static void mutant_header(FILE *f, const sb_case *c)
+{
+    int m = sb_mutant_find(c->mutant);
+    fprintf(f, "mutant %s replaces %s: %s\n", c->mutant, sb_op_name(sb_mutant_op(m)),
+            sb_mutant_fault(m));
+}
+
+/* Loads a mutant case and its golden and sweeps it; false on an input error. */
+static bool sweep_mutant(const char *path, sb_case *c, sb_case_result *r,
+                         const sb_sweep_options *o, FILE *table)
+{
+    if (!cli_case_load(c, path))
+        return false;
+    if (c->mutant[0] == '\0') {
+        fprintf(stderr, "%s: expected a mutant case ([case] mutant = NAME)\n", path);
+        return false;
+    }
+    sb_trace golden;
+    sb_trace_init(&golden);
+    char err[768];
+    if (sb_golden_read(&golden, c->golden_path, c->digest, err, sizeof err) != SB_OK) {
+        fprintf(stderr, "%s\n", err);
+        return false;
+    }
+    sb_status st = sb_sweep_case(c, &golden, o, r, err, sizeof err);
+    sb_trace_free(&golden);
+    if (st != SB_OK) {
+        fprintf(stderr, "%s\n", err);
+        sb_case_result_free(r);
+        return false;
+    }
+    mutant_header(table, c);
+    sb_report_text(table, r, 1);
+    if (c->kind == SB_CASE_TRAIN)
+        seed_table(table, r);
+    fflush(table);
+    return true;
+}
+
+/* ---- TAP and JSON ------------------------------------------------------------ */
+
+static void tap_line(FILE *f, int *n, bool ok, const char *name, const char *what)
+{
+    fprintf(f, "%s %d - %s: %s\n", ok ? "ok" : "not ok", ++*n, name, what);
+}
+
+static void tap_write(FILE *f, const sb_case_result *r, const mutant_score *s, int n,
+                      const char *score)
+{
+    fprintf(f, "TAP version 13\n1..%d\n", 3 * n);
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        char what[160];
+        const char *name = r[i].c->name;
+        tap_line(f, &k, s[i].detected, name, r[i].c->expect_detected ? "detected" : "unseen");
+        snprintf(what, sizeof what, "localised to %s (%d of %d divergent runs)",
+                 sb_op_name(r[i].c->expect_op), s[i].n_in_op, s[i].n_divergent);
+        tap_line(f, &k, s[i].localised, name, what);
+        snprintf(what, sizeof what, "classified (%d of %d runs as expected)", s[i].n_as_expected,
+                 s[i].n_runs);
+        tap_line(f, &k, s[i].classified, name, what);
+    }
+    fprintf(f, "# %s\n", score);
+}
+
+/* Names, ops and fault lines are plain ASCII from the case file and
+ * mutants.def; quotes and backslashes are escaped, control characters dropped. */
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        if ((unsigned char)*s >= 0x20)
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void json_run(FILE *f, const sb_run_result *x)
+{
+    fprintf(f, "{\"threads\": %d, \"repeat\": %d, \"verdict\": ", x->threads, x->repeat);
+    json_string(f, sb_verdict_name(x->verdict));
+    fputs(", \"expected\": ", f);
+    json_string(f, sb_verdict_name(x->expected));
+    if (x->div.found) {
+        fprintf(f, ", \"step\": %" PRId64 ", \"probe\": ", x->div.step);
+        json_string(f, x->div.probe);
+        fputs(", \"op\": ", f);
+        json_string(f, x->div.op);
+    }
+    if (x->have_metrics)
+        fprintf(f, ", \"test_loss\": %.6g, \"test_accuracy\": %.6g", x->metrics.test_loss,
+                x->metrics.test_accuracy);
+    fputc('}', f);
+}
+
+static void json_mutant(FILE *f, const sb_case_result *r, const mutant_score *s)
+{
+    const sb_case *c = r->c;
+    int m = sb_mutant_find(c->mutant);
+    fputs("    {\"case\": ", f);
+    json_string(f, c->path);
+    fputs(", \"mutant\": ", f);
+    json_string(f, c->mutant);
+    fputs(", \"op\": ", f);
+    json_string(f, sb_op_name(sb_mutant_op(m)));
+    fputs(", \"fault\": ", f);
+    json_string(f, sb_mutant_fault(m));
+    fprintf(f, ",\n     \"expect_detected\": %s, \"expect_op\": ",
+            c->expect_detected ? "true" : "false");
+    json_string(f, sb_op_name(c->expect_op));
+    fprintf(f, ", \"detected\": %s, \"localised\": %s, \"classified\": %s,\n     \"runs\": [",
+            s->detected ? "true" : "false", s->localised ? "true" : "false",
+            s->classified ? "true" : "false");
+    for (int i = 0; i < r->n_runs; i++) {
+        fputs(i ? ",\n              " : "", f);
+        json_run(f, &r->runs[i]);
+    }
+    fputs("]}", f);
+}
+
+static bool json_write(const char *path, const sb_case_result *r, const mutant_score *s, int n,
+                       const int counts[3])
+{
+    sb_report_file rf;
+    if (sb_report_file_open(&rf, path) != SB_OK)
+        return false;
+    fputs("{\"mutants\": [\n", rf.f);
+    for (int i = 0; i < n; i++) {
+        json_mutant(rf.f, &r[i], &s[i]);
+        fputs(i + 1 < n ? ",\n" : "\n", rf.f);
+    }
+    fprintf(rf.f, "  ],\n \"score\": {\"mutants\": %d, \"detected\": %d, \"localised\": %d, "
+                  "\"classified\": %d}}\n", n, counts[0], counts[1], counts[2]);
+    return sb_report_file_commit(&rf) == SB_OK;
+}
+
+/* ---- the command -------------------------------------------------------------- */
+
+static bool work_dir_open(const mutants_args *a, char *dir, size_t len, bool *temporary)
+{
+    *temporary = !a->work_dir;
+    if (*temporary)
+        return cli_temp_dir(dir, len, "mutants");
+    if (mkdir(a->work_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: cannot create the work directory: %s\n", a->work_dir,
+                strerror(errno));
+        return false;
+    }
+    snprintf(dir, len, "%s", a->work_dir);
+    return true;
+}
+
+/* Scores every swept case, prints the score line and the reports; the exit
+ * status. */
+static int mutants_report(const mutants_args *a, const sb_case_result *r, int n,
+                          bool input_error, FILE *table)
+{
+    mutant_score *s = calloc((size_t)(n > 0 ? n : 1), sizeof *s);
+    if (!s)
+        return SB_EXIT_INPUT;
+    int counts[3] = {0, 0, 0};
+    for (int i = 0; i < n; i++) {
+        score_case(&s[i], &r[i]);
+        score_print(table, &r[i], &s[i]);
+        counts[0] += s[i].detected;
+        counts[1] += s[i].localised;
+        counts[2] += s[i].classified;
+    }
+    char score[160];
+    snprintf(score, sizeof score, "mutation score: detected %d/%d, localised %d/%d, "
+             "classified %d/%d", counts[0], n, counts[1], n, counts[2], n);
+    if (n > 0)
+        fprintf(table, "%s\n", score);
+    fflush(table);
+    if (a->tap)
+        tap_write(stdout, r, s, n, score);
+    if (a->json && !json_write(a->json, r, s, n, counts)) {
+        fprintf(stderr, "%s: cannot write the JSON report\n", a->json);
+        input_error = true;
+    }
+    free(s);
+    if (input_error)
+        return SB_EXIT_INPUT;
+    return counts[0] == n && counts[1] == n && counts[2] == n ? SB_EXIT_OK : SB_EXIT_UNEXPECTED;
+}
+
+int cli_mutants(int argc, char **argv)
+{
+    mutants_args a;
+    memset(&a, 0, sizeof a);
+    a.cases = calloc((size_t)argc, sizeof *a.cases);
+    if (!a.cases)
+        return SB_EXIT_INPUT;
+    int rc = mutants_parse(&a, argc, argv);
+    if (rc != SB_EXIT_OK) {
+        free(a.cases);
+        return rc < 0 ? SB_EXIT_OK : rc;
+    }
+
+    char self[1024], work[1024];
+    bool temporary = false;
+    if (!cli_self_exe(self, sizeof self) || !work_dir_open(&a, work, sizeof work, &temporary)) {
+        free(a.cases);
+        return SB_EXIT_INPUT;
+    }
+    cli_data_dir(a.data_dir);
+    sb_sweep_options o = {.self_exe = self, .work_dir = work,
+                          .progress = isatty(STDERR_FILENO)};
+
+    sb_case *cases = calloc((size_t)a.n_cases, sizeof *cases);
+    sb_case_result *results = calloc((size_t)a.n_cases, sizeof *results);
+    bool input_error = !cases || !results;
+    int n_done = 0;
+    FILE *table = a.tap ? stderr : stdout;
+    for (int i = 0; cases && results && i < a.n_cases; i++) {
+        if (sweep_mutant(a.cases[i], &cases[n_done], &results[n_done], &o, table))
+            n_done++;
+        else
+            input_error = true;
+    }
+    rc = mutants_report(&a, results, n_done, input_error, table);
+
+    /* the work directory (dumps, failed runs' stderr) stays when a mutant
+     * was missed: it is what the user looks at next */
+    if (temporary && rc == SB_EXIT_OK)
+        cli_dir_remove_tree(work);
+    else if (rc != SB_EXIT_OK && !cli_dir_remove_if_empty(work))
+        fprintf(stderr, "samebits mutants: work files are in %s\n", work);
+    for (int i = 0; i < n_done; i++)
+        sb_case_result_free(&results[i]);
+    free(results);
+    free(cases);
+    free(a.cases);
+    return rc;
+}

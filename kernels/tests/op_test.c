@@ -1,0 +1,58 @@
+#include "op_test.h"
+
+#include <check.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+void op_test_fill_uniform(float *x, size_t n, uint64_t seed)
+{
+    uint64_t st = seed * 0x9E3779B97F4A7C15u + 1;
+    for (size_t i = 0; i < n; i++) {
+        st = st * 6364136223846793005u + 1442695040888963407u;
+        x[i] = (float)(st >> 40) * 0x1p-23f - 1.0f;
+    }
+}
+
+void op_test_call_alloc(sb_op_call *c)
+{
+    ck_assert_int_eq(sb_op_call_describe(c), SB_OK);
+    for (int i = 0; i < c->n_in; i++) {
+        size_t n = sb_tensor_count(&c->in[i]);
+        c->in[i].data = malloc(n * sizeof(float));
+        op_test_fill_uniform(c->in[i].data, n, (uint64_t)c->op * 16 + (uint64_t)i);
+    }
+    c->out[0].data = malloc(sb_tensor_bytes(&c->out[0]));
+}
+
+void op_test_call_free(sb_op_call *c)
+{
+    for (int i = 0; i < c->n_in; i++)
+        free(c->in[i].data);
+    free(c->out[0].data);
+}
+
+float *op_test_run(const sb_op_call *c, sb_family f, int threads)
+{
+    omp_set_num_threads(threads);
+    sb_op_call_run(sb_kernels(f), c);
+    float *copy = malloc(sb_tensor_bytes(&c->out[0]));
+    memcpy(copy, c->out[0].data, sb_tensor_bytes(&c->out[0]));
+    return copy;
+}
+
+/* Elements are checked in plain C and reported once: every ck_assert is a
+ * write to Check's log. */
+void op_test_assert_within_bound(const sb_op_call *c, const float *got, const float *ref,
+                                 const float *bound, const char *what)
+{
+    for (size_t i = 0; i < sb_tensor_count(&c->out[0]); i++) {
+        if (!isfinite(got[i]) || !isfinite(ref[i]))
+            ck_abort_msg("%s %s [%zu] not finite: %g, ref %g", sb_op_name(c->op), what, i,
+                         (double)got[i], (double)ref[i]);
+        if (!(fabsf(got[i] - ref[i]) <= bound[i]))
+            ck_abort_msg("%s %s [%zu]: %a vs ref %a, bound %a", sb_op_name(c->op), what, i,
+                         (double)got[i], (double)ref[i], (double)bound[i]);
+    }
+}
