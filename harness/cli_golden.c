@@ -54,6 +54,14 @@ static int golden_one(const char *path, const char *self, const char *work)
     sb_case c;
     if (!cli_case_load(&c, path))
         return SB_EXIT_INPUT;
+    /* A mutant case is checked against the golden of the clean configuration
+     * it mutates; writing its own bits there would hide the fault. */
+    if (c.mutant[0]) {
+        fprintf(stderr, "%s: a mutant case (mutant = %s) has no golden of its own; "
+                        "make the golden of the clean case it names (%s)\n",
+                path, c.mutant, c.golden_path);
+        return SB_EXIT_INPUT;
+    }
     char trace_path[1024];
     if ((size_t)snprintf(trace_path, sizeof trace_path, "%s/%s.trace", work, c.name) >=
         sizeof trace_path) {

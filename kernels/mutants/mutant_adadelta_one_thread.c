@@ -1,7 +1,9 @@
 /* FAULT: a serial fast path, taken only when one thread is available,
- * updates the accumulators and a local copy of each weight but never stores
- * the weight back: on one thread the model never learns (test loss stays
- * near ln 10 = 2.30, accuracy near chance), on more threads it is det. */
+ * updates the accumulators but steps the weight by lr * g, the raw gradient,
+ * instead of Adadelta's scaled update: at lr 1.0 the first steps blow the
+ * network up, its ReLUs die and it predicts one class (test loss near
+ * ln 10 = 2.30, accuracy near 10%, as in the seed report); on more threads
+ * it is det. */
 #include <math.h>
 #include <omp.h>
 
@@ -20,12 +22,10 @@ void sb_mutant_adadelta_one_thread(float *w,            /* [n] weights, updated 
     }
     const float one_minus_rho = 1.0f - o->rho;
     for (size_t i = 0; i < n; i++) {
-        float wi = w[i];
         float a = (o->rho * acc[i]) + (one_minus_rho * (g[i] * g[i]));
         acc[i] = a;
         float update = (g[i] * sqrtf(delta_acc[i] + o->epsilon)) / sqrtf(a + o->epsilon);
-        wi = wi - (o->lr * update);     /* the store back to w[i] is missing */
-        (void)wi;
+        w[i] = w[i] - (o->lr * g[i]);   /* steps by the raw gradient, not by update */
         delta_acc[i] = (o->rho * delta_acc[i]) + (one_minus_rho * (update * update));
     }
 }
