@@ -52,5 +52,38 @@ void cli_dir_remove_tree(const char *dir);
 
 /* Loads a case and prints "path:line: what" on failure. */
 bool cli_case_load(sb_case *c, const char *path);
+/* Sweeps a loaded case against its golden into *r; false (message printed,
+ * nothing left to free in *r) when the golden cannot be read or the sweep fails. */
+bool cli_case_sweep(sb_case_result *r, const sb_case *c, const sb_sweep_options *o);
+
+/* What the commands that sweep a list of cases (sweep, mutants) share: the
+ * CASE arguments, this executable, the work directory, the cases they load
+ * and their results. */
+typedef struct cli_batch {
+    const char *cmd;                  /* "sweep", "mutants" */
+    const char **paths;               /* the CASE arguments, [n_paths] */
+    int n_paths;
+    const char *work_dir, *data_dir;  /* --work-dir, --data-dir; NULL when not given */
+    char self[1024];                  /* this executable */
+    char work[1024];                  /* the work directory */
+    bool temporary;                   /* work is a fresh one under $TMPDIR */
+    sb_case *cases;                   /* [n_paths], NULL when out of memory */
+    sb_case_result *results;          /* [n_paths], NULL when out of memory */
+    int n_done;                       /* cases[0..n_done) and results[0..n_done) are filled */
+} cli_batch;
+
+/* The start of such a command: parse(args, argc, argv) reads the arguments
+ * into args, which holds *b (returning SB_EXIT_OK, an exit status, or -1 after
+ * printing the help); then finds this executable, opens the work directory
+ * (--work-dir, created if need be, else a fresh samebits.<cmd>.XXXXXX),
+ * exports the data directory and allocates cases and results. False, with the
+ * exit status in *rc and b freed, when the command stops here. */
+bool cli_batch_open(cli_batch *b, const char *cmd, int (*parse)(void *, int, char **),
+                    void *args, int argc, char **argv, int *rc);
+/* The end, for exit status rc: a temporary work directory goes when rc is
+ * SB_EXIT_OK; otherwise, unless it is empty (and then removed), a line
+ * "samebits <cmd>: <what> are in <work>" says where the work files are.
+ * Frees the results and b's memory. */
+void cli_batch_close(cli_batch *b, int rc, const char *what);
 
 #endif

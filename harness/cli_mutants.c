@@ -3,10 +3,8 @@
  * clean case it mutates, and score what the harness found: was the fault
  * detected, localised to the right op, and classified with the expected
  * verdict at every thread count? */
-#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -26,9 +24,8 @@ static const char mutants_usage[] =
     "exit status: 0 every score N/N, 1 a mutant missed, 2 usage or input error\n";
 
 typedef struct mutants_args {
-    const char **cases;
-    int n_cases;
-    const char *json, *work_dir, *data_dir;
+    cli_batch b;
+    const char *json;
     bool tap;
 } mutants_args;
 
@@ -42,8 +39,9 @@ typedef struct mutant_score {
     const sb_run_result *first;   /* the divergent run with the earliest divergence */
 } mutant_score;
 
-static int mutants_parse(mutants_args *a, int argc, char **argv)
+static int mutants_parse(void *args, int argc, char **argv)
 {
+    mutants_args *a = args;
     for (int i = 1; i < argc; i++) {
         int m;
         if (cli_is_help(argv[i])) {
@@ -51,8 +49,8 @@ static int mutants_parse(mutants_args *a, int argc, char **argv)
             return -1;
         }
         if ((m = cli_opt_value(argc, argv, &i, "--json", &a->json)) ||
-            (m = cli_opt_value(argc, argv, &i, "--data-dir", &a->data_dir)) ||
-            (m = cli_opt_value(argc, argv, &i, "--work-dir", &a->work_dir))) {
+            (m = cli_opt_value(argc, argv, &i, "--data-dir", &a->b.data_dir)) ||
+            (m = cli_opt_value(argc, argv, &i, "--work-dir", &a->b.work_dir))) {
             if (m < 0)
                 return SB_EXIT_INPUT;
         } else if (strcmp(argv[i], "--tap") == 0) {
@@ -60,10 +58,10 @@ static int mutants_parse(mutants_args *a, int argc, char **argv)
         } else if (argv[i][0] == '-') {
             return cli_unknown_option("mutants", argv[i]);
         } else {
-            a->cases[a->n_cases++] = argv[i];
+            a->b.paths[a->b.n_paths++] = argv[i];
         }
     }
-    if (a->n_cases == 0) {
+    if (a->b.n_paths == 0) {
         fputs(mutants_usage, stderr);
         return SB_EXIT_INPUT;
     }
@@ -150,20 +148,8 @@ static bool sweep_mutant(const char *path, sb_case *c, sb_case_result *r,
         fprintf(stderr, "%s: expected a mutant case ([case] mutant = NAME)\n", path);
         return false;
     }
-    sb_trace golden;
-    sb_trace_init(&golden);
-    char err[768];
-    if (sb_golden_read(&golden, c->golden_path, c->digest, err, sizeof err) != SB_OK) {
-        fprintf(stderr, "%s\n", err);
+    if (!cli_case_sweep(r, c, o))
         return false;
-    }
-    sb_status st = sb_sweep_case(c, &golden, o, r, err, sizeof err);
-    sb_trace_free(&golden);
-    if (st != SB_OK) {
-        fprintf(stderr, "%s\n", err);
-        sb_case_result_free(r);
-        return false;
-    }
     mutant_header(table, c);
     sb_report_text(table, r, 1);
     if (c->kind == SB_CASE_TRAIN)
@@ -273,20 +259,6 @@ static bool json_write(const char *path, const sb_case_result *r, const mutant_s
 
 /* ---- the command -------------------------------------------------------------- */
 
-static bool work_dir_open(const mutants_args *a, char *dir, size_t len, bool *temporary)
-{
-    *temporary = !a->work_dir;
-    if (*temporary)
-        return cli_temp_dir(dir, len, "mutants");
-    if (mkdir(a->work_dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "%s: cannot create the work directory: %s\n", a->work_dir,
-                strerror(errno));
-        return false;
-    }
-    snprintf(dir, len, "%s", a->work_dir);
-    return true;
-}
-
 /* Scores every swept case, prints the score line and the reports; the exit
  * status. */
 static int mutants_report(const mutants_args *a, const sb_case_result *r, int n,
@@ -325,48 +297,25 @@ int cli_mutants(int argc, char **argv)
 {
     mutants_args a;
     memset(&a, 0, sizeof a);
-    a.cases = calloc((size_t)argc, sizeof *a.cases);
-    if (!a.cases)
-        return SB_EXIT_INPUT;
-    int rc = mutants_parse(&a, argc, argv);
-    if (rc != SB_EXIT_OK) {
-        free(a.cases);
-        return rc < 0 ? SB_EXIT_OK : rc;
-    }
-
-    char self[1024], work[1024];
-    bool temporary = false;
-    if (!cli_self_exe(self, sizeof self) || !work_dir_open(&a, work, sizeof work, &temporary)) {
-        free(a.cases);
-        return SB_EXIT_INPUT;
-    }
-    cli_data_dir(a.data_dir);
-    sb_sweep_options o = {.self_exe = self, .work_dir = work,
+    int rc;
+    if (!cli_batch_open(&a.b, "mutants", mutants_parse, &a, argc, argv, &rc))
+        return rc;
+    sb_sweep_options o = {.self_exe = a.b.self, .work_dir = a.b.work,
                           .progress = isatty(STDERR_FILENO)};
 
-    sb_case *cases = calloc((size_t)a.n_cases, sizeof *cases);
-    sb_case_result *results = calloc((size_t)a.n_cases, sizeof *results);
-    bool input_error = !cases || !results;
-    int n_done = 0;
+    cli_batch *b = &a.b;
+    bool input_error = !b->cases || !b->results;
     FILE *table = a.tap ? stderr : stdout;
-    for (int i = 0; cases && results && i < a.n_cases; i++) {
-        if (sweep_mutant(a.cases[i], &cases[n_done], &results[n_done], &o, table))
-            n_done++;
+    for (int i = 0; b->cases && b->results && i < b->n_paths; i++) {
+        if (sweep_mutant(b->paths[i], &b->cases[b->n_done], &b->results[b->n_done], &o, table))
+            b->n_done++;
         else
             input_error = true;
     }
-    rc = mutants_report(&a, results, n_done, input_error, table);
+    rc = mutants_report(&a, b->results, b->n_done, input_error, table);
 
     /* the work directory (dumps, failed runs' stderr) stays when a mutant
      * was missed: it is what the user looks at next */
-    if (temporary && rc == SB_EXIT_OK)
-        cli_dir_remove_tree(work);
-    else if (rc != SB_EXIT_OK && !cli_dir_remove_if_empty(work))
-        fprintf(stderr, "samebits mutants: work files are in %s\n", work);
-    for (int i = 0; i < n_done; i++)
-        sb_case_result_free(&results[i]);
-    free(results);
-    free(cases);
-    free(a.cases);
+    cli_batch_close(b, rc, "work files");
     return rc;
 }

@@ -1,8 +1,6 @@
 /* samebits sweep: every thread count and repeat of each case against its
  * golden, with the reports. */
-#include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -26,11 +24,10 @@ static const char sweep_usage[] =
     "             2 usage or input error, 3 a crash or timeout\n";
 
 typedef struct sweep_args {
-    const char **cases;
-    int n_cases;
+    cli_batch b;
     sb_sweep_options o;
     int threads[SB_MAX_THREADS];
-    const char *json, *junit, *work_dir, *data_dir;
+    const char *json, *junit;
     bool tap;
 } sweep_args;
 
@@ -49,8 +46,9 @@ static bool shard_parse(const char *s, sb_sweep_options *o)
     return true;
 }
 
-static int sweep_parse(sweep_args *a, int argc, char **argv)
+static int sweep_parse(void *args, int argc, char **argv)
 {
+    sweep_args *a = args;
     const char *threads_s = NULL, *repeat_s = NULL, *timeout_s = NULL, *shard_s = NULL;
     for (int i = 1; i < argc; i++) {
         int m;
@@ -63,8 +61,8 @@ static int sweep_parse(sweep_args *a, int argc, char **argv)
             (m = cli_opt_value(argc, argv, &i, "--timeout", &timeout_s)) ||
             (m = cli_opt_value(argc, argv, &i, "--json", &a->json)) ||
             (m = cli_opt_value(argc, argv, &i, "--junit", &a->junit)) ||
-            (m = cli_opt_value(argc, argv, &i, "--data-dir", &a->data_dir)) ||
-            (m = cli_opt_value(argc, argv, &i, "--work-dir", &a->work_dir)) ||
+            (m = cli_opt_value(argc, argv, &i, "--data-dir", &a->b.data_dir)) ||
+            (m = cli_opt_value(argc, argv, &i, "--work-dir", &a->b.work_dir)) ||
             (m = cli_opt_value(argc, argv, &i, "--shard", &shard_s))) {
             if (m < 0)
                 return SB_EXIT_INPUT;
@@ -75,10 +73,10 @@ static int sweep_parse(sweep_args *a, int argc, char **argv)
         } else if (argv[i][0] == '-') {
             return cli_unknown_option("sweep", argv[i]);
         } else {
-            a->cases[a->n_cases++] = argv[i];
+            a->b.paths[a->b.n_paths++] = argv[i];
         }
     }
-    if (a->n_cases == 0) {
+    if (a->b.n_paths == 0) {
         fputs(sweep_usage, stderr);
         return SB_EXIT_INPUT;
     }
@@ -120,22 +118,8 @@ int cli_sweep_exit(const sb_case_result *r, int n, bool input_error)
 static bool sweep_one(const char *path, sb_case *c, sb_case_result *r, const sweep_args *a,
                       FILE *table)
 {
-    if (!cli_case_load(c, path))
+    if (!cli_case_load(c, path) || !cli_case_sweep(r, c, &a->o))
         return false;
-    sb_trace golden;
-    sb_trace_init(&golden);
-    char err[768];
-    if (sb_golden_read(&golden, c->golden_path, c->digest, err, sizeof err) != SB_OK) {
-        fprintf(stderr, "%s\n", err);
-        return false;
-    }
-    sb_status st = sb_sweep_case(c, &golden, &a->o, r, err, sizeof err);
-    sb_trace_free(&golden);
-    if (st != SB_OK) {
-        fprintf(stderr, "%s\n", err);
-        sb_case_result_free(r);
-        return false;
-    }
     sb_report_text(table, r, 1);
     fflush(table);
     return true;
@@ -168,72 +152,34 @@ static long case_items(const sb_case *c, const sb_sweep_options *o)
     return (long)n_threads * repeats;
 }
 
-static bool work_dir_open(sweep_args *a, char *dir, size_t len, bool *temporary)
-{
-    *temporary = !a->work_dir;
-    if (*temporary)
-        return cli_temp_dir(dir, len, "sweep");
-    if (mkdir(a->work_dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "%s: cannot create the work directory: %s\n", a->work_dir,
-                strerror(errno));
-        return false;
-    }
-    snprintf(dir, len, "%s", a->work_dir);
-    return true;
-}
-
 int cli_sweep(int argc, char **argv)
 {
     sweep_args a;
     memset(&a, 0, sizeof a);
-    a.cases = calloc((size_t)argc, sizeof *a.cases);
-    if (!a.cases)
-        return SB_EXIT_INPUT;
-    int rc = sweep_parse(&a, argc, argv);
-    if (rc != SB_EXIT_OK) {
-        free(a.cases);
-        return rc < 0 ? SB_EXIT_OK : rc;
-    }
-
-    char self[1024], work[1024];
-    bool temporary = false;
-    if (!cli_self_exe(self, sizeof self) || !work_dir_open(&a, work, sizeof work, &temporary)) {
-        free(a.cases);
-        return SB_EXIT_INPUT;
-    }
-    cli_data_dir(a.data_dir);
-    a.o.self_exe = self;
-    a.o.work_dir = work;
+    int rc;
+    if (!cli_batch_open(&a.b, "sweep", sweep_parse, &a, argc, argv, &rc))
+        return rc;
+    a.o.self_exe = a.b.self;
+    a.o.work_dir = a.b.work;
     a.o.progress = isatty(STDERR_FILENO);
 
-    sb_case *cases = calloc((size_t)a.n_cases, sizeof *cases);
-    sb_case_result *results = calloc((size_t)a.n_cases, sizeof *results);
-    bool input_error = !cases || !results;
-    int n_done = 0;
+    cli_batch *b = &a.b;
+    bool input_error = !b->cases || !b->results;
     FILE *table = a.tap ? stderr : stdout;
-    for (int i = 0; cases && results && i < a.n_cases; i++) {
-        if (sweep_one(a.cases[i], &cases[n_done], &results[n_done], &a, table)) {
-            a.o.shard_offset += case_items(&cases[n_done], &a.o);
-            n_done++;
+    for (int i = 0; b->cases && b->results && i < b->n_paths; i++) {
+        if (sweep_one(b->paths[i], &b->cases[b->n_done], &b->results[b->n_done], &a, table)) {
+            a.o.shard_offset += case_items(&b->cases[b->n_done], &a.o);
+            b->n_done++;
         } else {
             input_error = true;
         }
     }
-    if (!reports_write(&a, results, n_done))
+    if (!reports_write(&a, b->results, b->n_done))
         input_error = true;
-    rc = cli_sweep_exit(results, n_done, input_error);
+    rc = cli_sweep_exit(b->results, b->n_done, input_error);
 
     /* a temporary work directory goes when all went as expected; otherwise
      * its dumps and stderr files are what the user looks at next */
-    if (temporary && rc == SB_EXIT_OK)
-        cli_dir_remove_tree(work);
-    else if (rc != SB_EXIT_OK && !cli_dir_remove_if_empty(work))
-        fprintf(stderr, "samebits sweep: work files (dumps, failed runs' stderr) are in %s\n",
-                work);
-    for (int i = 0; i < n_done; i++)
-        sb_case_result_free(&results[i]);
-    free(results);
-    free(cases);
-    free(a.cases);
+    cli_batch_close(b, rc, "work files (dumps, failed runs' stderr)");
     return rc;
 }

@@ -6,6 +6,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sb_rng.h"
+
+float *op_test_alloc_floats(size_t n)
+{
+    float *p = malloc(n * sizeof *p);
+    ck_assert_ptr_nonnull(p);
+    return p;
+}
+
+void op_test_fill_rng(float *x, size_t n, float lo, float hi, uint64_t seed, uint32_t step)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = lo + (hi - lo) * sb_rng_uniform(seed, SB_STREAM_CASE_INPUT, step, i);
+}
+
+bool op_test_same_bits(const float *a, const float *b, size_t n)
+{
+    return memcmp(a, b, n * sizeof *a) == 0;
+}
+
+bool op_test_feq(float a, float b)
+{
+    return !(a < b) && !(a > b) && !isnan(a) && !isnan(b);
+}
+
 void op_test_fill_uniform(float *x, size_t n, uint64_t seed)
 {
     uint64_t st = seed * 0x9E3779B97F4A7C15u + 1;

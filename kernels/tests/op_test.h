@@ -1,8 +1,26 @@
-/* Helpers shared by the kernel tests that drive ops through sb_op_call. */
+/* Helpers shared by the kernel tests, most for those that drive ops through
+ * sb_op_call. */
 #ifndef OP_TEST_H
 #define OP_TEST_H
 
+#include <stdbool.h>
+
 #include "sb_kernels.h"
+
+/* n floats from malloc; the test fails when there is no memory */
+float *op_test_alloc_floats(size_t n);
+
+/* uniform in [lo, hi) from the counter-based RNG (sb_rng_uniform of seed,
+ * SB_STREAM_CASE_INPUT, step, element index): reproducible */
+void op_test_fill_rng(float *x, size_t n, float lo, float hi, uint64_t seed, uint32_t step);
+
+/* a[0..n) and b[0..n) are the same bits */
+bool op_test_same_bits(const float *a, const float *b, size_t n);
+
+/* Numeric equality (+0 equals -0, NaN equals nothing), spelled without ==
+ * so that -Wfloat-equal stays on for every comparison that is not meant to
+ * be exact. */
+bool op_test_feq(float a, float b);
 
 /* uniform in [-1, 1) from a fixed-seed LCG: reproducible, no RNG dependency */
 void op_test_fill_uniform(float *x, size_t n, uint64_t seed);

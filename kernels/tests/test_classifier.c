@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "op_test.h"
 #include "sb_kernels.h"
 #include "sb_rng.h"
 
@@ -21,23 +22,10 @@ Suite *make_classifier_suite(void);
 
 #define MAX_THREADS 16
 #define U 0x1p-24   /* unit roundoff of float */
+#define INPUT_SEED 3   /* the RNG seed of this file's inputs (op_test_fill_rng) */
 
 static const sb_family parallel_families[] = {SB_FAMILY_DET, SB_FAMILY_LOOSE};
 #define N_PARALLEL (sizeof parallel_families / sizeof parallel_families[0])
-
-static float *alloc_floats(size_t n)
-{
-    float *p = malloc(n * sizeof *p);
-    ck_assert_ptr_nonnull(p);
-    return p;
-}
-
-/* Reproducible inputs from the counter-based RNG. */
-static void fill_uniform(float *x, size_t n, float lo, float hi, uint32_t step)
-{
-    for (size_t i = 0; i < n; i++)
-        x[i] = lo + (hi - lo) * sb_rng_uniform(3, SB_STREAM_CASE_INPUT, step, i);
-}
 
 static int32_t *make_labels(int n, int k, uint32_t step)
 {
@@ -48,26 +36,16 @@ static int32_t *make_labels(int n, int k, uint32_t step)
     return y;
 }
 
-static bool same_bits(const float *a, const float *b, size_t n)
-{
-    return memcmp(a, b, n * sizeof *a) == 0;
-}
-
-/* Numeric equality without == (which -Wfloat-equal rightly flags elsewhere). */
-static bool feq(float a, float b)
-{
-    return !(a < b) && !(a > b) && !isnan(a) && !isnan(b);
-}
-
 /* ---- softmax -------------------------------------------------------------- */
 
 START_TEST(test_softmax_families_within_bound)
 {
     const sb_class_shape s = {.n = 1001, .k = 10};
     const size_t nk = (size_t)s.n * (size_t)s.k;
-    float *z = alloc_floats(nk), *want = alloc_floats(nk), *bound = alloc_floats(nk);
-    float *p = alloc_floats(nk), *det1 = alloc_floats(nk);
-    fill_uniform(z, nk, -8.0f, 8.0f, 1);
+    float *z = op_test_alloc_floats(nk), *want = op_test_alloc_floats(nk);
+    float *bound = op_test_alloc_floats(nk);
+    float *p = op_test_alloc_floats(nk), *det1 = op_test_alloc_floats(nk);
+    op_test_fill_rng(z, nk, -8.0f, 8.0f, INPUT_SEED, 1);
     sb_kernels(SB_FAMILY_REF)->softmax_fwd(want, z, &s);
     sb_softmax_fwd_bound(bound, z, &s);
     for (size_t i = 0; i < nk; i++) {
@@ -86,7 +64,7 @@ START_TEST(test_softmax_families_within_bound)
                 ck_assert_msg(fabsf(p[i] - want[i]) <= bound[i], "%s %d threads [%zu]",
                               sb_family_name(parallel_families[f]), t, i);
             if (parallel_families[f] == SB_FAMILY_DET)
-                ck_assert_msg(same_bits(p, det1, nk), "det softmax moved at %d threads", t);
+                ck_assert_msg(op_test_same_bits(p, det1, nk), "det softmax moved at %d threads", t);
         }
     }
     free(z), free(want), free(bound), free(p), free(det1);
@@ -101,8 +79,9 @@ START_TEST(test_softmax_bound_covers_reordering)
      * the check would test nothing). Wide logits make the terms uneven. */
     const sb_class_shape s = {.n = 2000, .k = 13};
     const size_t nk = (size_t)s.n * (size_t)s.k;
-    float *z = alloc_floats(nk), *want = alloc_floats(nk), *bound = alloc_floats(nk);
-    fill_uniform(z, nk, -4.0f, 4.0f, 2);
+    float *z = op_test_alloc_floats(nk), *want = op_test_alloc_floats(nk);
+    float *bound = op_test_alloc_floats(nk);
+    op_test_fill_rng(z, nk, -4.0f, 4.0f, INPUT_SEED, 2);
     sb_kernels(SB_FAMILY_REF)->softmax_fwd(want, z, &s);
     sb_softmax_fwd_bound(bound, z, &s);
     size_t differ = 0;
@@ -124,7 +103,7 @@ START_TEST(test_softmax_bound_covers_reordering)
             const float a = e[j] / rev, b = e[j] / pair;
             ck_assert_msg(fabsf(a - want[at]) <= bound[at], "reverse order beyond bound at %zu", at);
             ck_assert_msg(fabsf(b - want[at]) <= bound[at], "pairwise order beyond bound at %zu", at);
-            differ += !feq(a, want[at]) || !feq(b, want[at]);
+            differ += !op_test_feq(a, want[at]) || !op_test_feq(b, want[at]);
         }
     }
     ck_assert_uint_gt(differ, 0);
@@ -150,11 +129,11 @@ START_TEST(test_softmax_extreme_logits)
                 ck_assert_msg(isfinite(p[i][j]), "row %d not finite", i);
         /* exact: the max term is exp(0) = 1, the others underflow to 0 */
         const float one_hot[4] = {1.0f, 0.0f, 0.0f, 0.0f};
-        ck_assert(same_bits(p[0], one_hot, 4));
-        ck_assert(same_bits(p[3], one_hot, 4));
+        ck_assert(op_test_same_bits(p[0], one_hot, 4));
+        ck_assert(op_test_same_bits(p[3], one_hot, 4));
         /* equal logits: 1/4 exactly */
         for (int j = 0; j < 4; j++)
-            ck_assert(feq(p[1][j], 0.25f) && feq(p[4][j], 0.25f));
+            ck_assert(op_test_feq(p[1][j], 0.25f) && op_test_feq(p[4][j], 0.25f));
         /* p0/p1 = e within the few roundings of two quotients of exps */
         ck_assert(fabs((double)p[2][0] / (double)p[2][1] - exp(1.0)) <= 8.0 * U * exp(1.0));
     }
@@ -193,9 +172,9 @@ START_TEST(test_xent_families_within_bound)
     /* 4099 rows: odd, and no block or thread count divides it */
     const sb_class_shape s = {.n = 4099, .k = 10};
     const size_t nk = (size_t)s.n * (size_t)s.k;
-    float *z = alloc_floats(nk);
+    float *z = op_test_alloc_floats(nk);
     int32_t *y = make_labels(s.n, s.k, 3);
-    fill_uniform(z, nk, -6.0f, 6.0f, 3);
+    op_test_fill_rng(z, nk, -6.0f, 6.0f, INPUT_SEED, 3);
     float want, bound;
     sb_kernels(SB_FAMILY_REF)->xent_loss(&want, z, y, &s);
     sb_xent_loss_bound(&bound, z, y, &s);
@@ -209,7 +188,8 @@ START_TEST(test_xent_families_within_bound)
                           sb_family_name(parallel_families[f]), t, (double)loss, (double)want,
                           (double)bound);
             if (parallel_families[f] == SB_FAMILY_DET)
-                ck_assert_msg(same_bits(&loss, &det1, 1), "det xent moved at %d threads", t);
+                ck_assert_msg(op_test_same_bits(&loss, &det1, 1), "det xent moved at %d threads",
+                              t);
         }
 
     /* another valid order, by hand: rows in reverse, each row's sum reversed */
@@ -239,9 +219,9 @@ START_TEST(test_xent_loose_follows_threads)
      * lie within the reordering bound of ref. */
     const sb_class_shape s = {.n = 100003, .k = 10};
     const size_t nk = (size_t)s.n * (size_t)s.k;
-    float *z = alloc_floats(nk);
+    float *z = op_test_alloc_floats(nk);
     int32_t *y = make_labels(s.n, s.k, 4);
-    fill_uniform(z, nk, -3.0f, 3.0f, 4);
+    op_test_fill_rng(z, nk, -3.0f, 3.0f, INPUT_SEED, 4);
     float want, bound;
     sb_kernels(SB_FAMILY_REF)->xent_loss(&want, z, y, &s);
     sb_xent_loss_bound(&bound, z, y, &s);
@@ -252,8 +232,8 @@ START_TEST(test_xent_loose_follows_threads)
         const float loose = xent_at(SB_FAMILY_LOOSE, t, z, y, &s);
         const float det = xent_at(SB_FAMILY_DET, t, z, y, &s);
         ck_assert(fabsf(loose - want) <= bound);
-        ck_assert_msg(same_bits(&det, &det1, 1), "det xent moved at %d threads", t);
-        moved += !same_bits(&loose, &one, 1);
+        ck_assert_msg(op_test_same_bits(&det, &det1, 1), "det xent moved at %d threads", t);
+        moved += !op_test_same_bits(&loose, &one, 1);
     }
     ck_assert_msg(moved > 0, "loose xent gave the same bits for 1..%d threads", MAX_THREADS);
     free(z), free(y);
@@ -271,12 +251,12 @@ START_TEST(test_xent_extreme_logits)
         const int32_t wrong = 1, right = 0;
         float loss;
         k->xent_loss(&loss, z, &wrong, &two);
-        ck_assert(isfinite(loss) && feq(loss, 2000.0f));
+        ck_assert(isfinite(loss) && op_test_feq(loss, 2000.0f));
         k->xent_loss(&loss, z, &right, &two);
-        ck_assert(feq(loss, 0.0f));
+        ck_assert(op_test_feq(loss, 0.0f));
         const float far[2] = {1e30f, -1e30f};
         k->xent_loss(&loss, far, &wrong, &two);
-        ck_assert(isfinite(loss) && feq(loss, 2e30f));
+        ck_assert(isfinite(loss) && op_test_feq(loss, 2e30f));
         /* equal logits, two identical rows: l = logf(4) per row, the sum 2l
          * and the halving are exact, logf errs by under one ulp */
         const sb_class_shape flat = {.n = 2, .k = 4};
@@ -319,7 +299,7 @@ START_TEST(test_xent_loss_matches_definition)
     const sb_class_shape s = {.n = N, .k = K};
     float z[N * K];
     int32_t *y = make_labels(N, K, 5);
-    fill_uniform(z, N * K, -3.0f, 3.0f, 5);
+    op_test_fill_rng(z, N * K, -3.0f, 3.0f, INPUT_SEED, 5);
     double zd[N * K];
     for (int i = 0; i < N * K; i++)
         zd[i] = (double)z[i];
@@ -357,7 +337,7 @@ START_TEST(test_softmax_xent_bwd_finite_difference)
     const double h = 0x1p-12;
     float z[N * K], prob[N * K], grad[N * K];
     int32_t *y = make_labels(N, K, 6);
-    fill_uniform(z, N * K, -3.0f, 3.0f, 6);
+    op_test_fill_rng(z, N * K, -3.0f, 3.0f, INPUT_SEED, 6);
     double zd[N * K];
     for (int i = 0; i < N * K; i++)
         zd[i] = (double)z[i];
@@ -390,17 +370,17 @@ START_TEST(test_softmax_xent_bwd_families_and_values)
 {
     const sb_class_shape s = {.n = 1001, .k = 10};
     const size_t nk = (size_t)s.n * (size_t)s.k;
-    float *z = alloc_floats(nk), *prob = alloc_floats(nk);
-    float *want = alloc_floats(nk), *g = alloc_floats(nk);
+    float *z = op_test_alloc_floats(nk), *prob = op_test_alloc_floats(nk);
+    float *want = op_test_alloc_floats(nk), *g = op_test_alloc_floats(nk);
     int32_t *y = make_labels(s.n, s.k, 7);
-    fill_uniform(z, nk, -5.0f, 5.0f, 7);
+    op_test_fill_rng(z, nk, -5.0f, 5.0f, INPUT_SEED, 7);
     sb_kernels(SB_FAMILY_REF)->softmax_fwd(prob, z, &s);
     sb_kernels(SB_FAMILY_REF)->softmax_xent_bwd(want, prob, y, &s);
     for (size_t f = 0; f < N_PARALLEL; f++)
         for (int t = 1; t <= MAX_THREADS; t++) {
             omp_set_num_threads(t);
             sb_kernels(parallel_families[f])->softmax_xent_bwd(g, prob, y, &s);
-            ck_assert_msg(same_bits(g, want, nk), "%s %d threads",
+            ck_assert_msg(op_test_same_bits(g, want, nk), "%s %d threads",
                           sb_family_name(parallel_families[f]), t);
         }
     /* exact cases: (0.25 - 1)/4 and 0.25/4 are representable; a one-hot
@@ -415,7 +395,7 @@ START_TEST(test_softmax_xent_bwd_families_and_values)
         for (int i = 0; i < 16; i++) {
             const bool hot = i % 4 == lab[i / 4];
             const float expect = i < 8 ? (hot ? -0.1875f : 0.0625f) : 0.0f;
-            ck_assert_msg(feq(d[i], expect), "[%d] = %g", i, (double)d[i]);
+            ck_assert_msg(op_test_feq(d[i], expect), "[%d] = %g", i, (double)d[i]);
         }
     }
     free(z), free(prob), free(want), free(g), free(y);
@@ -441,7 +421,7 @@ START_TEST(test_accuracy_values)
     for (int f = 0; f < SB_FAMILY_COUNT; f++) {
         float acc;
         sb_kernels((sb_family)f)->accuracy(&acc, p, y, &s);
-        ck_assert_msg(feq(acc, 0.5f), "%s: %g", sb_family_name((sb_family)f), (double)acc);
+        ck_assert_msg(op_test_feq(acc, 0.5f), "%s: %g", sb_family_name((sb_family)f), (double)acc);
     }
 }
 END_TEST
@@ -450,9 +430,9 @@ START_TEST(test_accuracy_families_and_threads)
 {
     const sb_class_shape s = {.n = 10007, .k = 10};
     const size_t nk = (size_t)s.n * (size_t)s.k;
-    float *p = alloc_floats(nk);
+    float *p = op_test_alloc_floats(nk);
     int32_t *y = make_labels(s.n, s.k, 8);
-    fill_uniform(p, nk, 0.0f, 1.0f, 8);
+    op_test_fill_rng(p, nk, 0.0f, 1.0f, INPUT_SEED, 8);
     /* make about half the rows right: put the row's largest value at the label */
     for (int i = 0; i < s.n; i += 2)
         p[(size_t)i * s.k + (size_t)y[i]] = 2.0f;
@@ -464,7 +444,7 @@ START_TEST(test_accuracy_families_and_threads)
             omp_set_num_threads(t);
             float acc;
             sb_kernels(parallel_families[f])->accuracy(&acc, p, y, &s);
-            ck_assert_msg(same_bits(&acc, &want, 1), "%s %d threads",
+            ck_assert_msg(op_test_same_bits(&acc, &want, 1), "%s %d threads",
                           sb_family_name(parallel_families[f]), t);
         }
     free(p), free(y);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_test.h"
 #include "sb_kernels.h"
 #include "sb_rng.h"
 
@@ -16,36 +17,10 @@ Suite *make_elementwise_suite(void);
 
 #define MAX_THREADS 16
 #define U 0x1p-24   /* unit roundoff of float */
+#define INPUT_SEED 7   /* the RNG seed of this file's inputs (op_test_fill_rng) */
 
 static const sb_family parallel_families[] = {SB_FAMILY_DET, SB_FAMILY_LOOSE};
 #define N_PARALLEL (sizeof parallel_families / sizeof parallel_families[0])
-
-static float *alloc_floats(size_t n)
-{
-    float *p = malloc(n * sizeof *p);
-    ck_assert_ptr_nonnull(p);
-    return p;
-}
-
-/* Reproducible inputs in [lo, hi) from the counter-based RNG. */
-static void fill_uniform(float *x, size_t n, float lo, float hi, uint32_t step)
-{
-    for (size_t i = 0; i < n; i++)
-        x[i] = lo + (hi - lo) * sb_rng_uniform(7, SB_STREAM_CASE_INPUT, step, i);
-}
-
-static bool same_bits(const float *a, const float *b, size_t n)
-{
-    return memcmp(a, b, n * sizeof *a) == 0;
-}
-
-/* Numeric equality (+0 equals -0, NaN equals nothing), spelled without ==
- * so that -Wfloat-equal stays on for every comparison that is not meant to
- * be exact. */
-static bool feq(float a, float b)
-{
-    return !(a < b) && !(a > b) && !isnan(a) && !isnan(b);
-}
 
 static bool deq(double a, double b)
 {
@@ -64,17 +39,18 @@ START_TEST(test_relu_values)
         float y[N], dx[N];
         k->relu_fwd(y, x, N);
         k->relu_bwd(dx, dy, x, N);
-        ck_assert(feq(y[0], 0.0f) && !signbit(y[0]));
-        ck_assert(feq(y[1], 0.0f) && !signbit(y[1]));   /* -0 gives +0 */
-        ck_assert(feq(y[2], 0.0f));
-        ck_assert(feq(y[3], 2.5f));
+        ck_assert(op_test_feq(y[0], 0.0f) && !signbit(y[0]));
+        ck_assert(op_test_feq(y[1], 0.0f) && !signbit(y[1]));   /* -0 gives +0 */
+        ck_assert(op_test_feq(y[2], 0.0f));
+        ck_assert(op_test_feq(y[3], 2.5f));
         ck_assert(isnan(y[4]));                       /* NaN propagates */
-        ck_assert(feq(y[5], 0.0f));
+        ck_assert(op_test_feq(y[5], 0.0f));
         ck_assert(isinf(y[6]) && y[6] > 0.0f);
-        ck_assert(feq(y[7], 0x1p-149f));                 /* subnormals are positive */
+        ck_assert(op_test_feq(y[7], 0x1p-149f));                 /* subnormals are positive */
         const float want_dx[] = {0.0f, 0.0f, 0.0f, 4.0f, 0.0f, 0.0f, 7.0f, 8.0f};
         /* dx selects: the NaN dy at x = -Inf must not leak through */
-        ck_assert_msg(same_bits(dx, want_dx, N), "relu_bwd %s", sb_family_name((sb_family)f));
+        ck_assert_msg(op_test_same_bits(dx, want_dx, N), "relu_bwd %s",
+                      sb_family_name((sb_family)f));
     }
 }
 END_TEST
@@ -82,11 +58,11 @@ END_TEST
 START_TEST(test_relu_families_and_threads)
 {
     const size_t n = 100003; /* prime: no thread count divides it */
-    float *x = alloc_floats(n), *dy = alloc_floats(n);
-    float *want_y = alloc_floats(n), *want_dx = alloc_floats(n);
-    float *y = alloc_floats(n), *dx = alloc_floats(n);
-    fill_uniform(x, n, -1.0f, 1.0f, 1);
-    fill_uniform(dy, n, -1.0f, 1.0f, 2);
+    float *x = op_test_alloc_floats(n), *dy = op_test_alloc_floats(n);
+    float *want_y = op_test_alloc_floats(n), *want_dx = op_test_alloc_floats(n);
+    float *y = op_test_alloc_floats(n), *dx = op_test_alloc_floats(n);
+    op_test_fill_rng(x, n, -1.0f, 1.0f, INPUT_SEED, 1);
+    op_test_fill_rng(dy, n, -1.0f, 1.0f, INPUT_SEED, 2);
     x[5] = NAN, x[6] = INFINITY, x[7] = -INFINITY, x[8] = -0.0f, x[9] = 0.0f;
     sb_kernels(SB_FAMILY_REF)->relu_fwd(want_y, x, n);
     sb_kernels(SB_FAMILY_REF)->relu_bwd(want_dx, dy, x, n);
@@ -96,9 +72,9 @@ START_TEST(test_relu_families_and_threads)
             omp_set_num_threads(t);
             k->relu_fwd(y, x, n);
             k->relu_bwd(dx, dy, x, n);
-            ck_assert_msg(same_bits(y, want_y, n), "relu_fwd %s, %d threads",
+            ck_assert_msg(op_test_same_bits(y, want_y, n), "relu_fwd %s, %d threads",
                           sb_family_name(parallel_families[f]), t);
-            ck_assert_msg(same_bits(dx, want_dx, n), "relu_bwd %s, %d threads",
+            ck_assert_msg(op_test_same_bits(dx, want_dx, n), "relu_bwd %s, %d threads",
                           sb_family_name(parallel_families[f]), t);
         }
     }
@@ -121,10 +97,10 @@ START_TEST(test_relu_bwd_finite_difference)
     enum { N = 64 };
     const float h = 0x1p-8f;
     float x[N], dy[N], dx[N];
-    fill_uniform(x, N, 0.25f, 1.0f, 3);
+    op_test_fill_rng(x, N, 0.25f, 1.0f, INPUT_SEED, 3);
     for (int i = 0; i < N; i += 2)
         x[i] = -x[i]; /* half negative; every |x| >= 0.25 > h: no kink crossed */
-    fill_uniform(dy, N, -1.0f, 1.0f, 4);
+    op_test_fill_rng(dy, N, -1.0f, 1.0f, INPUT_SEED, 4);
     for (int f = 0; f < SB_FAMILY_COUNT; f++) {
         const sb_kernel_table *k = sb_kernels((sb_family)f);
         k->relu_bwd(dx, dy, x, N);
@@ -172,10 +148,10 @@ START_TEST(test_maxpool_tie_rule)
     for (int f = 0; f < SB_FAMILY_COUNT; f++) {
         float y[2], dx[8];
         pool_two_windows(sb_kernels((sb_family)f), y, dx, x);
-        ck_assert(feq(y[0], 3.0f) && feq(y[1], 3.0f));
+        ck_assert(op_test_feq(y[0], 3.0f) && op_test_feq(y[1], 3.0f));
         for (int p = 0; p < 4; p++) {
-            ck_assert(feq(dx[at(0, p)], p == 0 ? 10.0f : 0.0f));
-            ck_assert(feq(dx[at(1, p)], p == 1 ? 20.0f : 0.0f));
+            ck_assert(op_test_feq(dx[at(0, p)], p == 0 ? 10.0f : 0.0f));
+            ck_assert(op_test_feq(dx[at(1, p)], p == 1 ? 20.0f : 0.0f));
         }
     }
     /* +0 and -0 tie: the output is the first one's bits */
@@ -186,7 +162,7 @@ START_TEST(test_maxpool_tie_rule)
         float y[2], dx[8];
         pool_two_windows(sb_kernels((sb_family)f), y, dx, x);
         ck_assert(!signbit(y[0]) && signbit(y[1]));
-        ck_assert(feq(dx[at(0, 0)], 10.0f) && feq(dx[at(1, 0)], 20.0f));
+        ck_assert(op_test_feq(dx[at(0, 0)], 10.0f) && op_test_feq(dx[at(1, 0)], 20.0f));
     }
     /* a window of -Inf is a tie too */
     for (int p = 0; p < 4; p++)
@@ -194,7 +170,7 @@ START_TEST(test_maxpool_tie_rule)
     float y[2], dx[8];
     pool_two_windows(sb_kernels(SB_FAMILY_DET), y, dx, x);
     ck_assert(isinf(y[0]) && y[0] < 0.0f);
-    ck_assert(feq(dx[at(0, 0)], 10.0f) && feq(dx[at(0, 1)], 0.0f));
+    ck_assert(op_test_feq(dx[at(0, 0)], 10.0f) && op_test_feq(dx[at(0, 1)], 0.0f));
 }
 END_TEST
 
@@ -214,8 +190,8 @@ START_TEST(test_maxpool_nan_propagates)
             ck_assert_msg(isnan(y[0]), "%s: NaN at %d dropped", sb_family_name((sb_family)f), nan_at);
             ck_assert(isnan(y[1]));
             for (int p = 0; p < 4; p++) {
-                ck_assert(feq(dx[at(0, p)], p == nan_at ? 10.0f : 0.0f));
-                ck_assert(feq(dx[at(1, p)], p == 1 ? 20.0f : 0.0f));
+                ck_assert(op_test_feq(dx[at(0, p)], p == nan_at ? 10.0f : 0.0f));
+                ck_assert(op_test_feq(dx[at(1, p)], p == 1 ? 20.0f : 0.0f));
             }
         }
     }
@@ -227,11 +203,12 @@ START_TEST(test_maxpool_odd_sizes_and_threads)
     /* odd h and w: the last row and column belong to no window */
     const sb_pool_shape s = {.n = 3, .c = 5, .h = 13, .w = 11};
     const size_t in = (size_t)s.n * s.c * s.h * s.w, out = (size_t)s.n * s.c * (s.h / 2) * (s.w / 2);
-    float *x = alloc_floats(in), *dy = alloc_floats(out);
-    float *want_y = alloc_floats(out), *want_dx = alloc_floats(in);
-    float *y = alloc_floats(out), *dx = alloc_floats(in);
-    fill_uniform(x, in, -1.0f, 1.0f, 5);
-    fill_uniform(dy, out, 1.0f, 2.0f, 6); /* nonzero: each window's winner is visible in dx */
+    float *x = op_test_alloc_floats(in), *dy = op_test_alloc_floats(out);
+    float *want_y = op_test_alloc_floats(out), *want_dx = op_test_alloc_floats(in);
+    float *y = op_test_alloc_floats(out), *dx = op_test_alloc_floats(in);
+    op_test_fill_rng(x, in, -1.0f, 1.0f, INPUT_SEED, 5);
+    /* nonzero: each window's winner is visible in dx */
+    op_test_fill_rng(dy, out, 1.0f, 2.0f, INPUT_SEED, 6);
     sb_kernels(SB_FAMILY_REF)->maxpool_fwd(want_y, x, &s);
     sb_kernels(SB_FAMILY_REF)->maxpool_bwd(want_dx, dy, x, &s);
 
@@ -244,16 +221,16 @@ START_TEST(test_maxpool_odd_sizes_and_threads)
             for (int j = 0; j < pw; j++) {
                 const float *t = xp + 2 * i * s.w + 2 * j;
                 float m = fmaxf(fmaxf(t[0], t[1]), fmaxf(t[s.w], t[s.w + 1]));
-                ck_assert(feq(want_y[(size_t)p * ph * pw + (size_t)i * pw + (size_t)j], m));
+                ck_assert(op_test_feq(want_y[(size_t)p * ph * pw + (size_t)i * pw + (size_t)j], m));
                 int winners = 0;
                 for (int q = 0; q < 4; q++)
-                    winners += !feq(dxp[(2 * i + q / 2) * s.w + 2 * j + q % 2], 0.0f);
+                    winners += !op_test_feq(dxp[(2 * i + q / 2) * s.w + 2 * j + q % 2], 0.0f);
                 ck_assert_int_eq(winners, 1);
             }
         for (int j = 0; j < s.w; j++)
-            ck_assert(feq(dxp[(s.h - 1) * s.w + j], 0.0f));
+            ck_assert(op_test_feq(dxp[(s.h - 1) * s.w + j], 0.0f));
         for (int i = 0; i < s.h; i++)
-            ck_assert(feq(dxp[i * s.w + s.w - 1], 0.0f));
+            ck_assert(op_test_feq(dxp[i * s.w + s.w - 1], 0.0f));
     }
 
     for (size_t f = 0; f < N_PARALLEL; f++) {
@@ -263,9 +240,9 @@ START_TEST(test_maxpool_odd_sizes_and_threads)
             memset(dx, 0xff, in * sizeof *dx); /* NaN: stale output would show */
             k->maxpool_fwd(y, x, &s);
             k->maxpool_bwd(dx, dy, x, &s);
-            ck_assert_msg(same_bits(y, want_y, out), "maxpool_fwd %s, %d threads",
+            ck_assert_msg(op_test_same_bits(y, want_y, out), "maxpool_fwd %s, %d threads",
                           sb_family_name(parallel_families[f]), t);
-            ck_assert_msg(same_bits(dx, want_dx, in), "maxpool_bwd %s, %d threads",
+            ck_assert_msg(op_test_same_bits(dx, want_dx, in), "maxpool_bwd %s, %d threads",
                           sb_family_name(parallel_families[f]), t);
         }
     }
@@ -286,7 +263,7 @@ START_TEST(test_maxpool_bwd_finite_difference)
     sb_rng_permutation(perm, IN, 11, SB_STREAM_CASE_INPUT, 0);
     for (int i = 0; i < IN; i++)
         x[i] = (float)perm[i] * 0.125f - 2.0f;
-    fill_uniform(dy, OUT, -1.0f, 1.0f, 7);
+    op_test_fill_rng(dy, OUT, -1.0f, 1.0f, INPUT_SEED, 7);
     for (int f = 0; f < SB_FAMILY_COUNT; f++) {
         const sb_kernel_table *k = sb_kernels((sb_family)f);
         k->maxpool_bwd(dx, dy, x, &s);
@@ -318,15 +295,15 @@ START_TEST(test_dropout_mask_statistics)
 {
     const size_t n = 200000;
     const float rates[] = {0.25f, 0.5f, 0.1f};
-    float *mask = alloc_floats(n);
+    float *mask = op_test_alloc_floats(n);
     for (size_t r = 0; r < sizeof rates / sizeof rates[0]; r++) {
         const sb_dropout_params d = dropout_params(rates[r], 3);
         sb_kernels(SB_FAMILY_DET)->dropout_mask(mask, &d, n);
         const float scale = 1.0f / (1.0f - rates[r]);
         size_t kept = 0;
         for (size_t i = 0; i < n; i++) {
-            ck_assert(feq(mask[i], 0.0f) || feq(mask[i], scale));
-            kept += feq(mask[i], scale);
+            ck_assert(op_test_feq(mask[i], 0.0f) || op_test_feq(mask[i], scale));
+            kept += op_test_feq(mask[i], scale);
         }
         /* The uniform is j * 2^-24, j in [0, 2^24), so an element is kept
          * with p = 1 - ceil(rate * 2^24) / 2^24 exactly. The kept count is
@@ -340,7 +317,7 @@ START_TEST(test_dropout_mask_statistics)
     const sb_dropout_params none = dropout_params(0.0f, 3);
     sb_kernels(SB_FAMILY_DET)->dropout_mask(mask, &none, n);
     for (size_t i = 0; i < n; i++)
-        ck_assert(feq(mask[i], 1.0f));
+        ck_assert(op_test_feq(mask[i], 1.0f));
     free(mask);
 }
 END_TEST
@@ -354,7 +331,7 @@ START_TEST(test_dropout_mask_is_counter_based)
     sb_dropout_params d = dropout_params(0.5f, 9);
     sb_kernels(SB_FAMILY_DET)->dropout_mask(a, &d, N);
     sb_kernels(SB_FAMILY_REF)->dropout_mask(b, &d, SHORT);
-    ck_assert(same_bits(a, b, SHORT));
+    ck_assert(op_test_same_bits(a, b, SHORT));
     for (int change = 0; change < 3; change++) {
         sb_dropout_params e = d;
         if (change == 0)
@@ -366,7 +343,7 @@ START_TEST(test_dropout_mask_is_counter_based)
         sb_kernels(SB_FAMILY_DET)->dropout_mask(c, &e, N);
         /* independent masks at rate 1/2 agree on an element with probability
          * 1/2; agreement on all 5000 has probability 2^-5000 */
-        ck_assert_msg(!same_bits(a, c, N), "mask ignores parameter %d", change);
+        ck_assert_msg(!op_test_same_bits(a, c, N), "mask ignores parameter %d", change);
     }
 }
 END_TEST
@@ -375,18 +352,20 @@ START_TEST(test_dropout_families_and_threads)
 {
     const size_t n = 100003;
     const sb_dropout_params d = dropout_params(0.25f, 5);
-    float *x = alloc_floats(n), *dy = alloc_floats(n);
-    float *want_mask = alloc_floats(n), *want_y = alloc_floats(n), *want_dx = alloc_floats(n);
-    float *mask = alloc_floats(n), *y = alloc_floats(n), *dx = alloc_floats(n);
-    fill_uniform(x, n, -4.0f, 4.0f, 8);
-    fill_uniform(dy, n, -1.0f, 1.0f, 9);
+    float *x = op_test_alloc_floats(n), *dy = op_test_alloc_floats(n);
+    float *want_mask = op_test_alloc_floats(n), *want_y = op_test_alloc_floats(n);
+    float *want_dx = op_test_alloc_floats(n);
+    float *mask = op_test_alloc_floats(n), *y = op_test_alloc_floats(n);
+    float *dx = op_test_alloc_floats(n);
+    op_test_fill_rng(x, n, -4.0f, 4.0f, INPUT_SEED, 8);
+    op_test_fill_rng(dy, n, -1.0f, 1.0f, INPUT_SEED, 9);
     const sb_kernel_table *ref = sb_kernels(SB_FAMILY_REF);
     ref->dropout_mask(want_mask, &d, n);
     ref->dropout_fwd(want_y, x, want_mask, n);
     ref->dropout_bwd(want_dx, dy, want_mask, n);
     for (size_t i = 0; i < n; i++) {
-        ck_assert(feq(want_y[i], x[i] * want_mask[i]));
-        ck_assert(feq(want_dx[i], dy[i] * want_mask[i]));
+        ck_assert(op_test_feq(want_y[i], x[i] * want_mask[i]));
+        ck_assert(op_test_feq(want_dx[i], dy[i] * want_mask[i]));
     }
     for (size_t f = 0; f < N_PARALLEL; f++) {
         const sb_kernel_table *k = sb_kernels(parallel_families[f]);
@@ -396,9 +375,10 @@ START_TEST(test_dropout_families_and_threads)
             k->dropout_fwd(y, x, mask, n);
             k->dropout_bwd(dx, dy, mask, n);
             const char *name = sb_family_name(parallel_families[f]);
-            ck_assert_msg(same_bits(mask, want_mask, n), "dropout_mask %s, %d threads", name, t);
-            ck_assert_msg(same_bits(y, want_y, n), "dropout_fwd %s, %d threads", name, t);
-            ck_assert_msg(same_bits(dx, want_dx, n), "dropout_bwd %s, %d threads", name, t);
+            ck_assert_msg(op_test_same_bits(mask, want_mask, n), "dropout_mask %s, %d threads",
+                          name, t);
+            ck_assert_msg(op_test_same_bits(y, want_y, n), "dropout_fwd %s, %d threads", name, t);
+            ck_assert_msg(op_test_same_bits(dx, want_dx, n), "dropout_bwd %s, %d threads", name, t);
         }
     }
     /* a dropped Inf is Inf * 0 = NaN: the product, as documented */
@@ -416,8 +396,8 @@ START_TEST(test_dropout_bwd_finite_difference)
     const float h = 0x1p-4f;
     const sb_dropout_params d = dropout_params(0.25f, 1); /* scale 4/3 is inexact */
     float x[N], dy[N], mask[N], dx[N];
-    fill_uniform(x, N, -1.0f, 1.0f, 10);
-    fill_uniform(dy, N, -1.0f, 1.0f, 11);
+    op_test_fill_rng(x, N, -1.0f, 1.0f, INPUT_SEED, 10);
+    op_test_fill_rng(dy, N, -1.0f, 1.0f, INPUT_SEED, 11);
     for (int f = 0; f < SB_FAMILY_COUNT; f++) {
         const sb_kernel_table *k = sb_kernels((sb_family)f);
         k->dropout_mask(mask, &d, N);
