@@ -6,6 +6,7 @@
 #ifndef SB_NUMERICS_H
 #define SB_NUMERICS_H
 
+#include "mutants/sb_numerics_mutants.h"
 #include "samebits.h"
 
 /* ---- judging probes ---------------------------------------------------------- */
@@ -63,19 +64,6 @@ typedef void sb_numerics_inputs_fn(char *buf, size_t len, const void *ctx, size_
 sb_status sb_numerics_check(sb_numerics_result *r, const sb_probe_point *p, const double *value,
                             const double *bound, sb_numerics_inputs_fn *inputs_fn,
                             const void *inputs_ctx);
-
-/* ---- numerics variants of det kernels ------------------------------------------
- * Kernels with a numerics fault that a determinism sweep cannot see (their
- * bits are the same at every thread count). */
-typedef struct sb_numerics_mutant {
-    const char *name;
-    sb_op op;
-    void (*install)(sb_kernel_table *t);   /* puts the variant in place of op's entry */
-    const char *fault;          /* one line */
-} sb_numerics_mutant;
-
-const sb_numerics_mutant *sb_numerics_mutant_find(const char *name);   /* NULL if unknown */
-const sb_numerics_mutant *sb_numerics_mutants(size_t *count);
 
 /* ---- the [numerics] section of a case file --------------------------------------- */
 

@@ -3,9 +3,10 @@
  * fixed order), so only the numerics mode can catch it. The fault of each is
  * its one line in the table at the end. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "numerics.h"
+#include "sb_numerics_mutants.h"
 
 /* softmax without subtracting the row max: expf(z) overflows to inf above
  * z = 88.72, and inf / inf is NaN. */
