@@ -81,3 +81,32 @@ void op_test_assert_within_bound(const sb_op_call *c, const float *got, const fl
                          (double)got[i], (double)ref[i], (double)bound[i]);
     }
 }
+
+void op_test_check_families_within_bound(const sb_op_call *c, int max_threads)
+{
+    float *ref = op_test_run(c, SB_FAMILY_REF, 1);
+    float *bound = malloc(sb_tensor_bytes(&c->out[0]));
+    sb_op_call_bound(bound, c, 0);
+    for (int threads = 1; threads <= max_threads; threads++) {
+        float *det = op_test_run(c, SB_FAMILY_DET, threads);
+        float *loose = op_test_run(c, SB_FAMILY_LOOSE, threads);
+        op_test_assert_within_bound(c, det, ref, bound, "det");
+        op_test_assert_within_bound(c, loose, ref, bound, "loose");
+        free(det);
+        free(loose);
+    }
+    free(ref);
+    free(bound);
+}
+
+void op_test_check_det_bitwise(const sb_op_call *c, int max_threads)
+{
+    float *one = op_test_run(c, SB_FAMILY_DET, 1);
+    for (int threads = 2; threads <= max_threads; threads++) {
+        float *many = op_test_run(c, SB_FAMILY_DET, threads);
+        ck_assert_msg(memcmp(one, many, sb_tensor_bytes(&c->out[0])) == 0,
+                      "%s det: 1 and %d threads differ", sb_op_name(c->op), threads);
+        free(many);
+    }
+    free(one);
+}

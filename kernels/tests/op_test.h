@@ -39,4 +39,10 @@ float *op_test_run(const sb_op_call *c, sb_family f, int threads);
 void op_test_assert_within_bound(const sb_op_call *c, const float *got, const float *ref,
                                  const float *bound, const char *what);
 
+/* det and loose at 1..max_threads against ref, within the op's bound. */
+void op_test_check_families_within_bound(const sb_op_call *c, int max_threads);
+
+/* det at 2..max_threads bitwise equal to det at 1 thread. */
+void op_test_check_det_bitwise(const sb_op_call *c, int max_threads);
+
 #endif

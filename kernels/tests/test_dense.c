@@ -44,19 +44,7 @@ START_TEST(test_families_within_bound)
     for (size_t o = 0; o < N_OPS; o++) {
         sb_op_call c;
         call_new(&c, dense_ops[o], shapes[_i]);
-        float *ref = op_test_run(&c, SB_FAMILY_REF, 1);
-        float *bound = malloc(sb_tensor_bytes(&c.out[0]));
-        sb_op_call_bound(bound, &c, 0);
-        for (int threads = 1; threads <= 3; threads++) {
-            float *det = op_test_run(&c, SB_FAMILY_DET, threads);
-            float *loose = op_test_run(&c, SB_FAMILY_LOOSE, threads);
-            op_test_assert_within_bound(&c, det, ref, bound, "det");
-            op_test_assert_within_bound(&c, loose, ref, bound, "loose");
-            free(det);
-            free(loose);
-        }
-        free(ref);
-        free(bound);
+        op_test_check_families_within_bound(&c, 3);
         op_test_call_free(&c);
     }
 }
@@ -67,14 +55,7 @@ START_TEST(test_det_bitwise_across_threads)
     for (size_t o = 0; o < N_OPS; o++) {
         sb_op_call c;
         call_new(&c, dense_ops[o], shapes[_i]);
-        float *one = op_test_run(&c, SB_FAMILY_DET, 1);
-        for (int threads = 2; threads <= 16; threads++) {
-            float *many = op_test_run(&c, SB_FAMILY_DET, threads);
-            ck_assert_msg(memcmp(one, many, sb_tensor_bytes(&c.out[0])) == 0,
-                          "%s det: 1 and %d threads differ", sb_op_name(c.op), threads);
-            free(many);
-        }
-        free(one);
+        op_test_check_det_bitwise(&c, 16);
         op_test_call_free(&c);
     }
 }
