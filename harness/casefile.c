@@ -395,7 +395,7 @@ static sb_status load_case_section(loader *ld, sb_case *c)
     if (e != NULL) {
         if (!name_ok(e->value))
             return fail(ld, e->line, "name as 1 to 127 of [A-Za-z0-9._-], found \"%s\"", e->value);
-        snprintf(c->name, sizeof c->name, "%s", e->value);
+        snprintf(c->name, sizeof c->name, "%.*s", (int)sizeof c->name - 1, e->value);
     } else {
         const char *slash = strrchr(ld->path, '/');
         const char *base = slash ? slash + 1 : ld->path;

@@ -1,8 +1,10 @@
 /* Tree XXH3-128 of a tensor (layout in samebits.h and FORMATS.md).
  *
- * The root is streamed: leaves are hashed a batch at a time (in parallel for
- * large tensors) and fed to the root state in leaf order, so neither the
- * thread count nor the batch size can change the result. */
+ * The root is streamed: the header, then the leaf digests in leaf order. They
+ * come either from here, a batch of leaves at a time (in parallel for large
+ * tensors), or from a kernel that hashed each leaf with sb_hash_leaf while it
+ * was in cache; neither the thread count, the batch size nor who hashed the
+ * leaves can change the result. */
 #define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
 #include <xxhash.h>
 #include <xxh_x86dispatch.h>
@@ -21,32 +23,50 @@ static void put_u64_le(unsigned char *p, uint64_t v)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static void leaf_hash(unsigned char out[16], const unsigned char *bytes, size_t len)
+void sb_hash_leaf(sb_leaf_digest *out, const void *bytes, size_t len)
 {
     XXH128_canonical_t c;
     XXH128_canonicalFromHash(&c, XXH3_128bits_dispatch(bytes, len));
-    memcpy(out, c.digest, 16);
+    memcpy(out->bytes, c.digest, 16);
 }
 
-sb_hash sb_hash_tensor(const sb_tensor *t)
+static size_t leaf_count(size_t nbytes)
+{
+    return (nbytes + SB_HASH_LEAF_BYTES - 1) / SB_HASH_LEAF_BYTES;
+}
+
+/* Starts the root: the state over the tensor's header. */
+static void root_begin(XXH3_state_t *state, const sb_tensor *t)
 {
     SB_ASSERT(t->ndim >= 0 && t->ndim <= SB_MAX_DIMS);
-    size_t nbytes = sb_tensor_bytes(t);
-    SB_ASSERT(nbytes == 0 || t->data != NULL);
-    const unsigned char *bytes = t->data;
-
-    XXH3_state_t state;
-    XXH3_128bits_reset(&state);
-
+    XXH3_128bits_reset(state);
     unsigned char header[8 * (2 + SB_MAX_DIMS)];
     put_u64_le(header, (uint64_t)t->dtype);
     put_u64_le(header + 8, (uint64_t)t->ndim);
     for (int d = 0; d < t->ndim; d++)
         put_u64_le(header + 16 + 8 * d, (uint64_t)t->dim[d]);
-    XXH3_128bits_update_dispatch(&state, header, 16 + 8 * (size_t)t->ndim);
+    XXH3_128bits_update_dispatch(state, header, 16 + 8 * (size_t)t->ndim);
+}
 
-    size_t n_leaves = (nbytes + SB_HASH_LEAF_BYTES - 1) / SB_HASH_LEAF_BYTES;
-    unsigned char leaves[LEAF_BATCH][16];
+static sb_hash root_end(XXH3_state_t *state)
+{
+    XXH128_canonical_t c;
+    XXH128_canonicalFromHash(&c, XXH3_128bits_digest(state));
+    sb_hash h;
+    memcpy(h.bytes, c.digest, 16);
+    return h;
+}
+
+sb_hash sb_hash_tensor(const sb_tensor *t)
+{
+    XXH3_state_t state;
+    root_begin(&state, t);
+    size_t nbytes = sb_tensor_bytes(t);
+    SB_ASSERT(nbytes == 0 || t->data != NULL);
+    const unsigned char *bytes = t->data;
+
+    size_t n_leaves = leaf_count(nbytes);
+    sb_leaf_digest leaves[LEAF_BATCH];
     for (size_t first = 0; first < n_leaves; first += LEAF_BATCH) {
         long count = (long)(n_leaves - first < LEAF_BATCH ? n_leaves - first : LEAF_BATCH);
         /* Each leaf has one writer; a single leaf is not worth a team. */
@@ -54,16 +74,21 @@ sb_hash sb_hash_tensor(const sb_tensor *t)
         for (long i = 0; i < count; i++) {
             size_t off = (first + (size_t)i) * SB_HASH_LEAF_BYTES;
             size_t len = nbytes - off < SB_HASH_LEAF_BYTES ? nbytes - off : SB_HASH_LEAF_BYTES;
-            leaf_hash(leaves[i], bytes + off, len);
+            sb_hash_leaf(&leaves[i], bytes + off, len);
         }
-        XXH3_128bits_update_dispatch(&state, leaves, 16 * (size_t)count);
+        XXH3_128bits_update_dispatch(&state, leaves, sizeof leaves[0] * (size_t)count);
     }
+    return root_end(&state);
+}
 
-    XXH128_canonical_t c;
-    XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&state));
-    sb_hash h;
-    memcpy(h.bytes, c.digest, 16);
-    return h;
+sb_hash sb_hash_tensor_leaves(const sb_tensor *t, const sb_leaf_digest *leaves)
+{
+    XXH3_state_t state;
+    root_begin(&state, t);
+    size_t n_leaves = leaf_count(sb_tensor_bytes(t));
+    SB_ASSERT(n_leaves == 0 || leaves != NULL);
+    XXH3_128bits_update_dispatch(&state, leaves, sizeof leaves[0] * n_leaves);
+    return root_end(&state);
 }
 
 void sb_hash_hex(const sb_hash *h, char out[33])

@@ -159,6 +159,12 @@ void sb_run_sink_probe(void *ctx, const sb_probe_point *p)
     sb_run_sink *s = ctx;
     if (s->status != SB_OK)
         return;
+    sb_probe_point untrusted;
+    if (p->leaves && !s->trust_leaves) {
+        untrusted = *p;
+        untrusted.leaves = NULL;
+        p = &untrusted;
+    }
     s->status = sb_trace_add_probe(s->trace, p);
     if (s->status != SB_OK) {
         snprintf(s->err, sizeof s->err, "probe %.200s: cannot add to the trace (%s)",
@@ -365,9 +371,13 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
     bool dumping = o->dump_probe || o->dump_all;
     if (dumping && (cfg.max_steps == 0 || cfg.max_steps > o->dump_step + 1))
         cfg.max_steps = o->dump_step + 1;
+    /* The model hashes the leaves of a tensor while it is in cache with our
+     * leaf hash, and the sink takes the root from those digests. */
+    sb_leaf_hash_fn *leaf_hash = o->no_fused_hash ? NULL : sb_hash_leaf;
+    sink->trust_leaves = leaf_hash != NULL;
     int epochs_done = 0;
-    st = sb_model_train(case_kernels(c), &cfg, &train, &test,
-                        sb_run_sink_probe, sink, metrics, &epochs_done);
+    st = sb_model_train(case_kernels(c), &cfg, &train, &test, sb_run_sink_probe, sink,
+                        leaf_hash, metrics, &epochs_done);
     if (st != SB_OK)
         set_err(err, errlen, "%s: training failed: %s", c->path, sb_status_name(st));
     for (int e = 0; st == SB_OK && e < epochs_done; e++)

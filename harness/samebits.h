@@ -2,7 +2,7 @@
  * comparison, divergence location and reports.
  *
  * Module map (one file per job in harness/):
- *   hash.c     tree XXH3-128 of a tensor
+ *   hash.c     tree XXH3-128 of a tensor, or its root from leaf digests
  *   trace.c    trace records, text read/write
  *   golden.c   golden files: atomic write, checked read
  *   casefile.c case files (INI) -> sb_case
@@ -36,16 +36,22 @@
 /* ---- hashing ----------------------------------------------------------------
  * XXH3-128 over a canonical header (dtype, ndim, dims as little-endian
  * uint64) followed by the raw bytes, computed as a tree: the bytes are cut
- * into SB_HASH_LEAF_BYTES leaves, each leaf hashed alone, and the root is the
- * hash of the header and the leaf hashes in order. Leaves may be hashed in
- * parallel; the result does not depend on the thread count. */
-#define SB_HASH_LEAF_BYTES ((size_t)1 << 18)
-
+ * into SB_HASH_LEAF_BYTES leaves (sb_probe.h), each leaf hashed alone, and the
+ * root is the hash of the header and the leaf hashes in order. Leaves may be
+ * hashed in parallel, or by a kernel while they are hot; the result does not
+ * depend on the thread count or on who hashed the leaves. */
 typedef struct sb_hash {
     unsigned char bytes[16];    /* canonical (big-endian) XXH3-128 */
 } sb_hash;
 
 sb_hash sb_hash_tensor(const sb_tensor *t);
+/* The leaf hash of the tree (canonical XXH3-128 of the leaf's bytes): what a
+ * kernel's hashed mode is handed so that its digests are this tree's leaves. */
+sb_leaf_hash_fn sb_hash_leaf;
+/* The root from the tensor's header and its leaf digests (as many as it has
+ * leaves, in order, made by sb_hash_leaf): sb_hash_tensor without reading the
+ * bytes. */
+sb_hash sb_hash_tensor_leaves(const sb_tensor *t, const sb_leaf_digest *leaves);
 void sb_hash_hex(const sb_hash *h, char out[33]);
 bool sb_hash_parse(sb_hash *h, const char *hex);    /* 32 hex digits */
 bool sb_hash_equal(const sb_hash *a, const sb_hash *b);
@@ -84,7 +90,9 @@ typedef struct sb_trace {
 
 void sb_trace_init(sb_trace *t);
 void sb_trace_free(sb_trace *t);
-/* Appends a record for the probe point (copies names, hashes the tensor). */
+/* Appends a record for the probe point (copies names, hashes the tensor: the
+ * root from p->leaves when given, which must then be the tensor's leaves by
+ * sb_hash_leaf). */
 sb_status sb_trace_add_probe(sb_trace *t, const sb_probe_point *p);
 sb_status sb_trace_add_metrics(sb_trace *t, const sb_epoch_metrics *m);
 sb_status sb_trace_write(const sb_trace *t, FILE *f);
@@ -173,6 +181,8 @@ typedef struct sb_run_options {
     const char *data_dir;       /* where the IDX files are (default "data") */
     bool dump_all;              /* dump_probe NULL: dump every probe of dump_step, and
                                  * <dir>/manifest.tsv (name, op, inputs; program order) */
+    bool no_fused_hash;         /* training: hash every probed tensor here, none from the
+                                 * model's leaf digests (the trace is the same either way) */
 } sb_run_options;
 
 /* Runs the case once in this process and fills the trace. When it dumps
@@ -185,10 +195,18 @@ sb_status sb_run_case(const sb_case *c, const sb_run_options *o, sb_trace *out,
 /* The probe hook of a run, for sb_run_case and for a user's own program
  * (sb_user_main): appends every probe to the trace and, when the options name
  * a probe and step, dumps that probe, its bound and its live inputs. The first
- * failure is kept in status/err and later probes are ignored. */
+ * failure is kept in status/err and later probes are ignored.
+ *
+ * A probe's leaf digests (sb_probe_point.leaves) are used only when
+ * trust_leaves is set, which sb_run_case does when it hands sb_hash_leaf to
+ * the library's own model (whose kernels make digests only in the hashed mode
+ * that sb_op_call_run_hashed pairs with them); otherwise every tensor is
+ * hashed here, so a user's program or a kernel under test cannot pass off
+ * digests of its own. */
 typedef struct sb_run_sink {
     sb_trace *trace;
     const sb_run_options *o;
+    bool trust_leaves;          /* false after sb_run_sink_init */
     sb_status status;
     bool dumped;                /* the requested probe was seen and written */
     char err[256];

@@ -147,7 +147,7 @@ sb_status sb_trace_add_probe(sb_trace *t, const sb_probe_point *p)
     for (int i = 0; i < p->n_inputs; i++)
         if (!name_ok(p->inputs[i]))
             return SB_ERR_USAGE;
-    sb_hash h = sb_hash_tensor(x);
+    sb_hash h = p->leaves ? sb_hash_tensor_leaves(x, p->leaves) : sb_hash_tensor(x);
     return append_record(t, p->step, p->name, p->op, x->dtype, x->ndim, x->dim, &h,
                          p->inputs, p->n_inputs);
 }

@@ -161,6 +161,32 @@ sb_bound_fn sb_op_call_bound;
 /* true when the op has a reduction (a nonzero bound is possible) */
 bool sb_op_has_reduction(sb_op op);
 
+/* ---- hashing leaves while they are hot ----------------------------------------
+ * The elementwise ops and optimiser updates of the det and loose tables have
+ * a hashed mode: the op runs in leaf-sized blocks (every tensor of the call
+ * has c->n floats, so leaf k of each covers the same elements), threads take
+ * whole blocks, and right after computing a block a thread hashes that block
+ * of every tensor the request asks for, while it is still in its cache. An
+ * elementwise op has no reduction, so the blocks give the bits of the plain
+ * kernel at every thread count. */
+typedef struct sb_leaf_request {
+    sb_leaf_hash_fn *hash;
+    /* per tensor of the call: NULL, or room for its leaf digests
+     * (ceil(n * 4 / SB_HASH_LEAF_BYTES) of them) */
+    sb_leaf_digest *out[SB_OP_MAX_OUT];
+    sb_leaf_digest *in[SB_OP_MAX_IN];
+} sb_leaf_request;
+
+/* Runs c like sb_op_call_run. When k's kernel for c->op is the one the library
+ * installs for det and loose, runs its hashed mode, fills the digests r asks
+ * for and returns true. Any other kernel (ref, a mutant, a replacement put in
+ * a copied table) runs as it is, hashes nothing and gives false, and the
+ * harness hashes its tensors itself: only kernels of this library, paired here
+ * with their hashed mode and tested against the harness's hashing, ever
+ * supply digests, so no kernel under test can hide behind digests of its own. */
+bool sb_op_call_run_hashed(const sb_kernel_table *k, const sb_op_call *c,
+                           const sb_leaf_request *r);
+
 /* ---- mutants ----------------------------------------------------------------
  * Det kernels with one deliberate fault each (kernels/mutants/mutants.def),
  * for proving that the harness catches, localises and classifies faults. */

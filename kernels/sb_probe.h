@@ -2,11 +2,32 @@
  *
  * A model (or a user's own program) calls the hook at every op boundary with
  * the tensor the op produced. The harness hashes it, writes it to the trace,
- * and when asked dumps it together with the op's reordering bound. */
+ * and when asked dumps it together with the op's reordering bound.
+ *
+ * The harness hashes a tensor as a tree: its bytes cut into leaves of
+ * SB_HASH_LEAF_BYTES, each leaf hashed alone, then a root over a header and
+ * the leaf digests (harness/FORMATS.md). Re-reading a large tensor from
+ * memory after the op wrote it costs more than hashing it, so a kernel may
+ * hash each leaf while it is still in cache, with the hook's own leaf hash
+ * (an sb_leaf_hash_fn handed down by whoever installed the hook), and pass the
+ * digests with the probe: the harness then only computes the root. */
 #ifndef SB_PROBE_H
 #define SB_PROBE_H
 
 #include "sb_common.h"
+
+/* Bytes per leaf of the tree hash. Leaf k of a float tensor holds elements
+ * [k * SB_HASH_LEAF_BYTES / 4, (k + 1) * SB_HASH_LEAF_BYTES / 4). */
+#define SB_HASH_LEAF_BYTES ((size_t)1 << 18)
+
+/* The 16-byte digest of one leaf. */
+typedef struct sb_leaf_digest {
+    unsigned char bytes[16];
+} sb_leaf_digest;
+
+/* Hashes one leaf (len <= SB_HASH_LEAF_BYTES bytes); safe to call from
+ * several threads at once. */
+typedef void sb_leaf_hash_fn(sb_leaf_digest *out, const void *bytes, size_t len);
 
 /* Writes the per-element reordering bound of output `out_index` of the op
  * that `ctx` describes into `bound` (as many floats as the output has). */
@@ -24,6 +45,10 @@ typedef struct sb_probe_point {
     sb_bound_fn *bound;         /* NULL: the op has no reduction, any difference is a bug */
     const void *bound_ctx;
     int out_index;
+    /* NULL, or the digests of every leaf of `tensor`, in leaf order, made by
+     * the leaf hash the hook handed down; the hook may hash the tensor
+     * itself regardless. */
+    const sb_leaf_digest *leaves;
 } sb_probe_point;
 
 typedef void sb_probe_fn(void *ctx, const sb_probe_point *p);

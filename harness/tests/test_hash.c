@@ -1,5 +1,5 @@
-/* Tree XXH3-128: fixed vectors, thread-count independence, what the header
- * covers, hex round trip. */
+/* Tree XXH3-128: fixed vectors, thread-count independence, the root from
+ * leaf digests, what the header covers, hex round trip. */
 #include <check.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -103,6 +103,67 @@ START_TEST(same_root_for_every_thread_count)
 }
 END_TEST
 
+/* The leaf digests of t, cut here from its bytes: what a kernel's hashed
+ * mode hands over with a probe. */
+static sb_leaf_digest *leaves_of(const sb_tensor *t, size_t *count)
+{
+    size_t nbytes = sb_tensor_bytes(t);
+    *count = (nbytes + SB_HASH_LEAF_BYTES - 1) / SB_HASH_LEAF_BYTES;
+    sb_leaf_digest *d = calloc(*count ? *count : 1, sizeof *d);
+    ck_assert_ptr_nonnull(d);
+    for (size_t k = 0; k < *count; k++) {
+        size_t off = k * SB_HASH_LEAF_BYTES;
+        size_t len = nbytes - off < SB_HASH_LEAF_BYTES ? nbytes - off : SB_HASH_LEAF_BYTES;
+        sb_hash_leaf(&d[k], (const unsigned char *)t->data + off, len);
+    }
+    return d;
+}
+
+static void expect_hex_from_leaves(const sb_tensor *t, const char *want)
+{
+    size_t count;
+    sb_leaf_digest *d = leaves_of(t, &count);
+    sb_hash h = sb_hash_tensor_leaves(t, d);
+    char hex[33];
+    sb_hash_hex(&h, hex);
+    ck_assert_str_eq(hex, want);
+    free(d);
+}
+
+/* The root from leaf digests is the tree hash: the fixed vectors again (no
+ * leaf, a short leaf, five leaves with a short last), then a whole number of
+ * leaves against sb_hash_tensor, and a changed digest changes the root. */
+START_TEST(root_from_leaf_digests)
+{
+    float f[6] = {0, 1, 2, 3, 4, 5};
+    int32_t k[4] = {1, -2, 3, -4};
+    sb_tensor t = tensor(SB_DTYPE_F32, 2, 2, 3, f);
+    expect_hex_from_leaves(&t, HEX_F32_2X3);
+    t = tensor(SB_DTYPE_I32, 1, 4, 1, k);
+    expect_hex_from_leaves(&t, HEX_I32_4);
+    t = tensor(SB_DTYPE_F32, 1, 0, 1, NULL);
+    expect_hex_from_leaves(&t, HEX_F32_EMPTY);
+    sb_hash no_leaves = sb_hash_tensor_leaves(&t, NULL), empty = sb_hash_tensor(&t);
+    ck_assert(sb_hash_equal(&no_leaves, &empty));
+    float *big = big_tensor_data();
+    t = tensor(SB_DTYPE_F32, 2, 3, 100000, big);
+    expect_hex_from_leaves(&t, HEX_F32_3X100000);
+
+    /* 2 leaves exactly */
+    t = tensor(SB_DTYPE_F32, 2, 2, (int64_t)(SB_HASH_LEAF_BYTES / sizeof(float)), big);
+    size_t count;
+    sb_leaf_digest *d = leaves_of(&t, &count);
+    ck_assert_uint_eq(count, 2);
+    sb_hash whole = sb_hash_tensor(&t), root = sb_hash_tensor_leaves(&t, d);
+    ck_assert(sb_hash_equal(&whole, &root));
+    d[1].bytes[15] ^= 1;
+    root = sb_hash_tensor_leaves(&t, d);
+    ck_assert(!sb_hash_equal(&whole, &root));
+    free(d);
+    free(big);
+}
+END_TEST
+
 START_TEST(dtype_and_shape_are_hashed)
 {
     float f[6] = {0, 1, 2, 3, 4, 5};
@@ -164,6 +225,7 @@ Suite *make_hash_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, fixed_vectors);
     tcase_add_test(tc, same_root_for_every_thread_count);
+    tcase_add_test(tc, root_from_leaf_digests);
     tcase_add_test(tc, dtype_and_shape_are_hashed);
     tcase_add_test(tc, hex_round_trip);
     tcase_add_test(tc, bad_hex_is_rejected);

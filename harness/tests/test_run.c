@@ -1,5 +1,6 @@
 /* sb_run_case on kernel cases: probes, inputs, det across thread counts,
- * dumps. */
+ * dumps; on the short training case: the trace is the same whether the model
+ * hands over leaf digests or not, and a sink trusts digests only when told. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -210,6 +211,58 @@ START_TEST(dump_of_a_probe_that_never_comes_is_input_error)
 }
 END_TEST
 
+/* A training case hashed through the model's leaf digests (the default)
+ * gives the trace of hashing every tensor after its op, at 1 and 2 threads.
+ * The short seed case, cut to batch 8 and 1 step so that it stays cheap
+ * under the sanitizers; its large tensors still span several leaves, the
+ * last one short (conv1.fwd.out 2.6 leaves, conv2.fwd.out 4.5). The determinism suite checks the whole
+ * case against its golden, which was written without leaf digests. */
+START_TEST(fused_hashing_gives_the_unfused_trace)
+{
+    sb_case c;
+    char err[512];
+    ck_assert_msg(sb_case_load(&c, "cases/keras_mnist_cnn_short.case", err, sizeof err) == SB_OK,
+                  "%s", err);
+    c.train.batch = 8;
+    c.train.max_steps = 1;
+    c.test_end = c.test_begin + 8;
+    sb_trace unfused, fused;
+    const sb_run_options no_fuse = {.no_fused_hash = true};
+    run_at(&c, 1, &unfused, &no_fuse);
+    ck_assert_uint_gt(unfused.n_records, 50);
+    for (int threads = 1; threads <= 2; threads++) {
+        run_at(&c, threads, &fused, NULL);
+        traces_equal(&unfused, &fused);
+        sb_trace_free(&fused);
+    }
+    sb_trace_free(&unfused);
+}
+END_TEST
+
+/* A sink that did not hand out the leaf hash (a user's program) hashes the
+ * tensor itself, whatever digests a probe brings. */
+START_TEST(untrusted_leaf_digests_are_ignored)
+{
+    float v[3] = {1, 2, 3};
+    sb_tensor x = {.dtype = SB_DTYPE_F32, .ndim = 1, .dim = {3}, .data = v};
+    sb_leaf_digest bogus = {{0}};
+    sb_probe_point p = {.name = "x", .op = "source", .tensor = &x, .leaves = &bogus};
+    sb_trace t;
+    sb_trace_init(&t);
+    sb_run_options o = {0};
+    sb_run_sink sink;
+    sb_run_sink_init(&sink, &t, &o);
+    sb_run_sink_probe(&sink, &p);
+    ck_assert_int_eq(sink.status, SB_OK);
+    sb_hash want = sb_hash_tensor(&x);
+    ck_assert(sb_hash_equal(&t.records[0].hash, &want));
+    sink.trust_leaves = true; /* as sb_run_case does for its own model */
+    sb_run_sink_probe(&sink, &p);
+    ck_assert(!sb_hash_equal(&t.records[1].hash, &want));
+    sb_trace_free(&t);
+}
+END_TEST
+
 Suite *make_run_suite(void)
 {
     Suite *s = suite_create("run");
@@ -220,6 +273,8 @@ Suite *make_run_suite(void)
     tcase_add_test(tc, dump_writes_probe_bound_and_inputs);
     tcase_add_test(tc, optimiser_state_is_an_input_and_accumulators_are_nonnegative);
     tcase_add_test(tc, dump_of_a_probe_that_never_comes_is_input_error);
+    tcase_add_test(tc, fused_hashing_gives_the_unfused_trace);
+    tcase_add_test(tc, untrusted_leaf_digests_are_ignored);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -8,6 +8,7 @@
  * y = x * mask and dx = dy * mask are products, as in the frameworks that
  * multiply by the mask: an Inf or NaN in a dropped element gives NaN. */
 #include "elementwise.h"
+#include "leaf_blocks.h"
 #include "sb_rng.h"
 
 static float keep_scale(const sb_dropout_params *d)
@@ -40,6 +41,21 @@ void sb_dropout_mask_par(float *mask,                   /* [n] */
         mask[i] = mask_element(d, scale, i);
 }
 
+void sb_dropout_mask_hashed(float *mask,                /* [n] */
+                            const sb_dropout_params *d,
+                            size_t n, const sb_leaf_request *r)
+{
+    const float scale = keep_scale(d);
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++) {
+        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
+        for (size_t i = lo; i < hi; i++)
+            mask[i] = mask_element(d, scale, i);
+        sb_leaf_put(r, r->out[0], b, mask, lo, hi);
+    }
+}
+
 /* fwd and bwd are the same product: y = x * mask, dx = dy * mask */
 static void times_mask_ref(float *out, const float *in, const float *mask, size_t n)
 {
@@ -52,6 +68,21 @@ static void times_mask_par(float *out, const float *in, const float *mask, size_
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++)
         out[i] = in[i] * mask[i];
+}
+
+static void times_mask_hashed(float *out, const float *in, const float *mask, size_t n,
+                              const sb_leaf_request *r)
+{
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++) {
+        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
+        for (size_t i = lo; i < hi; i++)
+            out[i] = in[i] * mask[i];
+        sb_leaf_put(r, r->out[0], b, out, lo, hi);
+        sb_leaf_put(r, r->in[0], b, in, lo, hi);
+        sb_leaf_put(r, r->in[1], b, mask, lo, hi);
+    }
 }
 
 void sb_dropout_fwd_ref(float *y,               /* [n] */
@@ -84,4 +115,16 @@ void sb_dropout_bwd_par(float *dx,              /* [n] */
                         size_t n)
 {
     times_mask_par(dx, dy, mask, n);
+}
+
+void sb_dropout_fwd_hashed(float *y, const float *x, const float *mask, size_t n,
+                           const sb_leaf_request *r)
+{
+    times_mask_hashed(y, x, mask, n, r);
+}
+
+void sb_dropout_bwd_hashed(float *dx, const float *dy, const float *mask, size_t n,
+                           const sb_leaf_request *r)
+{
+    times_mask_hashed(dx, dy, mask, n, r);
 }

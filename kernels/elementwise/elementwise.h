@@ -14,4 +14,18 @@ sb_dropout_mask_fn sb_dropout_mask_par;
 sb_dropout_fwd_fn sb_dropout_fwd_par;
 sb_dropout_bwd_fn sb_dropout_bwd_par;
 
+/* The hashed mode of the *_par kernels above (leaf_blocks.h): the same bits,
+ * computed leaf block by leaf block, each block of the tensors r asks for
+ * hashed right after it is computed. r->out[0] is the output's digests,
+ * r->in[i] those of the i-th input in signature order. */
+void sb_relu_fwd_hashed(float *y, const float *x, size_t n, const sb_leaf_request *r);
+void sb_relu_bwd_hashed(float *dx, const float *dy, const float *x, size_t n,
+                        const sb_leaf_request *r);
+void sb_dropout_mask_hashed(float *mask, const sb_dropout_params *d, size_t n,
+                            const sb_leaf_request *r);
+void sb_dropout_fwd_hashed(float *y, const float *x, const float *mask, size_t n,
+                           const sb_leaf_request *r);
+void sb_dropout_bwd_hashed(float *dx, const float *dy, const float *mask, size_t n,
+                           const sb_leaf_request *r);
+
 #endif

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "elementwise.h"
+#include "leaf_blocks.h"
 
 static inline float relu(float v)
 {
@@ -37,6 +38,21 @@ void sb_relu_fwd_par(float *y,          /* [n] */
         y[i] = relu(x[i]);
 }
 
+void sb_relu_fwd_hashed(float *y,          /* [n] */
+                        const float *x,    /* [n] */
+                        size_t n, const sb_leaf_request *r)
+{
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++) {
+        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
+        for (size_t i = lo; i < hi; i++)
+            y[i] = relu(x[i]);
+        sb_leaf_put(r, r->out[0], b, y, lo, hi);
+        sb_leaf_put(r, r->in[0], b, x, lo, hi);
+    }
+}
+
 void sb_relu_bwd_ref(float *dx,         /* [n] */
                      const float *dy,   /* [n] */
                      const float *x,    /* [n] forward input */
@@ -54,4 +70,21 @@ void sb_relu_bwd_par(float *dx,         /* [n] */
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++)
         dx[i] = relu_grad(dy[i], x[i]);
+}
+
+void sb_relu_bwd_hashed(float *dx,         /* [n] */
+                        const float *dy,   /* [n] */
+                        const float *x,    /* [n] forward input */
+                        size_t n, const sb_leaf_request *r)
+{
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++) {
+        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
+        for (size_t i = lo; i < hi; i++)
+            dx[i] = relu_grad(dy[i], x[i]);
+        sb_leaf_put(r, r->out[0], b, dx, lo, hi);
+        sb_leaf_put(r, r->in[0], b, dy, lo, hi);
+        sb_leaf_put(r, r->in[1], b, x, lo, hi);
+    }
 }

@@ -1,4 +1,5 @@
-/* The Keras MNIST CNN, one op call per layer, with a probe after every op.
+/* The Keras MNIST CNN, one op call per layer, with a probe after every op
+ * (made after the next op when that op reads the tensor: see run()).
  *
  *   x [n][1][h][w] -> conv1 32x3x3 -> relu1 -> conv2 64x3x3 -> relu2
  *     -> pool 2x2 -> dropout1 -> flatten (c,h,w) -> dense1 128 -> relu3
@@ -82,13 +83,67 @@ void sb_cnn_eval_name(char out[SB_CNN_NAME_SIZE], int batch, const char *tensor)
     ((const char *const[]){__VA_ARGS__}),                                      \
         (int)(sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
 
-/* Runs c on the model's kernels and probes its first output. */
-static void run(const sb_cnn *m, const sb_cnn_probe *p, sb_op_call c, const char *name,
+/* ---- running and probing -----------------------------------------------------
+ * Every op goes through run(), which probes its first output right after it,
+ * or through hold() when the next op reads that output: the op runs, and its
+ * probe waits for the next run(), which makes the held probes (oldest first)
+ * and then its own, so the probes keep the program order. When the hook hands
+ * down a leaf hash, that next op runs in its hashed mode (if its kernel has
+ * one, sb_op_call_run_hashed) and hashes, block by block while they are in
+ * cache, its output and each input a held probe produced: a large tensor is
+ * then never read back from memory just to be hashed. */
+
+/* The input of c that is the whole tensor of held probe h, or -1. */
+static int held_input(const sb_op_call *c, const sb_cnn_held *h)
+{
+    for (int i = 0; i < c->n_in; i++)
+        if (c->in[i].data == h->c.out[0].data &&
+            sb_tensor_bytes(&c->in[i]) == sb_tensor_bytes(&h->c.out[0]))
+            return i;
+    return -1;
+}
+
+/* Runs c on the model's kernels, probes what was held, then c's first output. */
+static void run(sb_cnn *m, const sb_cnn_probe *p, sb_op_call c, const char *name,
                 void *const out[], void *const in[], const char *const in_names[],
                 int n_names)
 {
+    sb_cnn_bind(&c, out, in);
+    sb_leaf_request r = {.hash = p->leaf_hash};
+    bool hashed = false;
+    if (p->hook && p->leaf_hash) {
+        r.out[0] = m->leaves[0];
+        for (int k = 0; k < m->n_held; k++) {
+            int i = held_input(&c, &m->held[k]);
+            if (i >= 0)
+                r.in[i] = m->leaves[1 + i];
+        }
+        hashed = sb_op_call_run_hashed(m->k, &c, &r);
+    } else {
+        sb_op_call_run(m->k, &c);
+    }
+    for (int k = 0; k < m->n_held; k++) {
+        const sb_cnn_held *h = &m->held[k];
+        int i = held_input(&c, h);
+        sb_cnn_probe_op(p, h->name, &h->c, 0, h->in_names, h->n_names,
+                        hashed && i >= 0 ? r.in[i] : NULL);
+    }
+    m->n_held = 0;
+    sb_cnn_probe_op(p, name, &c, 0, in_names, n_names, hashed ? r.out[0] : NULL);
+}
+
+/* Runs c on the model's kernels and holds its probe for the next run(). */
+static void hold(sb_cnn *m, sb_op_call c, const char *name, void *const out[],
+                 void *const in[], const char *const in_names[], int n_names)
+{
+    SB_ASSERT(m->n_held < SB_CNN_MAX_HELD && n_names <= SB_OP_MAX_IN);
     sb_cnn_call(m->k, &c, out, in);
-    sb_cnn_probe_op(p, name, &c, 0, in_names, n_names);
+    sb_cnn_held *h = &m->held[m->n_held++];
+    h->c = c;
+    h->name = name;
+    h->n_names = n_names;
+    for (int i = 0; i < n_names; i++)
+        h->in_names[i] = in_names[i];
 }
 
 static sb_op_call conv_call(sb_op op, int n, int c, int h, int w, int k)
@@ -224,6 +279,18 @@ sb_status sb_cnn_alloc(sb_cnn *m, const sb_kernel_table *k, const sb_train_confi
     m->ddrop1 = floats(a3, &ok), m->dpool = floats(a3, &ok);
     m->drelu2 = floats(a2, &ok), m->dconv2 = floats(a2, &ok);
     m->drelu1 = floats(a1, &ok), m->dconv1 = floats(a1, &ok);
+
+    /* leaf digests of the largest tensor an op may hash: a conv activation
+     * (the others are pooled or 128 wide) or a parameter */
+    size_t largest = a1 > a2 ? a1 : a2;
+    for (int i = 0; i < SB_CNN_PARAM_COUNT; i++)
+        if (sb_tensor_count(&v[i]) > largest)
+            largest = sb_tensor_count(&v[i]);
+    size_t n_leaves = (largest * sizeof(float) + SB_HASH_LEAF_BYTES - 1) / SB_HASH_LEAF_BYTES;
+    for (int i = 0; i < SB_CNN_LEAF_SLOTS; i++) {
+        m->leaves[i] = calloc(n_leaves, sizeof *m->leaves[i]);
+        ok = ok && m->leaves[i] != NULL;
+    }
     if (!ok) {
         sb_cnn_free(m);
         return SB_ERR_NOMEM;
@@ -245,6 +312,8 @@ void sb_cnn_free(sb_cnn *m)
                      m->dpool, m->drelu2, m->dconv2, m->drelu1, m->dconv1};
     for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++)
         free(acts[i]);
+    for (int i = 0; i < SB_CNN_LEAF_SLOTS; i++)
+        free(m->leaves[i]);
     free(m->labels);
     memset(m, 0, sizeof *m);
 }
@@ -277,6 +346,7 @@ void sb_cnn_init(sb_cnn *m, const sb_cnn_probe *p)
 
 void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_cnn_probe *p)
 {
+    SB_ASSERT(m->n_held == 0); /* no probe waits across passes */
     SB_ASSERT(n >= 1 && n <= m->batch && eval_batch >= SB_CNN_TRAIN);
     bool train = eval_batch == SB_CNN_TRAIN;
     char eval_names[T_COUNT][SB_CNN_NAME_SIZE];
@@ -296,41 +366,44 @@ void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_cn
     if (!logits)
         logits = m->logits;
 
-    run(m, p, conv_call(SB_OP_conv2d_fwd, n, 1, m->h, m->w, SB_CNN_CONV1_K), nm[T_CONV1],
-        PTRS(m->conv1), PTRS(m->x, prm[SB_CNN_CONV1_W], prm[SB_CNN_CONV1_B]),
-        NAMES(nm[T_X], w[SB_CNN_CONV1_W], w[SB_CNN_CONV1_B]));
+    hold(m, conv_call(SB_OP_conv2d_fwd, n, 1, m->h, m->w, SB_CNN_CONV1_K), nm[T_CONV1],
+         PTRS(m->conv1), PTRS(m->x, prm[SB_CNN_CONV1_W], prm[SB_CNN_CONV1_B]),
+         NAMES(nm[T_X], w[SB_CNN_CONV1_W], w[SB_CNN_CONV1_B]));
     run(m, p, vec_call(SB_OP_relu_fwd, a1), nm[T_RELU1], PTRS(m->relu1), PTRS(m->conv1),
         NAMES(nm[T_CONV1]));
-    run(m, p, conv_call(SB_OP_conv2d_fwd, n, SB_CNN_CONV1_K, m->h1, m->w1, SB_CNN_CONV2_K),
-        nm[T_CONV2], PTRS(m->conv2), PTRS(m->relu1, prm[SB_CNN_CONV2_W], prm[SB_CNN_CONV2_B]),
-        NAMES(nm[T_RELU1], w[SB_CNN_CONV2_W], w[SB_CNN_CONV2_B]));
+    hold(m, conv_call(SB_OP_conv2d_fwd, n, SB_CNN_CONV1_K, m->h1, m->w1, SB_CNN_CONV2_K),
+         nm[T_CONV2], PTRS(m->conv2), PTRS(m->relu1, prm[SB_CNN_CONV2_W], prm[SB_CNN_CONV2_B]),
+         NAMES(nm[T_RELU1], w[SB_CNN_CONV2_W], w[SB_CNN_CONV2_B]));
     run(m, p, vec_call(SB_OP_relu_fwd, a2), nm[T_RELU2], PTRS(m->relu2), PTRS(m->conv2),
         NAMES(nm[T_CONV2]));
-    run(m, p, pool_call(SB_OP_maxpool_fwd, n, SB_CNN_CONV2_K, m->h2, m->w2), nm[T_POOL],
-        PTRS(m->pool), PTRS(m->relu2), NAMES(nm[T_RELU2]));
-
     /* Flatten is free: the pool output is already [n][c][h][w] = [n][features].
-     * Keras's Dropout is the identity outside training. */
+     * Keras's Dropout is the identity outside training; in training the pool
+     * output and the mask wait for dropout, which reads both. */
+    sb_op_call pool = pool_call(SB_OP_maxpool_fwd, n, SB_CNN_CONV2_K, m->h2, m->w2);
+    if (train)
+        hold(m, pool, nm[T_POOL], PTRS(m->pool), PTRS(m->relu2), NAMES(nm[T_RELU2]));
+    else
+        run(m, p, pool, nm[T_POOL], PTRS(m->pool), PTRS(m->relu2), NAMES(nm[T_RELU2]));
     float *dense1_in = m->pool;
     const char *dense1_in_name = nm[T_POOL];
     if (train) {
-        run(m, p, mask_call(m, m->cfg->dropout1, LAYER_DROPOUT1, p->step, a3), nm[T_MASK1],
-            PTRS(m->mask1), NULL, NULL, 0);
+        hold(m, mask_call(m, m->cfg->dropout1, LAYER_DROPOUT1, p->step, a3), nm[T_MASK1],
+             PTRS(m->mask1), NULL, NULL, 0);
         run(m, p, vec_call(SB_OP_dropout_fwd, a3), nm[T_DROP1], PTRS(m->drop1),
             PTRS(m->pool, m->mask1), NAMES(nm[T_POOL], nm[T_MASK1]));
         dense1_in = m->drop1, dense1_in_name = nm[T_DROP1];
     }
-    run(m, p, dense_call(SB_OP_dense_fwd, n, m->features, SB_CNN_HIDDEN), nm[T_DENSE1],
-        PTRS(m->dense1), PTRS(dense1_in, prm[SB_CNN_DENSE1_W], prm[SB_CNN_DENSE1_B]),
-        NAMES(dense1_in_name, w[SB_CNN_DENSE1_W], w[SB_CNN_DENSE1_B]));
+    hold(m, dense_call(SB_OP_dense_fwd, n, m->features, SB_CNN_HIDDEN), nm[T_DENSE1],
+         PTRS(m->dense1), PTRS(dense1_in, prm[SB_CNN_DENSE1_W], prm[SB_CNN_DENSE1_B]),
+         NAMES(dense1_in_name, w[SB_CNN_DENSE1_W], w[SB_CNN_DENSE1_B]));
     run(m, p, vec_call(SB_OP_relu_fwd, hid), nm[T_RELU3], PTRS(m->relu3), PTRS(m->dense1),
         NAMES(nm[T_DENSE1]));
 
     float *dense2_in = m->relu3;
     const char *dense2_in_name = nm[T_RELU3];
     if (train) {
-        run(m, p, mask_call(m, m->cfg->dropout2, LAYER_DROPOUT2, p->step, hid), nm[T_MASK2],
-            PTRS(m->mask2), NULL, NULL, 0);
+        hold(m, mask_call(m, m->cfg->dropout2, LAYER_DROPOUT2, p->step, hid), nm[T_MASK2],
+             PTRS(m->mask2), NULL, NULL, 0);
         run(m, p, vec_call(SB_OP_dropout_fwd, hid), nm[T_DROP2], PTRS(m->drop2),
             PTRS(m->relu3, m->mask2), NAMES(nm[T_RELU3], nm[T_MASK2]));
         dense2_in = m->drop2, dense2_in_name = nm[T_DROP2];
@@ -351,6 +424,7 @@ void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_cn
 
 void sb_cnn_backward(sb_cnn *m, int n, const sb_cnn_probe *p)
 {
+    SB_ASSERT(m->n_held == 0); /* no probe waits across passes */
     SB_ASSERT(n >= 1 && n <= m->batch);
     const char *const *nm = fwd_names;
     const char *const *w = m->latest;
@@ -370,8 +444,8 @@ void sb_cnn_backward(sb_cnn *m, int n, const sb_cnn_probe *p)
     run(m, p, d2, "dense2.bwd.db", PTRS(g[SB_CNN_DENSE2_B]), PTRS(m->dlogits),
         NAMES("loss.bwd.dlogits"));
     d2.op = SB_OP_dense_bwd_data;
-    run(m, p, d2, "dense2.bwd.dx", PTRS(m->ddrop2), PTRS(m->dlogits, prm[SB_CNN_DENSE2_W]),
-        NAMES("loss.bwd.dlogits", w[SB_CNN_DENSE2_W]));
+    hold(m, d2, "dense2.bwd.dx", PTRS(m->ddrop2), PTRS(m->dlogits, prm[SB_CNN_DENSE2_W]),
+         NAMES("loss.bwd.dlogits", w[SB_CNN_DENSE2_W]));
 
     run(m, p, vec_call(SB_OP_dropout_bwd, hid), "dropout2.bwd.dx", PTRS(m->drelu3),
         PTRS(m->ddrop2, m->mask2), NAMES("dense2.bwd.dx", nm[T_MASK2]));
@@ -385,13 +459,13 @@ void sb_cnn_backward(sb_cnn *m, int n, const sb_cnn_probe *p)
     run(m, p, d1, "dense1.bwd.db", PTRS(g[SB_CNN_DENSE1_B]), PTRS(m->ddense1),
         NAMES("relu3.bwd.dx"));
     d1.op = SB_OP_dense_bwd_data;
-    run(m, p, d1, "dense1.bwd.dx", PTRS(m->ddrop1), PTRS(m->ddense1, prm[SB_CNN_DENSE1_W]),
-        NAMES("relu3.bwd.dx", w[SB_CNN_DENSE1_W]));
+    hold(m, d1, "dense1.bwd.dx", PTRS(m->ddrop1), PTRS(m->ddense1, prm[SB_CNN_DENSE1_W]),
+         NAMES("relu3.bwd.dx", w[SB_CNN_DENSE1_W]));
 
     run(m, p, vec_call(SB_OP_dropout_bwd, a3), "dropout1.bwd.dx", PTRS(m->dpool),
         PTRS(m->ddrop1, m->mask1), NAMES("dense1.bwd.dx", nm[T_MASK1]));
-    run(m, p, pool_call(SB_OP_maxpool_bwd, n, SB_CNN_CONV2_K, m->h2, m->w2), "pool.bwd.dx",
-        PTRS(m->drelu2), PTRS(m->dpool, m->relu2), NAMES("dropout1.bwd.dx", nm[T_RELU2]));
+    hold(m, pool_call(SB_OP_maxpool_bwd, n, SB_CNN_CONV2_K, m->h2, m->w2), "pool.bwd.dx",
+         PTRS(m->drelu2), PTRS(m->dpool, m->relu2), NAMES("dropout1.bwd.dx", nm[T_RELU2]));
     run(m, p, vec_call(SB_OP_relu_bwd, a2), "relu2.bwd.dx", PTRS(m->dconv2),
         PTRS(m->drelu2, m->conv2), NAMES("pool.bwd.dx", nm[T_CONV2]));
 
@@ -403,8 +477,8 @@ void sb_cnn_backward(sb_cnn *m, int n, const sb_cnn_probe *p)
     run(m, p, c2, "conv2.bwd.db", PTRS(g[SB_CNN_CONV2_B]), PTRS(m->dconv2),
         NAMES("relu2.bwd.dx"));
     c2.op = SB_OP_conv2d_bwd_data;
-    run(m, p, c2, "conv2.bwd.dx", PTRS(m->drelu1), PTRS(m->dconv2, prm[SB_CNN_CONV2_W]),
-        NAMES("relu2.bwd.dx", w[SB_CNN_CONV2_W]));
+    hold(m, c2, "conv2.bwd.dx", PTRS(m->drelu1), PTRS(m->dconv2, prm[SB_CNN_CONV2_W]),
+         NAMES("relu2.bwd.dx", w[SB_CNN_CONV2_W]));
     run(m, p, vec_call(SB_OP_relu_bwd, a1), "relu1.bwd.dx", PTRS(m->dconv1),
         PTRS(m->drelu1, m->conv1), NAMES("conv2.bwd.dx", nm[T_CONV1]));
 
@@ -439,6 +513,7 @@ static sb_op update_op(sb_optimizer kind)
 
 void sb_cnn_update(sb_cnn *m, const sb_cnn_probe *p)
 {
+    SB_ASSERT(m->n_held == 0); /* no probe waits across passes */
     for (int i = 0; i < SB_CNN_PARAM_COUNT; i++) {
         sb_op_call c = vec_call(update_op(m->cfg->optim.kind),
                                 sb_tensor_count(&m->param_view[i]));

@@ -24,10 +24,24 @@ typedef enum sb_cnn_param {
 
 /* Where each probe goes, and the step it carries. */
 typedef struct sb_cnn_probe {
-    sb_probe_fn *hook; /* NULL: no probes */
+    sb_probe_fn *hook;          /* NULL: no probes */
     void *ctx;
+    sb_leaf_hash_fn *leaf_hash; /* NULL: probes carry no leaf digests */
     int64_t step;
 } sb_cnn_probe;
+
+/* A probe held back until the next op has run (cnn.c), so that the op, which
+ * reads the tensor while it is still in cache, can hash its leaves. */
+#define SB_CNN_MAX_HELD 2
+typedef struct sb_cnn_held {
+    sb_op_call c;               /* the op call that produced output 0 */
+    const char *name;
+    const char *in_names[SB_OP_MAX_IN];
+    int n_names;
+} sb_cnn_held;
+
+/* Leaf digests of one op call: output 0, then each input. */
+enum { SB_CNN_LEAF_SLOTS = 1 + SB_OP_MAX_IN };
 
 /* Every buffer is allocated once, for the largest batch; a pass over n <=
  * batch samples uses the first n rows. Activations are NCHW. */
@@ -62,6 +76,12 @@ typedef struct sb_cnn {
     float *ddrop1, *dpool;      /* [batch][features] */
     float *drelu2, *dconv2;     /* [batch][64][h2][w2] */
     float *drelu1, *dconv1;     /* [batch][32][h1][w1] */
+
+    /* probes held back, oldest first, and room for the leaf digests of the
+     * largest tensor in each slot */
+    sb_cnn_held held[SB_CNN_MAX_HELD];
+    int n_held;
+    sb_leaf_digest *leaves[SB_CNN_LEAF_SLOTS];
 } sb_cnn;
 
 /* SB_ERR_SHAPE when the images are too small for two 3x3 convolutions and
@@ -89,12 +109,16 @@ void sb_cnn_backward(sb_cnn *m, int n, const sb_cnn_probe *p);
 /* One optimiser step on every parameter; p->step is the 0-based step. */
 void sb_cnn_update(sb_cnn *m, const sb_cnn_probe *p);
 
-/* Describes c, points its tensors at out[] and in[], runs it with k. */
+/* Describes c and points its tensors at out[] and in[]. */
+void sb_cnn_bind(sb_op_call *c, void *const out[], void *const in[]);
+/* sb_cnn_bind, then runs c with k. */
 void sb_cnn_call(const sb_kernel_table *k, sb_op_call *c, void *const out[],
                  void *const in[]);
-/* Probe of output out_index of the op call c just run. */
+/* Probe of output out_index of the op call c just run; leaves: its leaf
+ * digests, or NULL. */
 void sb_cnn_probe_op(const sb_cnn_probe *p, const char *name, const sb_op_call *c,
-                     int out_index, const char *const inputs[], int n_inputs);
+                     int out_index, const char *const inputs[], int n_inputs,
+                     const sb_leaf_digest *leaves);
 /* Probe of data entering the run: op "source", no inputs, no bound. */
 void sb_cnn_probe_source(const sb_cnn_probe *p, const char *name, const sb_tensor *t);
 

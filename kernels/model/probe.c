@@ -1,9 +1,9 @@
 /* The model's two ways of touching the outside: running an op through the
- * generic op call, and telling the probe hook what came out. */
+ * generic op call, and telling the probe hook what came out (with the leaf
+ * digests of the tensor when an op hashed them). */
 #include "cnn.h"
 
-void sb_cnn_call(const sb_kernel_table *k, sb_op_call *c, void *const out[],
-                 void *const in[])
+void sb_cnn_bind(sb_op_call *c, void *const out[], void *const in[])
 {
     /* Every shape the model uses was checked when its buffers were sized. */
     sb_status s = sb_op_call_describe(c);
@@ -12,11 +12,18 @@ void sb_cnn_call(const sb_kernel_table *k, sb_op_call *c, void *const out[],
         c->in[i].data = in[i];
     for (int i = 0; i < c->n_out; i++)
         c->out[i].data = out[i];
+}
+
+void sb_cnn_call(const sb_kernel_table *k, sb_op_call *c, void *const out[],
+                 void *const in[])
+{
+    sb_cnn_bind(c, out, in);
     sb_op_call_run(k, c);
 }
 
 void sb_cnn_probe_op(const sb_cnn_probe *p, const char *name, const sb_op_call *c,
-                     int out_index, const char *const inputs[], int n_inputs)
+                     int out_index, const char *const inputs[], int n_inputs,
+                     const sb_leaf_digest *leaves)
 {
     if (!p->hook)
         return;
@@ -34,6 +41,7 @@ void sb_cnn_probe_op(const sb_cnn_probe *p, const char *name, const sb_op_call *
         .bound = sb_op_call_bound,
         .bound_ctx = c,
         .out_index = out_index,
+        .leaves = leaves,
     };
     p->hook(p->ctx, &pt);
 }

@@ -41,3 +41,20 @@ void sb_adadelta_update_par(float *w, float *acc, float *delta_acc, const float 
     for (int64_t i = 0; i < (int64_t)n; i++)
         adadelta_step(&w[i], &acc[i], &delta_acc[i], g[i], one_minus_rho, o);
 }
+
+void sb_adadelta_update_hashed(float *w, float *acc, float *delta_acc, const float *g,
+                               const sb_optim_params *o, size_t n, const sb_leaf_request *r)
+{
+    const float one_minus_rho = 1.0f - o->rho;
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++) {
+        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
+        for (size_t i = lo; i < hi; i++)
+            adadelta_step(&w[i], &acc[i], &delta_acc[i], g[i], one_minus_rho, o);
+        sb_leaf_put(r, r->out[0], b, w, lo, hi);
+        sb_leaf_put(r, r->out[1], b, acc, lo, hi);
+        sb_leaf_put(r, r->out[2], b, delta_acc, lo, hi);
+        sb_leaf_put(r, r->in[0], b, g, lo, hi);
+    }
+}

@@ -57,3 +57,23 @@ void sb_adam_update_par(float *w, float *m, float *v, const float *g,
     for (int64_t i = 0; i < (int64_t)n; i++)
         adam_step(&w[i], &m[i], &v[i], g[i], lr_t, one_minus_b1, one_minus_b2, o);
 }
+
+void sb_adam_update_hashed(float *w, float *m, float *v, const float *g,
+                           const sb_optim_params *o, int64_t t, size_t n,
+                           const sb_leaf_request *r)
+{
+    const float lr_t = adam_lr_t(o, t);
+    const float one_minus_b1 = 1.0f - o->beta1;
+    const float one_minus_b2 = 1.0f - o->beta2;
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++) {
+        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
+        for (size_t i = lo; i < hi; i++)
+            adam_step(&w[i], &m[i], &v[i], g[i], lr_t, one_minus_b1, one_minus_b2, o);
+        sb_leaf_put(r, r->out[0], b, w, lo, hi);
+        sb_leaf_put(r, r->out[1], b, m, lo, hi);
+        sb_leaf_put(r, r->out[2], b, v, lo, hi);
+        sb_leaf_put(r, r->in[0], b, g, lo, hi);
+    }
+}

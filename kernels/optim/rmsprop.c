@@ -35,3 +35,19 @@ void sb_rmsprop_update_par(float *w, float *acc, const float *g,
     for (int64_t i = 0; i < (int64_t)n; i++)
         rmsprop_step(&w[i], &acc[i], g[i], one_minus_rho, o);
 }
+
+void sb_rmsprop_update_hashed(float *w, float *acc, const float *g,
+                              const sb_optim_params *o, size_t n, const sb_leaf_request *r)
+{
+    const float one_minus_rho = 1.0f - o->rho;
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++) {
+        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
+        for (size_t i = lo; i < hi; i++)
+            rmsprop_step(&w[i], &acc[i], g[i], one_minus_rho, o);
+        sb_leaf_put(r, r->out[0], b, w, lo, hi);
+        sb_leaf_put(r, r->out[1], b, acc, lo, hi);
+        sb_leaf_put(r, r->in[0], b, g, lo, hi);
+    }
+}

@@ -1,6 +1,7 @@
 /* The seed model on a small synthetic data set: the probe sequence and its
- * input names, same bits for any thread count with det, learning with ref
- * and det, and every step-0 op of det against ref within the op's bound. */
+ * input names, the leaf digests its hashed ops hand over, same bits for any
+ * thread count with det, learning with ref and det, and every step-0 op of
+ * det against ref within the op's bound. */
 #include <check.h>
 #include <math.h>
 #include <omp.h>
@@ -103,6 +104,31 @@ static uint64_t tensor_hash(const sb_tensor *t)
     return fnv1a(h, t->data, sb_tensor_bytes(t));
 }
 
+/* A leaf hash for the tests (FNV-1a of the bytes from two offsets), handed
+ * to the model in place of the harness's. */
+static void test_leaf_hash(sb_leaf_digest *out, const void *bytes, size_t len)
+{
+    uint64_t a = fnv1a(0xcbf29ce484222325u, bytes, len);
+    uint64_t b = fnv1a(0x84222325cbf29ce4u, bytes, len);
+    memcpy(out->bytes, &a, sizeof a);
+    memcpy(out->bytes + 8, &b, sizeof b);
+}
+
+/* The leaf digests a probe carries are test_leaf_hash of its tensor's leaves. */
+static void check_leaves(const sb_probe_point *p)
+{
+    const unsigned char *bytes = p->tensor->data;
+    size_t nbytes = sb_tensor_bytes(p->tensor);
+    for (size_t k = 0; k * SB_HASH_LEAF_BYTES < nbytes; k++) {
+        size_t off = k * SB_HASH_LEAF_BYTES;
+        size_t len = nbytes - off < SB_HASH_LEAF_BYTES ? nbytes - off : SB_HASH_LEAF_BYTES;
+        sb_leaf_digest want;
+        test_leaf_hash(&want, bytes + off, len);
+        ck_assert_msg(memcmp(&want, &p->leaves[k], sizeof want) == 0,
+                      "%s: leaf %zu is not its tensor's", p->name, k);
+    }
+}
+
 typedef struct record {
     int64_t step;
     char name[48];
@@ -115,6 +141,7 @@ typedef struct record {
     uint64_t input_hash[4];
     size_t input_count[4];
     float value; /* the first element, for scalars */
+    bool leaves; /* the probe carried leaf digests (checked against the tensor) */
 } record;
 
 typedef struct recorder {
@@ -139,6 +166,9 @@ static void record_probe(void *ctx, const sb_probe_point *p)
     r->hash = tensor_hash(p->tensor);
     r->data_hash = data_hash(p->tensor);
     r->count = sb_tensor_count(p->tensor);
+    r->leaves = p->leaves != NULL;
+    if (p->leaves)
+        check_leaves(p);
     if (p->tensor->dtype == SB_DTYPE_F32)
         memcpy(&r->value, p->tensor->data, sizeof r->value);
     ck_assert_int_le(p->n_inputs, 4);
@@ -161,14 +191,20 @@ static long find_latest(const recorder *rec, const char *name, size_t before)
     return -1;
 }
 
+static int train_with(const sb_kernel_table *k, const sb_train_config *cfg, recorder *rec,
+                      sb_leaf_hash_fn *leaf_hash, sb_epoch_metrics *metrics)
+{
+    int done = -1;
+    sb_status s = sb_model_train(k, cfg, &train_set, &test_set, rec ? record_probe : NULL, rec,
+                                 leaf_hash, metrics, &done);
+    ck_assert_int_eq(s, SB_OK);
+    return done;
+}
+
 static int train(sb_family f, const sb_train_config *cfg, recorder *rec,
                  sb_epoch_metrics *metrics)
 {
-    int done = -1;
-    sb_status s = sb_model_train(sb_kernels(f), cfg, &train_set, &test_set,
-                                 rec ? record_probe : NULL, rec, metrics, &done);
-    ck_assert_int_eq(s, SB_OK);
-    return done;
+    return train_with(sb_kernels(f), cfg, rec, NULL, metrics);
 }
 
 /* ---- (a) the probe sequence -------------------------------------------------- */
@@ -285,6 +321,89 @@ START_TEST(test_probe_sequence)
         }
     }
     free(rec.r);
+}
+END_TEST
+
+/* ---- (a') leaf digests --------------------------------------------------------
+ * Given a leaf hash, the model runs each op that reads the tensor just made
+ * in its hashed mode and hands the leaf digests over with the probes; the
+ * probes, their order and their tensors are those of a run without. */
+
+/* The probes whose tensor an elementwise op (relu, dropout, an update) wrote
+ * or read right after it was made. */
+static const char *const step_leaf_names[] = {
+    "conv1.fwd.out", "relu1.fwd.out", "conv2.fwd.out", "relu2.fwd.out", "pool.fwd.out",
+    "dropout1.fwd.mask", "dropout1.fwd.out", "dense1.fwd.out", "relu3.fwd.out",
+    "dropout2.fwd.mask", "dropout2.fwd.out", "dense2.bwd.dx", "dropout2.bwd.dx",
+    "relu3.bwd.dx", "dense1.bwd.dx", "dropout1.bwd.dx", "pool.bwd.dx", "relu2.bwd.dx",
+    "conv2.bwd.dx", "relu1.bwd.dx",
+    "adadelta.conv1.W", "adadelta.conv1.b", "adadelta.conv2.W", "adadelta.conv2.b",
+    "adadelta.dense1.W", "adadelta.dense1.b", "adadelta.dense2.W", "adadelta.dense2.b",
+};
+static const char *const eval_leaf_names[] = {
+    "conv1.out", "relu1.out", "conv2.out", "relu2.out", "dense1.out", "relu3.out",
+};
+
+static bool leaves_expected(const char *name)
+{
+    for (size_t j = 0; j < LEN(step_leaf_names); j++)
+        if (strcmp(name, step_leaf_names[j]) == 0)
+            return true;
+    int at = 0;
+    if (sscanf(name, "eval.b%*d.%n", &at) == 0 && at > 0)
+        for (size_t j = 0; j < LEN(eval_leaf_names); j++)
+            if (strcmp(name + at, eval_leaf_names[j]) == 0)
+                return true;
+    return false;
+}
+
+static long find_at_step(const recorder *rec, const char *name, int64_t step)
+{
+    for (size_t i = 0; i < rec->n; i++)
+        if (rec->r[i].step == step && strcmp(rec->r[i].name, name) == 0)
+            return (long)i;
+    ck_abort_msg("no probe %s at step %lld", name, (long long)step);
+    return -1;
+}
+
+START_TEST(test_leaf_digests)
+{
+    sb_train_config cfg = small_config(2, 1);
+    recorder plain = {0}, hashed = {0}, mutant = {0};
+    sb_epoch_metrics m[1];
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(2);
+    train_with(sb_kernels(SB_FAMILY_DET), &cfg, &plain, NULL, m);
+    train_with(sb_kernels(SB_FAMILY_DET), &cfg, &hashed, test_leaf_hash, m);
+    ck_assert_uint_eq(plain.n, hashed.n);
+    int with_leaves = 0;
+    for (size_t i = 0; i < plain.n; i++) {
+        const record *a = &plain.r[i], *b = &hashed.r[i];
+        ck_assert_str_eq(a->name, b->name);
+        ck_assert_int_eq(a->step, b->step);
+        ck_assert_msg(a->hash == b->hash, "%s: tensor differs", a->name);
+        ck_assert(!a->leaves);
+        ck_assert_msg(b->leaves == leaves_expected(b->name), "%s: leaves %s", b->name,
+                      b->leaves ? "given" : "missing");
+        with_leaves += b->leaves;
+    }
+    ck_assert_int_eq(with_leaves, 2 * (int)LEN(step_leaf_names) +
+                                      (int)((N_TEST + BATCH - 1) / BATCH * LEN(eval_leaf_names)));
+
+    /* A mutant's op runs plainly: neither its output nor the held tensor it
+     * reads comes with digests; the det ops around it still hash. The mutant
+     * gives det's bits at one thread. */
+    omp_set_num_threads(1);
+    train_with(sb_kernels_mutant("relu_chunk_off_by_one"), &cfg, &mutant, test_leaf_hash, m);
+    ck_assert_uint_eq(mutant.n, plain.n);
+    ck_assert(!mutant.r[find_at_step(&mutant, "conv1.fwd.out", 0)].leaves);
+    ck_assert(!mutant.r[find_at_step(&mutant, "relu1.fwd.out", 0)].leaves);
+    ck_assert(mutant.r[find_at_step(&mutant, "relu1.bwd.dx", 0)].leaves);
+    ck_assert(mutant.r[find_at_step(&mutant, "dropout1.fwd.out", 0)].leaves);
+    omp_set_num_threads(saved);
+    free(plain.r);
+    free(hashed.r);
+    free(mutant.r);
 }
 END_TEST
 
@@ -410,7 +529,7 @@ START_TEST(test_det_matches_ref_step0)
     int saved = omp_get_max_threads();
     omp_set_num_threads(1);
     ck_assert_int_eq(sb_model_train(sb_kernels(SB_FAMILY_DET), &cfg, &train_set, &test_set,
-                                    compare_to_ref, &v, m, &done),
+                                    compare_to_ref, &v, NULL, m, &done),
                      SB_OK);
     omp_set_num_threads(saved);
     /* 14 forward and 18 backward ops at step 0 */
@@ -444,15 +563,15 @@ START_TEST(test_bad_input)
     int done = -1;
     sb_train_config cfg = small_config(1, 1);
     cfg.batch = 0;
-    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &test_set, NULL, NULL, m, &done),
+    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &test_set, NULL, NULL, NULL, m, &done),
                      SB_ERR_USAGE);
     ck_assert_int_eq(done, 0);
     cfg = small_config(1, 1);
     cfg.dropout2 = 1.0f;
-    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &test_set, NULL, NULL, m, &done),
+    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &test_set, NULL, NULL, NULL, m, &done),
                      SB_ERR_USAGE);
     cfg.dropout2 = NAN;
-    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &test_set, NULL, NULL, m, &done),
+    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &test_set, NULL, NULL, NULL, m, &done),
                      SB_ERR_USAGE);
 
     cfg = small_config(1, 1);
@@ -460,14 +579,14 @@ START_TEST(test_bad_input)
     ck_assert_int_eq(sb_dataset_slice(&small, &test_set, 0, 4), SB_OK);
     small.rows = small.cols = 5; /* too small for two 3x3 convolutions and a pool */
     sb_dataset small_train = small;
-    ck_assert_int_eq(sb_model_train(k, &cfg, &small_train, &small, NULL, NULL, m, &done),
+    ck_assert_int_eq(sb_model_train(k, &cfg, &small_train, &small, NULL, NULL, NULL, m, &done),
                      SB_ERR_SHAPE);
     small.rows = small.cols = 6;
-    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &small, NULL, NULL, m, &done),
+    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &small, NULL, NULL, NULL, m, &done),
                      SB_ERR_SHAPE); /* test images differ from the training images */
 
     test_set.labels[3] = 10;
-    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &test_set, NULL, NULL, m, &done),
+    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &test_set, NULL, NULL, NULL, m, &done),
                      SB_ERR_INPUT);
     test_set.labels[3] = 0;
 }
@@ -490,6 +609,7 @@ Suite *make_model_suite(void)
     tcase_add_test(tc, test_defaults);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(add_case(s, "probes"), test_probe_sequence);
+    tcase_add_test(add_case(s, "leaves"), test_leaf_digests);
     tcase_add_test(add_case(s, "threads"), test_det_threads_bitwise);
     tcase_add_test(add_case(s, "vs_ref"), test_det_matches_ref_step0);
     tcase_add_test(add_case(s, "learns_ref"), test_learns_ref);

@@ -1,7 +1,9 @@
 /* samebits-bench-step: seconds per training step of the seed model (det
  * family) in this process, with or without hashing every probe into a trace
- * (the harness's sb_trace_add_probe), for tools/bench/bench-all. Prints one
- * JSON object. Steps are timed from the first probe of a step to the first
+ * (the harness's sb_trace_add_probe), for tools/bench/bench-all. Hashing is
+ * done as `samebits run` does it: the model's ops hash the leaves of large
+ * tensors while they are in cache (sb_hash_leaf) unless --no-fuse, which
+ * hashes every tensor after its op. Prints one JSON object. Steps are timed from the first probe of a step to the first
  * probe of the next, so weight initialisation and the closing evaluation are
  * not counted; the median over steps 2..S is reported. */
 #include <omp.h>
@@ -42,17 +44,19 @@ static int cmp_double(const void *x, const void *y)
 int main(int argc, char **argv)
 {
     int steps = 5;
-    bool hash = false;
+    bool hash = false, fuse = true;
     const char *data_dir = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc)
             steps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--hash") == 0)
             hash = true;
+        else if (strcmp(argv[i], "--no-fuse") == 0)
+            fuse = false;
         else if (strcmp(argv[i], "--data-dir") == 0 && i + 1 < argc)
             data_dir = argv[++i];
         else {
-            fprintf(stderr, "usage: samebits-bench-step [--steps S] [--hash] [--data-dir DIR]\n"
+            fprintf(stderr, "usage: samebits-bench-step [--steps S] [--hash [--no-fuse]] [--data-dir DIR]\n"
                             "(threads from OMP_NUM_THREADS)\n");
             return EXIT_FAILURE;
         }
@@ -84,8 +88,9 @@ int main(int argc, char **argv)
     sb_trace_init(&clock.trace);
     sb_epoch_metrics metrics[16];
     int epochs_done = 0;
+    sb_leaf_hash_fn *leaf_hash = hash && fuse ? sb_hash_leaf : NULL;
     if (sb_model_train(sb_kernels(SB_FAMILY_DET), &cfg, &train, &test, on_probe, &clock,
-                       metrics, &epochs_done) != SB_OK) {
+                       leaf_hash, metrics, &epochs_done) != SB_OK) {
         fprintf(stderr, "bench-step: training failed\n");
         return EXIT_FAILURE;
     }
@@ -96,9 +101,10 @@ int main(int argc, char **argv)
         sec[n++] = clock.start[s + 1] - clock.start[s];
     qsort(sec, (size_t)n, sizeof *sec, cmp_double);
     double median = n % 2 ? sec[n / 2] : 0.5 * (sec[n / 2 - 1] + sec[n / 2]);
-    printf("{\"threads\": %d, \"hash\": %s, \"steps_timed\": %d, \"step_s\": %.6f, "
-           "\"probes\": %zu}\n",
-           omp_get_max_threads(), hash ? "true" : "false", n, median, clock.trace.n_records);
+    printf("{\"threads\": %d, \"hash\": %s, \"fused\": %s, \"steps_timed\": %d, "
+           "\"step_s\": %.6f, \"probes\": %zu}\n",
+           omp_get_max_threads(), hash ? "true" : "false", leaf_hash ? "true" : "false", n,
+           median, clock.trace.n_records);
     free(sec);
     free(clock.start);
     sb_trace_free(&clock.trace);
