@@ -395,6 +395,7 @@ static sb_status load_case_section(loader *ld, sb_case *c)
     if (e != NULL) {
         if (!name_ok(e->value))
             return fail(ld, e->line, "name as 1 to 127 of [A-Za-z0-9._-], found \"%s\"", e->value);
+        /* name_ok bounds the length; the precision says so to the compiler */
         snprintf(c->name, sizeof c->name, "%.*s", (int)sizeof c->name - 1, e->value);
     } else {
         const char *slash = strrchr(ld->path, '/');
@@ -1010,4 +1011,15 @@ sb_status sb_case_load(sb_case *c, const char *path, char *err, size_t errlen)
     if (st == SB_OK)
         *c = tmp;
     return st;
+}
+
+/* As sb_model_train counts them: full batches, then a smaller last one. */
+int64_t sb_case_train_steps(const sb_case *c)
+{
+    if (c->kind != SB_CASE_TRAIN)
+        return 0;
+    int64_t samples = c->train_end - c->train_begin;
+    int64_t per_epoch = (samples + c->train.batch - 1) / c->train.batch;
+    int64_t steps = per_epoch * c->train.epochs;
+    return c->train.max_steps > 0 && c->train.max_steps < steps ? c->train.max_steps : steps;
 }

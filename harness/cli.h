@@ -36,6 +36,8 @@ int cli_unknown_option(const char *cmd, const char *arg);
 bool cli_parse_threads(const char *s, int *threads, int *n, const char *what);
 bool cli_parse_int(const char *s, long lo, long hi, long *v, const char *what);
 bool cli_parse_seconds(const char *s, double *v, const char *what);
+/* The value of --max-steps: a step count >= 1. */
+bool cli_parse_max_steps(const char *s, int64_t *v);
 
 /* The path of this executable, for children (readlink of /proc/self/exe). */
 bool cli_self_exe(char *out, size_t outlen);

@@ -68,6 +68,15 @@ bool cli_parse_seconds(const char *s, double *v, const char *what)
     return true;
 }
 
+bool cli_parse_max_steps(const char *s, int64_t *v)
+{
+    long x;
+    if (!cli_parse_int(s, 1, INT32_MAX, &x, "--max-steps"))
+        return false;
+    *v = x;
+    return true;
+}
+
 /* One item of a thread list: "N", "A-B" or "A..B" (the case files' form). */
 static bool thread_item(const char *item, int *threads, int *n, const char *what)
 {

@@ -73,7 +73,7 @@ static int golden_one(const char *path, const char *self, const char *work)
     sb_child_result cr;
     char err[512] = "";
     /* the child's stderr is ours: the user sees what the reference run says */
-    sb_status st = sb_run_child(&c, self, c.reference_threads, c.timeout_seconds, trace_path,
+    sb_status st = sb_run_child(&c, self, c.reference_threads, c.timeout_seconds, 0, trace_path,
                                 NULL, &cr, &t, err, sizeof err);
     unlink(trace_path);
     if (st != SB_OK) {

@@ -37,6 +37,7 @@ static void train_print(const sb_case *c)
     printf("  model %s on %s: train [%lld, %lld), test [%lld, %lld)\n", c->model, c->dataset,
            (long long)c->train_begin, (long long)c->train_end, (long long)c->test_begin,
            (long long)c->test_end);
+    printf("  %lld training steps in all\n", (long long)sb_case_train_steps(c));
     printf("  %s lr %g, batch %d, %d epochs, max steps %lld, dropout %g/%g, seed %llu\n",
            sb_optimizer_name(t->optim.kind), (double)t->optim.lr, t->batch, t->epochs,
            (long long)t->max_steps, (double)t->dropout1, (double)t->dropout2,

@@ -182,6 +182,19 @@ static bool metrics_read(sb_run_result *r, const json_t *o)
            get_number(json_object_get(o, "test_accuracy"), &r->metrics.test_accuracy);
 }
 
+/* "truncated": null or {"max_steps": N}; a report from before the key
+ * existed has none (a whole run). */
+static bool truncated_read(sb_run_result *r, const json_t *o)
+{
+    if (!o || json_is_null(o))
+        return true;
+    const json_t *n = json_object_get(o, "max_steps");
+    if (!json_is_integer(n) || json_integer_value(n) < 1)
+        return false;
+    r->max_steps = (int64_t)json_integer_value(n);
+    return true;
+}
+
 static bool run_read(sb_run_result *r, const json_t *o)
 {
     const json_t *threads = json_object_get(o, "threads"), *repeat = json_object_get(o, "repeat");
@@ -190,6 +203,7 @@ static bool run_read(sb_run_result *r, const json_t *o)
     r->repeat = (int)json_integer_value(repeat);
     return json_is_integer(threads) && json_is_integer(repeat) &&
            get_verdict(o, "verdict", &r->verdict) && get_verdict(o, "expected", &r->expected) &&
+           truncated_read(r, json_object_get(o, "truncated")) &&
            divergence_read(&r->div, json_object_get(o, "first_divergence")) &&
            metrics_read(r, json_object_get(o, "metrics")) &&
            get_number(json_object_get(o, "seconds"), &r->seconds) &&
@@ -319,7 +333,7 @@ static bool case_merge(sb_case_result *r, sb_case *c, shard *by_index, int n, si
             return bad(s->path, where, "missing: the shards are not the parts of one sweep");
         if (!run_read(&r->runs[r->n_runs], json_array_get(runs, s->cursor[k]++)))
             return bad(s->path, where, "expected a run object as in REPORTS.md");
-        if (r->runs[r->n_runs].verdict != r->runs[r->n_runs].expected)
+        if (sb_run_outcome(&r->runs[r->n_runs]) == SB_OUTCOME_NOT_AS_EXPECTED)
             r->as_expected = false;
         r->n_runs++;
     }

@@ -9,14 +9,16 @@
 static const char run_usage[] =
     "usage: samebits run CASE --threads N --trace FILE\n"
     "                    [--dump PROBE | --dump-all] [--dump-step S --dump-dir DIR]\n"
-    "                    [--data-dir DIR]\n"
+    "                    [--max-steps N] [--data-dir DIR]\n"
     "\n"
     "Runs the case once at N threads and writes its trace to FILE. With --dump,\n"
     "also writes DIR/PROBE.npy, DIR/PROBE.bound.npy and DIR/PROBE.in<i>.npy at\n"
     "step S of probe PROBE; with --dump-all, those files for every probe of step\n"
     "S and DIR/manifest.tsv (name, op, inputs). A dumping run of a training case\n"
-    "stops after step S, so its trace ends there. --data-dir (or\n"
-    "$SAMEBITS_DATA_DIR) says where the data sets of training cases are.\n"
+    "stops after step S, so its trace ends there; --max-steps N stops a training\n"
+    "case after N steps (and the evaluation that closes a partly done epoch).\n"
+    "--data-dir (or $SAMEBITS_DATA_DIR) says where the data sets of training\n"
+    "cases are.\n"
     "exit status: 0 done, 2 usage or input error, 1 any other failure\n";
 
 static int exit_for(sb_status st)
@@ -44,7 +46,7 @@ static int trace_save(const sb_trace *t, const char *path)
 int cli_run(int argc, char **argv)
 {
     const char *case_path = NULL, *trace_path = NULL, *threads_s = NULL, *dump = NULL,
-               *dump_step_s = NULL, *dump_dir = NULL, *data_dir = NULL;
+               *dump_step_s = NULL, *dump_dir = NULL, *data_dir = NULL, *max_steps_s = NULL;
     bool dump_all = false;
     for (int i = 1; i < argc; i++) {
         int m;
@@ -59,6 +61,7 @@ int cli_run(int argc, char **argv)
             (m = cli_opt_value(argc, argv, &i, "--dump-step", &dump_step_s)) ||
             (m = cli_opt_value(argc, argv, &i, "--dump-dir", &dump_dir)) ||
             (m = cli_opt_value(argc, argv, &i, "--dump", &dump)) ||
+            (m = cli_opt_value(argc, argv, &i, "--max-steps", &max_steps_s)) ||
             (m = cli_opt_value(argc, argv, &i, "--data-dir", &data_dir))) {
             if (m < 0)
                 return SB_EXIT_INPUT;
@@ -78,8 +81,10 @@ int cli_run(int argc, char **argv)
         return SB_EXIT_INPUT;
     }
     long threads, dump_step = 0;
+    int64_t max_steps = 0;
     if (!cli_parse_int(threads_s, 1, SB_MAX_THREADS, &threads, "--threads") ||
-        (dump_step_s && !cli_parse_int(dump_step_s, 0, INT32_MAX, &dump_step, "--dump-step")))
+        (dump_step_s && !cli_parse_int(dump_step_s, 0, INT32_MAX, &dump_step, "--dump-step")) ||
+        (max_steps_s && !cli_parse_max_steps(max_steps_s, &max_steps)))
         return SB_EXIT_INPUT;
 
     sb_case c;
@@ -88,7 +93,7 @@ int cli_run(int argc, char **argv)
     omp_set_num_threads((int)threads);
     sb_run_options o = {.threads = (int)threads, .dump_probe = dump, .dump_step = dump_step,
                         .dump_dir = dump_dir, .data_dir = cli_data_dir(data_dir),
-                        .dump_all = dump_all};
+                        .dump_all = dump_all, .max_steps = max_steps};
     sb_trace t;
     sb_trace_init(&t);
     char err[512] = "";

@@ -9,7 +9,7 @@ static const char sweep_usage[] =
     "usage: samebits sweep CASE... [--threads LIST] [--repeat R] [--timeout S]\n"
     "                      [--json FILE] [--junit FILE] [--tap]\n"
     "                      [--data-dir DIR] [--work-dir DIR] [--keep-traces]\n"
-    "                      [--shard I/N]\n"
+    "                      [--shard I/N] [--max-steps N]\n"
     "\n"
     "Runs each case at every thread count (LIST like 1,2,4 or 1-8; default the\n"
     "case's) and repeat, each in its own process, compares each trace with the\n"
@@ -19,7 +19,11 @@ static const char sweep_usage[] =
     "work directory (default: a fresh one under $TMPDIR, removed when empty);\n"
     "--keep-traces leaves every run's trace there. --shard I/N runs only the\n"
     "I-th of N round-robin parts of the (case, threads, repeat) list; merge the\n"
-    "shards' --json files with `samebits report --merge`.\n"
+    "shards' --json files with `samebits report --merge`. --max-steps N stops\n"
+    "every training run after N steps and compares only the golden's first N\n"
+    "steps (the report marks such runs truncated; a run that did not diverge\n"
+    "there while its case expects a divergence is 'not reached', neither a pass\n"
+    "nor a failure).\n"
     "exit status: 0 all as expected, 1 a divergence or verdict not expected,\n"
     "             2 usage or input error, 3 a crash or timeout\n";
 
@@ -49,7 +53,8 @@ static bool shard_parse(const char *s, sb_sweep_options *o)
 static int sweep_parse(void *args, int argc, char **argv)
 {
     sweep_args *a = args;
-    const char *threads_s = NULL, *repeat_s = NULL, *timeout_s = NULL, *shard_s = NULL;
+    const char *threads_s = NULL, *repeat_s = NULL, *timeout_s = NULL, *shard_s = NULL,
+               *max_steps_s = NULL;
     for (int i = 1; i < argc; i++) {
         int m;
         if (cli_is_help(argv[i])) {
@@ -63,7 +68,8 @@ static int sweep_parse(void *args, int argc, char **argv)
             (m = cli_opt_value(argc, argv, &i, "--junit", &a->junit)) ||
             (m = cli_opt_value(argc, argv, &i, "--data-dir", &a->b.data_dir)) ||
             (m = cli_opt_value(argc, argv, &i, "--work-dir", &a->b.work_dir)) ||
-            (m = cli_opt_value(argc, argv, &i, "--shard", &shard_s))) {
+            (m = cli_opt_value(argc, argv, &i, "--shard", &shard_s)) ||
+            (m = cli_opt_value(argc, argv, &i, "--max-steps", &max_steps_s))) {
             if (m < 0)
                 return SB_EXIT_INPUT;
         } else if (strcmp(argv[i], "--tap") == 0) {
@@ -88,14 +94,15 @@ static int sweep_parse(void *args, int argc, char **argv)
     }
     if ((repeat_s && !cli_parse_int(repeat_s, 1, 1000, &repeat, "--repeat")) ||
         (timeout_s && !cli_parse_seconds(timeout_s, &a->o.timeout_seconds, "--timeout")) ||
-        (shard_s && !shard_parse(shard_s, &a->o)))
+        (shard_s && !shard_parse(shard_s, &a->o)) ||
+        (max_steps_s && !cli_parse_max_steps(max_steps_s, &a->o.max_steps)))
         return SB_EXIT_INPUT;
     a->o.repeats = (int)repeat;
     return SB_EXIT_OK;
 }
 
 /* Worst outcome first: input error, then crash or timeout, then any other
- * verdict the case did not expect. */
+ * verdict the case did not expect. A run not reached is no failure. */
 int cli_sweep_exit(const sb_case_result *r, int n, bool input_error)
 {
     if (input_error)
@@ -104,7 +111,7 @@ int cli_sweep_exit(const sb_case_result *r, int n, bool input_error)
     for (int i = 0; i < n; i++)
         for (int j = 0; j < r[i].n_runs; j++) {
             const sb_run_result *x = &r[i].runs[j];
-            if (x->verdict == x->expected)
+            if (sb_run_outcome(x) != SB_OUTCOME_NOT_AS_EXPECTED)
                 continue;
             if (x->verdict == SB_VERDICT_CRASH || x->verdict == SB_VERDICT_TIMEOUT)
                 rc = SB_EXIT_CRASH;

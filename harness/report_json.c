@@ -85,10 +85,17 @@ static void json_divergence(FILE *f, const sb_divergence *d)
 
 static void json_run(FILE *f, const sb_run_result *r)
 {
+    sb_outcome o = sb_run_outcome(r);
     fprintf(f, "        {\"threads\": %d, \"repeat\": %d, \"verdict\": \"%s\", \"expected\": \"%s\","
-               " \"as_expected\": %s,\n         \"first_divergence\": ",
+               " \"as_expected\": %s, \"not_reached\": %s,\n         \"truncated\": ",
             r->threads, r->repeat, sb_verdict_name(r->verdict), sb_verdict_name(r->expected),
-            r->verdict == r->expected ? "true" : "false");
+            o == SB_OUTCOME_AS_EXPECTED ? "true" : "false",
+            o == SB_OUTCOME_NOT_REACHED ? "true" : "false");
+    if (r->max_steps > 0)
+        fprintf(f, "{\"max_steps\": %" PRId64 "}", r->max_steps);
+    else
+        fputs("null", f);
+    fputs(", \"first_divergence\": ", f);
     json_divergence(f, &r->div);
     fputs(",\n         \"metrics\": ", f);
     if (r->have_metrics) {

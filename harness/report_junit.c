@@ -33,12 +33,12 @@ static void xml_text(FILE *f, const char *s)
     }
 }
 
-static int suite_failures(const sb_case_result *cr)
+static int suite_count(const sb_case_result *cr, sb_outcome outcome)
 {
-    int failures = 0;
+    int n = 0;
     for (int i = 0; i < cr->n_runs; i++)
-        failures += cr->runs[i].verdict != cr->runs[i].expected;
-    return failures;
+        n += sb_run_outcome(&cr->runs[i]) == outcome;
+    return n;
 }
 
 static double suite_seconds(const sb_case_result *cr)
@@ -86,20 +86,33 @@ static void junit_case(FILE *f, const sb_case_result *cr)
     SB_ASSERT(cr->c != NULL);
     fputs("  <testsuite name=\"", f);
     xml_text(f, cr->c->name);
-    fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"%.3f\">\n", cr->n_runs,
-            suite_failures(cr), suite_seconds(cr));
+    fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\" time=\"%.3f\">\n",
+            cr->n_runs, suite_count(cr, SB_OUTCOME_NOT_AS_EXPECTED),
+            suite_count(cr, SB_OUTCOME_NOT_REACHED), suite_seconds(cr));
+    /* a sweep gives every run of a case the same step limit */
+    if (cr->n_runs > 0 && cr->runs[0].max_steps > 0)
+        fprintf(f, "    <properties><property name=\"max_steps\" value=\"%" PRId64
+                   "\"/></properties>\n", cr->runs[0].max_steps);
     for (int i = 0; i < cr->n_runs; i++) {
         const sb_run_result *r = &cr->runs[i];
         fputs("    <testcase classname=\"", f);
         xml_text(f, cr->c->name);
         fprintf(f, "\" name=\"threads=%d repeat=%d\" time=\"%.3f\"", r->threads, r->repeat,
                 r->seconds);
-        if (r->verdict == r->expected) {
+        switch (sb_run_outcome(r)) {
+        case SB_OUTCOME_AS_EXPECTED:
             fputs("/>\n", f);
             continue;
+        case SB_OUTCOME_NOT_REACHED:
+            fprintf(f, ">\n      <skipped message=\"expected %s, not reached in the first %" PRId64
+                       " step%s\"/>\n", sb_verdict_name(r->expected), r->max_steps,
+                    r->max_steps == 1 ? "" : "s");
+            break;
+        case SB_OUTCOME_NOT_AS_EXPECTED:
+            fputs(">\n", f);
+            junit_failure(f, r);
+            break;
         }
-        fputs(">\n", f);
-        junit_failure(f, r);
         fputs("    </testcase>\n", f);
     }
     fputs("  </testsuite>\n", f);
@@ -111,14 +124,15 @@ sb_status sb_report_junit(const char *path, const sb_case_result *r, int n)
     sb_status st = sb_report_file_open(&rf, path);
     if (st != SB_OK)
         return st;
-    int tests = 0, failures = 0;
+    int tests = 0, failures = 0, skipped = 0;
     for (int i = 0; i < n; i++) {
         tests += r[i].n_runs;
-        failures += suite_failures(&r[i]);
+        failures += suite_count(&r[i], SB_OUTCOME_NOT_AS_EXPECTED);
+        skipped += suite_count(&r[i], SB_OUTCOME_NOT_REACHED);
     }
     fprintf(rf.f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                  "<testsuites name=\"samebits\" tests=\"%d\" failures=\"%d\">\n",
-            tests, failures);
+                  "<testsuites name=\"samebits\" tests=\"%d\" failures=\"%d\" skipped=\"%d\">\n",
+            tests, failures, skipped);
     for (int i = 0; i < n; i++)
         junit_case(rf.f, &r[i]);
     fputs("</testsuites>\n", rf.f);

@@ -52,11 +52,18 @@ void sb_report_tap(FILE *f, const sb_case_result *r, int n)
         SB_ASSERT(r[i].c != NULL);
         for (int j = 0; j < r[i].n_runs; j++) {
             const sb_run_result *run = &r[i].runs[j];
-            bool ok = run->verdict == run->expected;
+            sb_outcome o = sb_run_outcome(run);
+            bool ok = o != SB_OUTCOME_NOT_AS_EXPECTED;
             fprintf(f, "%s %d - ", ok ? "ok" : "not ok", ++number);
             tap_text(f, r[i].c->name);
             fprintf(f, " threads=%d repeat=%d: %s", run->threads, run->repeat,
                     sb_verdict_name(run->verdict));
+            const char *plural = run->max_steps == 1 ? "" : "s";
+            if (o == SB_OUTCOME_NOT_REACHED)
+                fprintf(f, " # SKIP expected %s, not reached in the first %" PRId64 " step%s",
+                        sb_verdict_name(run->expected), run->max_steps, plural);
+            else if (run->max_steps > 0)
+                fprintf(f, " (first %" PRId64 " step%s)", run->max_steps, plural);
             if (!ok)
                 fprintf(f, " (expected %s)", sb_verdict_name(run->expected));
             fputc('\n', f);

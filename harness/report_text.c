@@ -25,8 +25,11 @@ static void text_row(FILE *f, const sb_case_result *cr, const sb_run_result *r)
     char where[320], counts[48] = "-", abs_s[16] = "-", ulp_s[16] = "-", ratio_s[16] = "-";
     char expected[24];
     text_divergence(where, sizeof where, r);
+    static const char *const marks[] = {[SB_OUTCOME_AS_EXPECTED] = "",
+                                        [SB_OUTCOME_NOT_AS_EXPECTED] = " *",
+                                        [SB_OUTCOME_NOT_REACHED] = " ?"};
     snprintf(expected, sizeof expected, "%s%s", sb_verdict_name(r->expected),
-             r->verdict == r->expected ? "" : " *");
+             marks[sb_run_outcome(r)]);
     const sb_divergence *d = &r->div;
     if (d->found && d->have_elements) {
         snprintf(counts, sizeof counts, "%zu/%zu", d->elem.differing, d->elem.total);
@@ -46,26 +49,40 @@ static void text_row(FILE *f, const sb_case_result *cr, const sb_run_result *r)
     fprintf(f, "  %7.2f\n", r->seconds);
 }
 
+/* The step limit of a case's runs (a sweep gives them all the same); 0 for none. */
+static int64_t case_max_steps(const sb_case_result *cr)
+{
+    return cr->n_runs > 0 ? cr->runs[0].max_steps : 0;
+}
+
 static void text_case(FILE *f, const sb_case_result *cr)
 {
     const sb_case *c = cr->c;
     SB_ASSERT(c != NULL);
     bool train = c->kind == SB_CASE_TRAIN;
-    fprintf(f, "case %s (%s, %s, reference %d thread%s)\n", c->name, train ? "train" : "kernel",
+    fprintf(f, "case %s (%s, %s, reference %d thread%s", c->name, train ? "train" : "kernel",
             sb_family_name(c->family), c->reference_threads, c->reference_threads == 1 ? "" : "s");
+    if (case_max_steps(cr) > 0)
+        fprintf(f, ", truncated: first %" PRId64 " step%s compared, no metrics",
+                case_max_steps(cr), case_max_steps(cr) == 1 ? "" : "s");
+    fputs(")\n", f);
     fprintf(f, "%7s %6s  %-12s  %-14s  %-44s  %-7s  %-15s  %-9s  %-7s  %-11s", "threads", "repeat",
             "verdict", "expected", "first divergence", "inputs=", "differing/total",
             "max abs", "max ULP", "bound ratio");
     if (train)
         fprintf(f, "  %9s  %8s", "test loss", "test acc");
     fprintf(f, "  %7s\n", "seconds");
-    bool mismatch = false;
+    int counts[SB_OUTCOME_NOT_REACHED + 1] = {0};
     for (int i = 0; i < cr->n_runs; i++) {
         text_row(f, cr, &cr->runs[i]);
-        mismatch |= cr->runs[i].verdict != cr->runs[i].expected;
+        counts[sb_run_outcome(&cr->runs[i])]++;
     }
-    if (mismatch)
+    if (counts[SB_OUTCOME_NOT_AS_EXPECTED] > 0)
         fputs("* verdict differs from the expected one\n", f);
+    if (counts[SB_OUTCOME_NOT_REACHED] > 0)
+        fprintf(f, "? not reached: no divergence in the first %" PRId64 " step%s, where the "
+                   "case expects one (it may come later)\n",
+                case_max_steps(cr), case_max_steps(cr) == 1 ? "" : "s");
     fputc('\n', f);
 }
 
@@ -74,12 +91,21 @@ void sb_report_text(FILE *f, const sb_case_result *r, int n)
     for (int i = 0; i < n; i++)
         text_case(f, &r[i]);
     for (int i = 0; i < n; i++) {
-        int off = 0;
-        for (int j = 0; j < r[i].n_runs; j++)
-            off += r[i].runs[j].verdict != r[i].runs[j].expected;
+        int off = 0, unreached = 0;
+        for (int j = 0; j < r[i].n_runs; j++) {
+            sb_outcome o = sb_run_outcome(&r[i].runs[j]);
+            off += o == SB_OUTCOME_NOT_AS_EXPECTED;
+            unreached += o == SB_OUTCOME_NOT_REACHED;
+        }
         if (r[i].as_expected && off == 0)
-            fprintf(f, "%s: as expected\n", r[i].c->name);
+            fprintf(f, "%s: as expected", r[i].c->name);
         else
-            fprintf(f, "%s: NOT as expected (%d of %d runs)\n", r[i].c->name, off, r[i].n_runs);
+            fprintf(f, "%s: NOT as expected (%d of %d runs)", r[i].c->name, off, r[i].n_runs);
+        if (case_max_steps(&r[i]) > 0)
+            fprintf(f, " in the first %" PRId64 " step%s", case_max_steps(&r[i]),
+                    case_max_steps(&r[i]) == 1 ? "" : "s");
+        if (unreached > 0)
+            fprintf(f, "; %d of %d runs not reached", unreached, r[i].n_runs);
+        fputc('\n', f);
     }
 }

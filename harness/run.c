@@ -366,7 +366,8 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
         sb_dataset_free(&all);
         return SB_ERR_NOMEM;
     }
-    /* A dump is all a dumping run is for: train only up to its step. */
+    /* A dump is all a dumping run is for: train only up to its step. The
+     * smallest of the limits wins. */
     sb_train_config cfg = c->train;
     bool dumping = o->dump_probe || o->dump_all;
     if (dumping && (cfg.max_steps == 0 || cfg.max_steps > o->dump_step + 1))
@@ -375,6 +376,8 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
      * leaf hash, and the sink takes the root from those digests. */
     sb_leaf_hash_fn *leaf_hash = o->no_fused_hash ? NULL : sb_hash_leaf;
     sink->trust_leaves = leaf_hash != NULL;
+    if (o->max_steps > 0 && (cfg.max_steps == 0 || cfg.max_steps > o->max_steps))
+        cfg.max_steps = o->max_steps;
     int epochs_done = 0;
     st = sb_model_train(case_kernels(c), &cfg, &train, &test, sb_run_sink_probe, sink,
                         leaf_hash, metrics, &epochs_done);
@@ -390,7 +393,8 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
 sb_status sb_run_case(const sb_case *c, const sb_run_options *o, sb_trace *out,
                       char *err, size_t errlen)
 {
-    if (!c || !o || !out || o->threads < 0 || (o->dump_probe && !o->dump_dir) ||
+    if (!c || !o || !out || o->threads < 0 || o->max_steps < 0 ||
+        (o->dump_probe && !o->dump_dir) ||
         (o->dump_all && (o->dump_probe || !o->dump_dir)))
         return SB_ERR_USAGE;
     if (o->threads > 0)

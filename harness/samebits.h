@@ -166,6 +166,10 @@ typedef struct sb_case {
 /* err gets "path:line: what was expected". The syntax is in FORMATS.md. */
 sb_status sb_case_load(sb_case *c, const char *path, char *err, size_t errlen);
 
+/* The training steps a whole run of case c takes: epochs of ceil(train
+ * samples / batch) steps, cut at the case's max_steps. 0 for a kernel case. */
+int64_t sb_case_train_steps(const sb_case *c);
+
 /* The header of a trace of case c run at `threads`: format version, case
  * name and digest, the case's family, and this build's samebits version,
  * compiler and options. */
@@ -183,6 +187,9 @@ typedef struct sb_run_options {
                                  * <dir>/manifest.tsv (name, op, inputs; program order) */
     bool no_fused_hash;         /* training: hash every probed tensor here, none from the
                                  * model's leaf digests (the trace is the same either way) */
+    int64_t max_steps;          /* > 0: a training case stops after this many steps (and
+                                 * the evaluation that ends a partly done epoch), or
+                                 * earlier when its own max_steps says so; 0: no limit */
 } sb_run_options;
 
 /* Runs the case once in this process and fills the trace. When it dumps
@@ -292,6 +299,13 @@ typedef struct sb_divergence {
 
 /* First record, in program order, whose hash (or name, shape) differs. */
 void sb_trace_compare(const sb_trace *golden, const sb_trace *run, sb_divergence *d);
+/* sb_trace_compare of the leading records of steps 0..steps-1 of each trace
+ * (each cut before its first record of a later step): what a run stopped
+ * after `steps` steps can be checked against, the evaluations of the epochs
+ * that ended before step `steps` included, the one that closes its partly
+ * done epoch left out. A golden of fewer steps is compared whole. */
+void sb_trace_compare_steps(const sb_trace *golden, const sb_trace *run, int64_t steps,
+                            sb_divergence *d);
 
 /* Re-runs the case at the reference configuration and at `threads` (each a
  * child `self_exe run CASE --threads N --trace FILE --dump PROBE --dump-step S
@@ -316,13 +330,30 @@ typedef struct sb_run_result {
     bool have_metrics;
     double seconds;
     char message[256];          /* crash signal, timeout, error text */
+    int64_t max_steps;          /* > 0: truncated: the run stopped after this many steps,
+                                 * fewer than its case trains, and only those were compared
+                                 * (no metrics); 0: a whole run */
 } sb_run_result;
+
+/* How a run stands against its case's expectation. A truncated run that did
+ * not diverge in the steps it ran, where the case expects a divergence (or
+ * a crash, a timeout) at its thread count, is neither: what the case expects
+ * may come after those steps. Every other run is as expected exactly when
+ * its verdict is the expected one (a truncated run that diverged did so where
+ * the whole run would have first diverged, so its verdict is the whole run's). */
+typedef enum sb_outcome {
+    SB_OUTCOME_AS_EXPECTED,
+    SB_OUTCOME_NOT_AS_EXPECTED,
+    SB_OUTCOME_NOT_REACHED,
+} sb_outcome;
+
+sb_outcome sb_run_outcome(const sb_run_result *r);
 
 typedef struct sb_case_result {
     const sb_case *c;
     sb_run_result *runs;
     int n_runs;
-    bool as_expected;
+    bool as_expected;           /* no run is SB_OUTCOME_NOT_AS_EXPECTED */
 } sb_case_result;
 
 void sb_report_text(FILE *f, const sb_case_result *r, int n);
@@ -345,6 +376,9 @@ typedef struct sb_sweep_options {
     double timeout_seconds;     /* 0: the case's */
     bool progress;              /* a progress line on stderr */
     bool keep_traces;           /* leave each run's trace in work_dir (<case>.t<T>.r<R>.trace) */
+    int64_t max_steps;          /* > 0: a training case of more steps runs only this many,
+                                 * compared with the golden's first steps alone
+                                 * (sb_trace_compare_steps); 0: whole runs */
     /* Sharding: the work items (threads, repeat) of all cases of a sweep,
      * flattened in order, go round-robin to shard_count shards; this sweep
      * runs item g (g = shard_offset + the item's index within this case)
@@ -354,14 +388,14 @@ typedef struct sb_sweep_options {
     long shard_offset;          /* items of the cases before this one */
 } sb_sweep_options;
 
-/* Runs one configuration in a child, its stderr captured to stderr_path
- * (NULL: ours), and reads trace_path into *t when the child exits 0. On a
+/* Runs one configuration in a child (with `--max-steps N` when max_steps > 0),
+ * its stderr captured to stderr_path (NULL: ours), and reads trace_path into *t when the child exits 0. On a
  * nonzero exit err gets the child's last stderr line. SB_ERR_INPUT when it
  * exited with SB_EXIT_INPUT (bad case, missing data) or its trace does not
  * read; SB_ERR_IO when it cannot be started; SB_OK otherwise, with *cr
  * saying how it ended. */
 sb_status sb_run_child(const sb_case *c, const char *self_exe, int threads,
-                       double timeout_seconds, const char *trace_path,
+                       double timeout_seconds, int64_t max_steps, const char *trace_path,
                        const char *stderr_path, sb_child_result *cr, sb_trace *t,
                        char *err, size_t errlen);
 

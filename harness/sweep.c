@@ -31,23 +31,27 @@ static void last_line(char *out, size_t outlen, const char *path)
 }
 
 sb_status sb_run_child(const sb_case *c, const char *self_exe, int threads,
-                       double timeout_seconds, const char *trace_path,
+                       double timeout_seconds, int64_t max_steps, const char *trace_path,
                        const char *stderr_path, sb_child_result *cr, sb_trace *t,
                        char *err, size_t errlen)
 {
-    char threads_arg[16];
+    char threads_arg[16], steps_arg[24];
     snprintf(threads_arg, sizeof threads_arg, "%d", threads);
+    snprintf(steps_arg, sizeof steps_arg, "%lld", (long long)max_steps);
     /* argv is char *const[]: posix_spawn copies the strings and never writes
      * them, but the type wants them writable, hence the copies */
     char exe[1024], path[sizeof c->path], trace[1024];
-    char arg_run[] = "run", arg_threads[] = "--threads", arg_trace[] = "--trace";
+    char arg_run[] = "run", arg_threads[] = "--threads", arg_trace[] = "--trace",
+         arg_steps[] = "--max-steps";
     if ((size_t)snprintf(exe, sizeof exe, "%s", self_exe) >= sizeof exe ||
         (size_t)snprintf(trace, sizeof trace, "%s", trace_path) >= sizeof trace) {
         snprintf(err, errlen, "%s: path too long", trace_path);
         return SB_ERR_USAGE;
     }
     snprintf(path, sizeof path, "%s", c->path);
-    char *argv[] = {exe, arg_run, path, arg_threads, threads_arg, arg_trace, trace, NULL};
+    /* without a limit the argument list ends before --max-steps */
+    char *argv[] = {exe, arg_run, path, arg_threads, threads_arg, arg_trace, trace,
+                    max_steps > 0 ? arg_steps : NULL, steps_arg, NULL};
 
     unlink(trace_path);     /* a stale trace must not pass for this child's */
     sb_spawn_options so = {.threads = threads, .timeout_seconds = timeout_seconds,
@@ -116,18 +120,24 @@ static void progress_clear(void)
     fflush(stderr);
 }
 
-/* Compares a finished run with the golden and locates a divergence. */
+/* Compares a finished run with the golden (a truncated one with the
+ * golden's first steps) and locates a divergence. The locator's re-runs
+ * dump at the divergent step and stop after it, inside the steps compared. */
 static void run_judge(sb_run_result *x, const sb_case *c, const sb_trace *golden,
                       const sb_trace *t, const sb_sweep_options *o, const run_paths *p)
 {
-    sb_trace_compare(golden, t, &x->div);
+    if (x->max_steps > 0)
+        sb_trace_compare_steps(golden, t, x->max_steps, &x->div);
+    else
+        sb_trace_compare(golden, t, &x->div);
     if (x->div.found && !x->div.structural) {
         char err[256];
         if (sb_locate(c, o->self_exe, x->threads, p->locate, &x->div, err, sizeof err) != SB_OK)
             snprintf(x->message, sizeof x->message, "locate: %.240s", err);
     }
     x->verdict = x->div.found ? sb_divergence_verdict(&x->div) : SB_VERDICT_IDENTICAL;
-    if (t->n_metrics > 0) {
+    /* a truncated run's last metrics are of a partly done training */
+    if (t->n_metrics > 0 && x->max_steps == 0) {
         x->metrics = t->metrics[t->n_metrics - 1];
         x->have_metrics = true;
     }
@@ -145,8 +155,8 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
     sb_trace t;
     sb_trace_init(&t);
     sb_child_result cr = {0};
-    sb_status st = sb_run_child(c, o->self_exe, x->threads, timeout, p.trace, p.err, &cr, &t,
-                                x->message, sizeof x->message);
+    sb_status st = sb_run_child(c, o->self_exe, x->threads, timeout, x->max_steps, p.trace,
+                                p.err, &cr, &t, x->message, sizeof x->message);
     x->seconds = cr.seconds;
     if (st != SB_OK) {
         snprintf(err, errlen, "%s (threads %d): %s", c->path, x->threads, x->message);
@@ -179,6 +189,10 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
     int n_threads = o->threads ? o->n_threads : c->n_threads;
     int repeats = o->repeats > 0 ? o->repeats : c->repeats > 0 ? c->repeats : 1;
     double timeout = o->timeout_seconds > 0 ? o->timeout_seconds : c->timeout_seconds;
+    /* only a case that would train longer is cut: kernel cases, and training
+     * cases of no more steps, run and compare whole */
+    int64_t max_steps = o->max_steps > 0 && sb_case_train_steps(c) > o->max_steps
+                            ? o->max_steps : 0;
     if (!o->self_exe || !o->work_dir || n_threads <= 0) {
         snprintf(err, errlen, "%s: nothing to sweep (no thread counts)", c->path);
         return SB_ERR_USAGE;
@@ -204,13 +218,14 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
             x->threads = threads[i];
             x->repeat = k;
             x->expected = c->expect[threads[i]];
+            x->max_steps = max_steps;
             if (o->progress)
                 progress_show(c, x->threads, k, r->n_runs, total);
             st = run_one(x, c, golden, o, timeout, err, errlen);
             if (st != SB_OK)
                 break;
             r->n_runs++;
-            if (x->verdict != x->expected)
+            if (sb_run_outcome(x) == SB_OUTCOME_NOT_AS_EXPECTED)
                 r->as_expected = false;
         }
     if (o->progress)

@@ -235,8 +235,8 @@ static int user_golden(const sb_case *c, const char *self, const char *work)
     sb_trace t;
     sb_trace_init(&t);
     sb_child_result cr;
-    sb_status st = sb_run_child(c, self, c->reference_threads, c->timeout_seconds, trace_path,
-                                NULL, &cr, &t, err, sizeof err);
+    sb_status st = sb_run_child(c, self, c->reference_threads, c->timeout_seconds, 0,
+                                trace_path, NULL, &cr, &t, err, sizeof err);
     unlink(trace_path);
     int rc = SB_EXIT_OK;
     if (st != SB_OK) {

@@ -1,4 +1,5 @@
-/* Verdict names and the verdict of a located divergence. */
+/* Verdict names, the verdict of a located divergence, and how a run stands
+ * against its expectation. */
 #include <string.h>
 
 #include "samebits.h"
@@ -44,4 +45,13 @@ sb_verdict sb_divergence_verdict(const sb_divergence *d)
                       /* a NaN or Inf the other side does not have */
                       && e->nonfinite_a == e->nonfinite_b;
     return reordering ? SB_VERDICT_REORDERING : SB_VERDICT_BEYOND_BOUND;
+}
+
+sb_outcome sb_run_outcome(const sb_run_result *r)
+{
+    if (r->verdict == r->expected)
+        return SB_OUTCOME_AS_EXPECTED;
+    if (r->max_steps > 0 && r->verdict == SB_VERDICT_IDENTICAL)
+        return SB_OUTCOME_NOT_REACHED;
+    return SB_OUTCOME_NOT_AS_EXPECTED;
 }

@@ -214,6 +214,132 @@ START_TEST(compare_missing_records)
 }
 END_TEST
 
+/* ---- comparing the first steps (sweep --max-steps) ------------------------ */
+
+/* A run of `plain` stopped after `steps` steps: its records of those steps,
+ * then an evaluation at step `steps` that the whole run never makes there. */
+static void truncated_trace(sb_trace *t, const program *p, int64_t steps)
+{
+    program cut = *p;
+    cut.steps = steps;
+    program_trace(t, &cut);
+    probe_add(t, &cut, steps, "eval.loss", "xent_loss", NULL, 0, 99.0f);
+}
+
+START_TEST(compare_steps_prefix_identical)
+{
+    sb_trace g, r;
+    program_trace(&g, &plain);
+    truncated_trace(&r, &plain, 2);
+    sb_divergence d;
+    sb_trace_compare(&g, &r, &d);           /* whole: the evaluation is out of place */
+    ck_assert(d.found && d.structural);
+    ck_assert_uint_eq(d.index, 8);
+    sb_trace_compare_steps(&g, &r, 2, &d);  /* the first 2 steps: the same */
+    ck_assert(!d.found);
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_IDENTICAL);
+    sb_trace_free(&g);
+    sb_trace_free(&r);
+}
+END_TEST
+
+/* A golden of fewer steps than the limit is compared whole: a run that goes
+ * on past it, or stops before its end, is structural. */
+START_TEST(compare_steps_golden_shorter)
+{
+    sb_trace g, same, longer, shorter;
+    program_trace(&g, &plain);              /* 3 steps */
+    program_trace(&same, &plain);
+    program five = plain;
+    five.steps = 5;
+    program_trace(&longer, &five);
+    truncated_trace(&shorter, &plain, 2);
+    sb_divergence d;
+    sb_trace_compare_steps(&g, &same, 5, &d);
+    ck_assert(!d.found);
+    sb_trace_compare_steps(&g, &longer, 5, &d);
+    ck_assert(d.found && d.structural);
+    ck_assert_uint_eq(d.index, 12);
+    ck_assert_int_eq(d.step, 3);
+    sb_trace_compare_steps(&g, &shorter, 5, &d);
+    ck_assert(d.found && d.structural);
+    ck_assert_uint_eq(d.index, 8);          /* step 2 x against the run's evaluation */
+    sb_trace_free(&g);
+    sb_trace_free(&same);
+    sb_trace_free(&longer);
+    sb_trace_free(&shorter);
+}
+END_TEST
+
+/* A divergence inside the steps compared is the whole run's first
+ * divergence, with the same index, probe and inputs. */
+START_TEST(compare_steps_diverges_inside)
+{
+    program p = plain;
+    p.bump_name = "y";
+    p.bump_step = 1;
+    sb_trace g, whole, r;
+    program_trace(&g, &plain);
+    program_trace(&whole, &p);
+    truncated_trace(&r, &p, 2);
+    sb_divergence d, dw;
+    sb_trace_compare_steps(&g, &r, 2, &d);
+    sb_trace_compare(&g, &whole, &dw);
+    ck_assert(d.found && !d.structural && d.inputs_identical);
+    ck_assert_uint_eq(d.index, dw.index);
+    ck_assert_uint_eq(d.index, 6);
+    ck_assert_int_eq(d.step, 1);
+    ck_assert_str_eq(d.probe, "y");
+    sb_trace_free(&g);
+    sb_trace_free(&whole);
+    sb_trace_free(&r);
+}
+END_TEST
+
+/* A divergence at a later step than the limit is not seen: what a truncated
+ * run that expected a divergence reports as not reached. */
+START_TEST(compare_steps_diverges_after)
+{
+    program p = plain;
+    p.bump_name = "y";
+    p.bump_step = 2;
+    sb_trace g, r;
+    program_trace(&g, &plain);
+    truncated_trace(&r, &p, 3);             /* diverges at step 2 ... */
+    sb_divergence d;
+    sb_trace_compare_steps(&g, &r, 2, &d);  /* ... after the first 2 steps */
+    ck_assert(!d.found);
+    sb_trace_compare_steps(&g, &r, 3, &d);
+    ck_assert(d.found);
+    ck_assert_uint_eq(d.index, 10);
+    sb_trace_free(&g);
+    sb_trace_free(&r);
+}
+END_TEST
+
+START_TEST(run_outcomes)
+{
+    sb_run_result r = {.verdict = SB_VERDICT_IDENTICAL, .expected = SB_VERDICT_IDENTICAL};
+    ck_assert_int_eq(sb_run_outcome(&r), SB_OUTCOME_AS_EXPECTED);
+    r.expected = SB_VERDICT_BEYOND_BOUND;
+    ck_assert_int_eq(sb_run_outcome(&r), SB_OUTCOME_NOT_AS_EXPECTED);
+    r.max_steps = 2;            /* truncated: the divergence may come later */
+    ck_assert_int_eq(sb_run_outcome(&r), SB_OUTCOME_NOT_REACHED);
+    r.expected = SB_VERDICT_REORDERING;
+    ck_assert_int_eq(sb_run_outcome(&r), SB_OUTCOME_NOT_REACHED);
+    /* a divergence in the steps run is judged as in a whole run */
+    r.verdict = SB_VERDICT_BEYOND_BOUND;
+    ck_assert_int_eq(sb_run_outcome(&r), SB_OUTCOME_NOT_AS_EXPECTED);
+    r.expected = SB_VERDICT_BEYOND_BOUND;
+    ck_assert_int_eq(sb_run_outcome(&r), SB_OUTCOME_AS_EXPECTED);
+    r.verdict = SB_VERDICT_CRASH;
+    ck_assert_int_eq(sb_run_outcome(&r), SB_OUTCOME_NOT_AS_EXPECTED);
+    r.verdict = SB_VERDICT_IDENTICAL;
+    r.expected = SB_VERDICT_IDENTICAL;
+    ck_assert_int_eq(sb_run_outcome(&r), SB_OUTCOME_AS_EXPECTED);
+}
+END_TEST
+
 /* ---- verdicts ------------------------------------------------------------ */
 
 /* A located divergence of a dense op: inputs identical, 3 of 16 elements
@@ -302,6 +428,11 @@ Suite *make_compare_suite(void)
     tcase_add_test(tc, compare_structural_name);
     tcase_add_test(tc, compare_structural_shape_and_step);
     tcase_add_test(tc, compare_missing_records);
+    tcase_add_test(tc, compare_steps_prefix_identical);
+    tcase_add_test(tc, compare_steps_golden_shorter);
+    tcase_add_test(tc, compare_steps_diverges_inside);
+    tcase_add_test(tc, compare_steps_diverges_after);
+    tcase_add_test(tc, run_outcomes);
     tcase_add_test(tc, verdict_names);
     tcase_add_test(tc, verdict_paths);
     suite_add_tcase(s, tc);

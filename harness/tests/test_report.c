@@ -1,6 +1,8 @@
 /* The report writers on a crafted sweep result: a kernel case with an
  * awkward name (quotes, backslash, markup, tab, '#', a malformed UTF-8
- * byte) and every kind of run, and a training case with metrics. JSON and
+ * byte) and every kind of run, a training case with metrics, and a training
+ * case truncated to its first 2 steps (one run as expected, one whose
+ * expected divergence was not reached). JSON and
  * XML are read back with Python's parsers when /usr/bin/python3 exists. */
 #include <check.h>
 #include <dirent.h>
@@ -16,9 +18,9 @@ Suite *make_report_suite(void);
 #define PYTHON "/usr/bin/python3"
 #define ODD_NAME "odd \"name\"\\ <&>\t#1 \xff"
 
-static sb_case kernel_case, train_case;
-static sb_run_result kernel_runs[4], train_runs[1];
-static sb_case_result results[2];
+static sb_case kernel_case, train_case, short_case;
+static sb_run_result kernel_runs[4], train_runs[1], short_runs[2];
+static sb_case_result results[3];
 static char dir[64];
 
 static void located(sb_divergence *d, const char *probe, const char *op)
@@ -85,6 +87,14 @@ static void setup(void)
 
     results[0] = (sb_case_result){.c = &kernel_case, .runs = kernel_runs, .n_runs = 4};
     results[1] = (sb_case_result){.c = &train_case, .runs = train_runs, .n_runs = 1,
+                                  .as_expected = true};
+
+    short_case = train_case;
+    snprintf(short_case.name, sizeof short_case.name, "mnist_cut");
+    short_runs[0] = (sb_run_result){.threads = 1, .repeat = 1, .max_steps = 2, .seconds = 1.5};
+    short_runs[1] = (sb_run_result){.threads = 2, .repeat = 1, .max_steps = 2, .seconds = 1.0,
+                                    .expected = SB_VERDICT_BEYOND_BOUND};
+    results[2] = (sb_case_result){.c = &short_case, .runs = short_runs, .n_runs = 2,
                                   .as_expected = true};
 
     snprintf(dir, sizeof dir, "/tmp/sb_test_report.XXXXXX");
@@ -161,7 +171,7 @@ static bool python_check(const char *script, const char *path)
 static const char json_script[] =
     "import json, math, sys\n"
     "d = json.load(open(sys.argv[1], encoding='utf-8'))\n"
-    "k, t = d['cases']\n"
+    "k, t, _ = d['cases']\n"
     "assert k['name'] == 'odd \"name\"\\\\ <&>\\t#1 \\ufffd', repr(k['name'])\n"
     "assert [r['verdict'] for r in k['runs']] == "
     "['identical', 'reordering', 'beyond-bound', 'crash']\n"
@@ -179,13 +189,20 @@ static const char json_script[] =
     "assert r3['seconds'] == 0.125\n"
     "m = t['runs'][0]['metrics']\n"
     "assert m['test_loss'] == 0.0625 and m['test_accuracy'] == 0.984375\n"
-    "assert t['as_expected'] is True and k['as_expected'] is False\n";
+    "assert t['as_expected'] is True and k['as_expected'] is False\n"
+    "assert all(r['truncated'] is None and r['not_reached'] is False for r in k['runs'] + t['runs'])\n"
+    "c = d['cases'][2]\n"
+    "assert c['as_expected'] is True\n"
+    "assert [r['truncated'] for r in c['runs']] == [{'max_steps': 2}] * 2\n"
+    "assert [r['not_reached'] for r in c['runs']] == [False, True]\n"
+    "assert [r['as_expected'] for r in c['runs']] == [True, False]\n"
+    "assert [r['metrics'] for r in c['runs']] == [None, None]\n";
 
 START_TEST(json_parses_and_escapes)
 {
     char path[512];
     path_in_dir(path, sizeof path, "report.json");
-    ck_assert_int_eq(sb_report_json(path, results, 2), SB_OK);
+    ck_assert_int_eq(sb_report_json(path, results, 3), SB_OK);
     dir_holds_only("report.json");
     const char *s = file_read(path);
     /* the escapes themselves, whether or not Python is there */
@@ -200,15 +217,23 @@ START_TEST(json_unwritable)
 {
     char path[512];
     path_in_dir(path, sizeof path, "missing/report.json");
-    ck_assert_int_eq(sb_report_json(path, results, 2), SB_ERR_IO);
+    ck_assert_int_eq(sb_report_json(path, results, 3), SB_ERR_IO);
 }
 END_TEST
 
 static const char junit_script[] =
     "import sys, xml.etree.ElementTree as ET\n"
     "root = ET.parse(sys.argv[1]).getroot()\n"
-    "assert root.tag == 'testsuites' and root.get('tests') == '5' and root.get('failures') == '2'\n"
-    "k, t = root.findall('testsuite')\n"
+    "assert root.tag == 'testsuites' and root.get('tests') == '7' and root.get('failures') == '2'\n"
+    "assert root.get('skipped') == '1'\n"
+    "k, t, c = root.findall('testsuite')\n"
+    "assert k.get('skipped') == '0' and k.find('properties') is None\n"
+    "assert c.get('failures') == '0' and c.get('skipped') == '1'\n"
+    "assert [(p.get('name'), p.get('value')) for p in c.find('properties')] == [('max_steps', '2')]\n"
+    "cc = c.findall('testcase')\n"
+    "assert cc[0].find('skipped') is None and cc[0].find('failure') is None\n"
+    "assert cc[1].find('skipped').get('message') == "
+    "'expected beyond-bound, not reached in the first 2 steps'\n"
     "assert k.get('name') == 'odd \"name\"\\\\ <&>\\t#1 \\ufffd', repr(k.get('name'))\n"
     "assert k.get('failures') == '2' and t.get('failures') == '0'\n"
     "cases = k.findall('testcase')\n"
@@ -224,7 +249,7 @@ START_TEST(junit_parses_and_escapes)
 {
     char path[512];
     path_in_dir(path, sizeof path, "report.xml");
-    ck_assert_int_eq(sb_report_junit(path, results, 2), SB_OK);
+    ck_assert_int_eq(sb_report_junit(path, results, 3), SB_OK);
     dir_holds_only("report.xml");
     const char *s = file_read(path);
     ck_assert_ptr_nonnull(strstr(s, "<testsuite name=\"odd &quot;name&quot;\\ &lt;&amp;&gt;&#9;#1 \xef\xbf\xbd\""));
@@ -238,7 +263,7 @@ static char *stream_report(void (*writer)(FILE *, const sb_case_result *, int))
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     ck_assert_ptr_nonnull(f);
-    writer(f, results, 2);
+    writer(f, results, 3);
     fclose(f);
     return buf;
 }
@@ -255,8 +280,8 @@ static int count_lines_starting(const char *s, const char *prefix)
 START_TEST(tap_plan_and_lines)
 {
     char *s = stream_report(sb_report_tap);
-    ck_assert_msg(strncmp(s, "TAP version 13\n1..5\n", 20) == 0, "%s", s);
-    ck_assert_int_eq(count_lines_starting(s, "ok "), 3);
+    ck_assert_msg(strncmp(s, "TAP version 13\n1..7\n", 20) == 0, "%s", s);
+    ck_assert_int_eq(count_lines_starting(s, "ok "), 5);
     ck_assert_int_eq(count_lines_starting(s, "not ok "), 2);
     ck_assert_ptr_nonnull(strstr(s, "\nok 1 - odd \"name\"\\ <&>\t\\#1 \xff threads=1 repeat=1: identical\n"));
     ck_assert_ptr_nonnull(strstr(s, "\nnot ok 2 - odd \"name\"\\ <&>\t\\#1 \xff threads=2 repeat=1:"
@@ -265,6 +290,10 @@ START_TEST(tap_plan_and_lines)
     /* the crash message's newline does not end its diagnostic line */
     ck_assert_ptr_nonnull(strstr(s, "\n# killed by signal 11 \"SIGSEGV\" see <stderr>\n"));
     ck_assert_ptr_nonnull(strstr(s, "\nok 5 - mnist_det threads=2 repeat=1: identical\n"));
+    ck_assert_ptr_nonnull(strstr(s, "\nok 6 - mnist_cut threads=1 repeat=1: identical (first 2 steps)\n"));
+    /* not reached: neither a pass nor a failure, which TAP calls a skip */
+    ck_assert_ptr_nonnull(strstr(s, "\nok 7 - mnist_cut threads=2 repeat=1: identical # SKIP expected"
+                                    " beyond-bound, not reached in the first 2 steps\n"));
     free(s);
 }
 END_TEST
@@ -279,6 +308,12 @@ START_TEST(text_table_and_summary)
     ck_assert_ptr_nonnull(strstr(s, "0.0625"));
     ck_assert_ptr_nonnull(strstr(s, "\n" ODD_NAME ": NOT as expected (2 of 4 runs)\n"));
     ck_assert_ptr_nonnull(strstr(s, "\nmnist_det: as expected\n"));
+    ck_assert_ptr_nonnull(strstr(s, "case mnist_cut (train, det, reference 1 thread, truncated: "
+                                    "first 2 steps compared, no metrics)\n"));
+    ck_assert_ptr_nonnull(strstr(s, "beyond-bound ?"));       /* the not-reached mark */
+    ck_assert_ptr_nonnull(strstr(s, "\n? not reached: "));
+    ck_assert_ptr_nonnull(strstr(s, "\nmnist_cut: as expected in the first 2 steps; 1 of 2 runs "
+                                    "not reached\n"));
     ck_assert_ptr_nonnull(strstr(s, "killed by signal 11 \"SIGSEGV\" see <stderr>  "));
     free(s);
 }

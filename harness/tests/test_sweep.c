@@ -68,20 +68,23 @@ static void setup(void)
     trace_save(&t, changed);
     sb_trace_free(&t);
 
-    /* argv: run CASE --threads N --trace FILE [--dump ...] */
+    /* argv: run CASE --threads N --trace FILE [--max-steps S | --dump ...].
+     * At 1 thread a step limit is refused (none must reach a kernel case or a
+     * case of no more steps); at 7 it must be --max-steps 2. */
     FILE *f = fopen(script, "w");
     ck_assert_ptr_nonnull(f);
     fprintf(f,
             "#!/bin/sh\n"
             "case \"$4\" in\n"
-            "1) cp %s \"$6\" ;;\n"
+            "1) [ \"$7\" = --max-steps ] && exit 1; cp %s \"$6\" ;;\n"
             "2) kill -SEGV $$ ;;\n"
             "3) exec sleep 30 ;;\n"
             "4) echo 'fake.case:3: expected something else' >&2; exit 2 ;;\n"
             "5) echo 'first words' >&2; echo 'last words' >&2; exit 1 ;;\n"
             "6) cp %s \"$6\" ;;\n"
+            "7) [ \"$7 $8\" = '--max-steps 2' ] || exit 1; cp %s \"$6\" ;;\n"
             "esac\n",
-            good, changed);
+            good, changed, good);
     ck_assert_int_eq(fclose(f), 0);
     ck_assert_int_eq(chmod(script, 0755), 0);
 }
@@ -185,6 +188,60 @@ START_TEST(repeats_and_expectations)
 }
 END_TEST
 
+/* A training case of 5 steps (5 samples, batch 1, 1 epoch). */
+static void train_case_make(void)
+{
+    c.kind = SB_CASE_TRAIN;
+    c.train_begin = 0;
+    c.train_end = 5;
+    c.train.batch = 1;
+    c.train.epochs = 1;
+}
+
+START_TEST(max_steps_truncates_longer_training_cases)
+{
+    train_case_make();
+    ck_assert_int_eq(sb_case_train_steps(&c), 5);
+    c.expect[7] = SB_VERDICT_BEYOND_BOUND;
+    const int threads[] = {7};
+    sb_sweep_options o = {.self_exe = script, .work_dir = work, .threads = threads,
+                          .n_threads = 1, .max_steps = 2};
+    sb_case_result r;
+    char err[256] = "";
+    ck_assert_int_eq(sb_sweep_case(&c, &golden, &o, &r, err, sizeof err), SB_OK);
+    ck_assert_msg(r.n_runs == 1 && r.runs[0].verdict == SB_VERDICT_IDENTICAL, "%s",
+                  r.runs[0].message);
+    ck_assert_int_eq(r.runs[0].max_steps, 2);
+    /* identical in the first 2 steps, a divergence expected: not reached,
+     * which does not make the case fail */
+    ck_assert_int_eq(sb_run_outcome(&r.runs[0]), SB_OUTCOME_NOT_REACHED);
+    ck_assert(r.as_expected);
+    sb_case_result_free(&r);
+}
+END_TEST
+
+START_TEST(max_steps_leaves_short_and_kernel_cases_whole)
+{
+    const int threads[] = {1};
+    sb_sweep_options o = {.self_exe = script, .work_dir = work, .threads = threads,
+                          .n_threads = 1, .max_steps = 2};
+    sb_case_result r;
+    char err[256] = "";
+    ck_assert_int_eq(sb_sweep_case(&c, &golden, &o, &r, err, sizeof err), SB_OK);
+    ck_assert_int_eq(r.runs[0].verdict, SB_VERDICT_IDENTICAL);
+    ck_assert_int_eq(r.runs[0].max_steps, 0);
+    sb_case_result_free(&r);
+
+    train_case_make();
+    c.train.max_steps = 2;      /* the case's own limit is no more than the sweep's */
+    ck_assert_int_eq(sb_case_train_steps(&c), 2);
+    ck_assert_int_eq(sb_sweep_case(&c, &golden, &o, &r, err, sizeof err), SB_OK);
+    ck_assert_int_eq(r.runs[0].verdict, SB_VERDICT_IDENTICAL);
+    ck_assert_int_eq(r.runs[0].max_steps, 0);
+    sb_case_result_free(&r);
+}
+END_TEST
+
 Suite *make_sweep_suite(void)
 {
     Suite *s = suite_create("sweep");
@@ -196,6 +253,8 @@ Suite *make_sweep_suite(void)
     tcase_add_test(tc, input_error_stops_the_sweep_with_the_childs_message);
     tcase_add_test(tc, changed_probe_is_found_and_judged);
     tcase_add_test(tc, repeats_and_expectations);
+    tcase_add_test(tc, max_steps_truncates_longer_training_cases);
+    tcase_add_test(tc, max_steps_leaves_short_and_kernel_cases_whole);
     suite_add_tcase(s, tc);
     return s;
 }

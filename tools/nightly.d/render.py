@@ -6,7 +6,8 @@ Reads the build manifest (builds.tsv) and each build's sweep report
 training runs (sweeps/<build>/<case>.t<T>.r<R>.trace, for the per-epoch
 metrics), plus the previous nights' JSON files, and writes nightly.json and a
 self-contained nightly.html (plots drawn by gnuplot as inline SVG).
-Exit status 0 when every cell is as expected and every build built, else 1.
+Exit status 0 when every cell is as expected (or not reached within its
+build's step limit) and every build built, else 1.
 """
 import argparse
 import glob
@@ -31,8 +32,10 @@ def read_manifest(path):
     return rows
 
 
-def read_epochs(trace_path):
-    """Per-epoch metrics from a trace's `epoch` lines (harness/FORMATS.md)."""
+def read_epochs(trace_path, max_steps):
+    """Per-epoch metrics from a trace's `epoch` lines (harness/FORMATS.md). A
+    run truncated at max_steps keeps the epochs that ended before it: the last
+    one is its own partly done epoch, which the sweep did not compare."""
     epochs = []
     try:
         with open(trace_path) as f:
@@ -44,14 +47,15 @@ def read_epochs(trace_path):
                                    "test_accuracy": float(m[5])})
     except OSError:
         return None
-    return epochs
+    return [e for e in epochs if not max_steps or e["steps"] < max_steps]
 
 
 def load_builds(manifest, sweeps):
     builds = []
     for row in manifest:
         b = {"name": row["name"], "compiler": row["compiler"], "optimization": row["optimization"],
-             "target": row["target"], "status": row["status"],
+             "target": row["target"], "max_steps": int(row["max_steps"]) or None,
+             "status": row["status"],
              "build_seconds": row["build_seconds"], "sweep_seconds": row["sweep_seconds"],
              "sweep_exit": None if row["sweep_exit"] == "-" else int(row["sweep_exit"]),
              "cases": []}
@@ -65,8 +69,10 @@ def load_builds(manifest, sweeps):
         for case in b["cases"]:
             for run in case["runs"]:
                 if case["kind"] == "train":
+                    truncated = run.get("truncated")
                     run["epochs"] = read_epochs(os.path.join(
-                        sweeps, row["name"], f"{case['name']}.t{run['threads']}.r{run['repeat']}.trace"))
+                        sweeps, row["name"], f"{case['name']}.t{run['threads']}.r{run['repeat']}.trace"),
+                        truncated and truncated["max_steps"])
         builds.append(b)
     return builds
 
@@ -76,7 +82,13 @@ def summary(builds):
     return {"builds": len(builds),
             "builds_failed": sum(b["status"] != "ok" and b["status"] != "prebuilt" for b in builds),
             "runs": len(cells),
-            "runs_not_as_expected": sum(not r["as_expected"] for r in cells)}
+            "runs_not_as_expected": sum(failed(r) for r in cells),
+            "runs_not_reached": sum(r.get("not_reached", False) for r in cells)}
+
+
+def failed(run):
+    """Not as expected; a run not reached (harness/REPORTS.md) is no failure."""
+    return not run["as_expected"] and not run.get("not_reached", False)
 
 
 def load_history(directory):
@@ -120,7 +132,8 @@ def plot_curves(title, ylabel, series):
 # ---- the page -------------------------------------------------------------------
 
 COLOURS = {"identical": "#2e9d4f", "reordering": "#7fb3d5", "beyond-bound": "#d62728",
-           "crash": "#5b2c6f", "timeout": "#8e6c1f", "missing": "#bbbbbb"}
+           "crash": "#5b2c6f", "timeout": "#8e6c1f", "not reached": "#999999",
+           "missing": "#bbbbbb"}
 
 
 def esc(x):
@@ -142,8 +155,8 @@ def matrix_html(builds):
                     seen.add(key)
                     rows.append(key)
     out = ['<table id="matrix"><thead><tr><th>case</th><th>threads</th>']
-    out += [f'<th class="build">{esc(b["name"])}<br><small>{esc(b["status"])}</small></th>'
-            for b in builds]
+    out += [f'<th class="build">{esc(b["name"])}<br><small>{esc(b["status"])}'
+            f'{limit_note(b)}</small></th>' for b in builds]
     out.append("</tr></thead><tbody>")
     for case, threads in rows:
         out.append(f"<tr><td>{esc(case)}</td><td>{threads}</td>")
@@ -153,17 +166,26 @@ def matrix_html(builds):
             if not runs:
                 out.append('<td class="cell" style="background:#bbbbbb" data-ok="1">-</td>')
                 continue
-            bad = [(c, r) for c, r in runs if not r["as_expected"]]
-            c, r = bad[0] if bad else runs[0]
-            label = r["verdict"] if len(runs) == 1 else f"{r['verdict']} ({len(bad)}/{len(runs)} off)" if bad else f"{r['verdict']} x{len(runs)}"
+            bad = [(c, r) for c, r in runs if failed(r)]
+            unreached = [(c, r) for c, r in runs if r.get("not_reached")]
+            c, r = bad[0] if bad else unreached[0] if unreached else runs[0]
+            shown = "not reached" if not bad and unreached else r["verdict"]
+            label = shown if len(runs) == 1 else f"{shown} ({len(bad)}/{len(runs)} off)" if bad else f"{shown} x{len(runs)}"
             text = f'<a href="#{cell_id(b["name"], case, r)}">{esc(label)}</a>' if bad else esc(label)
-            mark = " off" if bad else ""
+            mark = " off" if bad else " unreached" if unreached else ""
+            title = f"expected {r['expected']}"
+            if r.get("truncated"):
+                title += f"; first {r['truncated']['max_steps']} steps compared"
             out.append(f'<td class="cell{mark}" data-ok="{0 if bad else 1}" '
-                       f'style="background:{COLOURS.get(r["verdict"], "#bbbbbb")}" '
-                       f'title="expected {esc(r["expected"])}">{text}</td>')
+                       f'style="background:{COLOURS.get(shown, "#bbbbbb")}" '
+                       f'title="{esc(title)}">{text}</td>')
         out.append("</tr>")
     out.append("</tbody></table>")
     return "".join(out)
+
+
+def limit_note(build):
+    return f"<br>first {build['max_steps']} steps" if build.get("max_steps") else ""
 
 
 def divergence_html(run):
@@ -192,7 +214,7 @@ def details_html(builds):
                        f'<p>see logs/{esc(b["name"])}.build.log</p>')
         for c in b["cases"]:
             for r in c["runs"]:
-                if not r["as_expected"]:
+                if failed(r):
                     out.append(f'<h3 id="{cell_id(b["name"], c["name"], r)}">{esc(b["name"])}: '
                                f'{esc(c["name"])}, {r["threads"]} threads, repeat {r["repeat"]}</h3>'
                                + divergence_html(r))
@@ -245,10 +267,24 @@ def trend_html(nights):
 
 def builds_html(builds):
     rows = "".join(f"<tr><td>{esc(b['name'])}</td><td>{esc(b['status'])}</td>"
+                   f"<td>{esc(b['max_steps'] or 'whole runs')}</td>"
                    f"<td>{b['build_seconds']:.1f}</td><td>{b['sweep_seconds']:.1f}</td>"
                    f"<td>{esc(b['sweep_exit'])}</td></tr>" for b in builds)
-    return ('<table id="builds"><thead><tr><th>build</th><th>status</th><th>build s</th>'
-            f'<th>sweep s</th><th>sweep exit</th></tr></thead><tbody>{rows}</tbody></table>')
+    return ('<table id="builds"><thead><tr><th>build</th><th>status</th><th>step limit</th>'
+            '<th>build s</th><th>sweep s</th><th>sweep exit</th></tr></thead>'
+            f'<tbody>{rows}</tbody></table>')
+
+
+def unreached_html(builds):
+    items = [f"<li>{esc(b['name'])}: {esc(c['name'])}, {r['threads']} threads, repeat "
+             f"{r['repeat']}: expected {esc(r['expected'])}, identical in the first "
+             f"{r['truncated']['max_steps']} steps</li>"
+             for b in builds for c in b["cases"] for r in c["runs"] if r.get("not_reached")]
+    if not items:
+        return ""
+    return ('<h2>Not reached</h2><p>Truncated runs that did not diverge in the steps they ran '
+            'where their case expects a divergence: it may come later, so they are neither '
+            f'passes nor failures (harness/CLI.md, --max-steps).</p><ul>{"".join(items)}</ul>')
 
 
 STYLE = """
@@ -258,6 +294,7 @@ th, td { border: 1px solid #999; padding: 0.2em 0.5em; font-size: 90%; }
 td.cell { color: white; text-align: center; }
 td.cell a { color: white; }
 td.off { outline: 3px solid black; outline-offset: -3px; font-weight: bold; }
+td.unreached { font-style: italic; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 0 1em; }
 dt { font-weight: bold; }
 .plots svg { display: inline-block; }
@@ -287,15 +324,20 @@ def page(night, builds, nights):
 <style>{STYLE}</style></head><body>
 <h1>samebits nightly {esc(night['stamp'])}</h1>
 <p>commit {esc(night['commit'])}; {s['builds']} builds ({s['builds_failed']} failed),
-{s['runs']} runs, <strong>{s['runs_not_as_expected']} not as expected</strong>;
+{s['runs']} runs, <strong>{s['runs_not_as_expected']} not as expected</strong>,
+{s['runs_not_reached']} not reached;
 wall {night['wall_seconds']:.0f} s (build {night['build_seconds']:.0f} s, sweep {night['sweep_seconds']:.0f} s)
 on {night['cpus']} CPUs, load average at the end {esc(night['load'])}.</p>
 <h2>Matrix</h2>
-<p>{legend}; a bold framed cell is not as its case expects (click it for details).
+<p>{legend}; a bold framed cell is not as its case expects (click it for details);
+a build with a step limit (under its name) compares the first steps of longer training
+cases only, and a cell it did not reach (no divergence in those steps where one is
+expected) is grey and italic.
 <label><input type="checkbox" id="only-off"> only rows with a failing cell</label></p>
 {matrix_html(builds)}
 <h2>Builds</h2>{builds_html(builds)}
 <h2>First divergence of every failing cell</h2>{details_html(builds)}
+{unreached_html(builds)}
 <h2>Training curves (repeat 1, per thread count)</h2>{curves_html(builds)}
 <h2>Trend</h2>{trend_html(nights)}
 <script>{SCRIPT}</script>

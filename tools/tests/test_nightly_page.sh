@@ -98,7 +98,9 @@ grep -q '<td>20000101T000000Z</td>' "$tmp/dom.html" || fail "the trend lacks the
 python3 - "$tmp/out/nightly.json" <<'PY'
 import json, sys
 night = json.load(open(sys.argv[1]))
-assert night["summary"] == {"builds": 2, "builds_failed": 0, "runs": 24, "runs_not_as_expected": 2}, night["summary"]
+assert night["summary"] == {"builds": 2, "builds_failed": 0, "runs": 24, "runs_not_as_expected": 2,
+                            "runs_not_reached": 0}, night["summary"]
+assert [b["max_steps"] for b in night["builds"]] == [None, None]
 train = [c for c in night["builds"][0]["cases"] if c["name"] == "tiny_train"][0]
 assert [len(r["epochs"]) for r in train["runs"]] == [2, 2]
 PY
