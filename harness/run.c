@@ -372,12 +372,12 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
     bool dumping = o->dump_probe || o->dump_all;
     if (dumping && (cfg.max_steps == 0 || cfg.max_steps > o->dump_step + 1))
         cfg.max_steps = o->dump_step + 1;
+    if (o->max_steps > 0 && (cfg.max_steps == 0 || cfg.max_steps > o->max_steps))
+        cfg.max_steps = o->max_steps;
     /* The model hashes the leaves of a tensor while it is in cache with our
      * leaf hash, and the sink takes the root from those digests. */
     sb_leaf_hash_fn *leaf_hash = o->no_fused_hash ? NULL : sb_hash_leaf;
     sink->trust_leaves = leaf_hash != NULL;
-    if (o->max_steps > 0 && (cfg.max_steps == 0 || cfg.max_steps > o->max_steps))
-        cfg.max_steps = o->max_steps;
     int epochs_done = 0;
     st = sb_model_train(case_kernels(c), &cfg, &train, &test, sb_run_sink_probe, sink,
                         leaf_hash, metrics, &epochs_done);
