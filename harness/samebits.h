@@ -389,11 +389,11 @@ typedef struct sb_sweep_options {
 } sb_sweep_options;
 
 /* Runs one configuration in a child (with `--max-steps N` when max_steps > 0),
- * its stderr captured to stderr_path (NULL: ours), and reads trace_path into *t when the child exits 0. On a
- * nonzero exit err gets the child's last stderr line. SB_ERR_INPUT when it
- * exited with SB_EXIT_INPUT (bad case, missing data) or its trace does not
- * read; SB_ERR_IO when it cannot be started; SB_OK otherwise, with *cr
- * saying how it ended. */
+ * its stderr captured to stderr_path (NULL: ours), and reads trace_path into
+ * *t when the child exits 0. On a nonzero exit err gets the child's last
+ * stderr line. SB_ERR_INPUT when it exited with SB_EXIT_INPUT (bad case,
+ * missing data) or its trace does not read; SB_ERR_IO when it cannot be
+ * started; SB_OK otherwise, with *cr saying how it ended. */
 sb_status sb_run_child(const sb_case *c, const char *self_exe, int threads,
                        double timeout_seconds, int64_t max_steps, const char *trace_path,
                        const char *stderr_path, sb_child_result *cr, sb_trace *t,
