@@ -1013,13 +1013,9 @@ sb_status sb_case_load(sb_case *c, const char *path, char *err, size_t errlen)
     return st;
 }
 
-/* As sb_model_train counts them: full batches, then a smaller last one. */
 int64_t sb_case_train_steps(const sb_case *c)
 {
     if (c->kind != SB_CASE_TRAIN)
         return 0;
-    int64_t samples = c->train_end - c->train_begin;
-    int64_t per_epoch = (samples + c->train.batch - 1) / c->train.batch;
-    int64_t steps = per_epoch * c->train.epochs;
-    return c->train.max_steps > 0 && c->train.max_steps < steps ? c->train.max_steps : steps;
+    return sb_model_train_steps(&c->train, c->train_end - c->train_begin);
 }

@@ -45,4 +45,8 @@ sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,
                          sb_probe_fn *hook, void *hook_ctx, sb_leaf_hash_fn *leaf_hash,
                          sb_epoch_metrics *metrics, int *epochs_done);
 
+/* The steps sb_model_train takes on n_train samples: full batches, then a
+ * smaller last one, each epoch, cut at max_steps. */
+int64_t sb_model_train_steps(const sb_train_config *cfg, int64_t n_train);
+
 #endif

@@ -186,3 +186,10 @@ done:
     sb_cnn_free(&m);
     return st;
 }
+
+int64_t sb_model_train_steps(const sb_train_config *cfg, int64_t n_train)
+{
+    int64_t per_epoch = (n_train + cfg->batch - 1) / cfg->batch;
+    int64_t steps = per_epoch * cfg->epochs;
+    return cfg->max_steps > 0 && cfg->max_steps < steps ? cfg->max_steps : steps;
+}
