@@ -14,6 +14,7 @@
 #include "conv_det.h"
 #include "conv_im2col.h"
 #include "gemm/sb_gemm.h"
+#include "gemm/sb_data_move.h"
 
 /* Images per partial weight gradient: part of the det definition. Small
  * enough to give threads work at batch 128, large enough that the partials
@@ -55,9 +56,9 @@ void sb_conv2d_bwd_filter_image(float *dw, float *col, sb_gemm_work *wk,
 
 /* ---- the det kernels: the products above, packed straight from the image --
  * The column matrix is never materialised: the GEMM's B panels are cut from
- * the image (implicit im2col), and the filters are packed once per call and
- * shared by the threads. Same det GEMM arithmetic, so the same bits as the
- * per-image functions above. */
+ * the image (implicit im2col), and the filters and output gradients are read
+ * in place (sb_gemm_det_direct). Same det GEMM arithmetic, so the same bits as
+ * the per-image functions above. */
 
 /* An image and its shape: the source of an implicit column matrix. */
 typedef struct conv_src {
@@ -65,31 +66,44 @@ typedef struct conv_src {
     const sb_conv_shape *s;
 } conv_src;
 
-/* B = col [crs][pq]: panels of NR positions, one row per tap. */
-static void pack_col(float *dst, const void *src, int p0, int kc, int j0, int nc)
+/* B = col [crs][pq]: panels of nr positions, one row per tap. */
+static void pack_col(float *dst, const void *src, int p0, int kc, int j0, int nc, int nr)
 {
     const conv_src *cs = src;
-    for (int j = j0; j < j0 + nc; j += SB_GEMM_NR, dst += (ptrdiff_t)kc * SB_GEMM_NR) {
-        int cols = j0 + nc - j < SB_GEMM_NR ? j0 + nc - j : SB_GEMM_NR;
-        sb_im2col_block(dst, SB_GEMM_NR, 1, cs->x, cs->s, p0, kc, j, cols);
-        if (cols < SB_GEMM_NR)
+    for (int j = j0; j < j0 + nc; j += nr, dst += (ptrdiff_t)kc * nr) {
+        int cols = j0 + nc - j < nr ? j0 + nc - j : nr;
+        sb_im2col_block(dst, nr, 1, cs->x, cs->s, p0, kc, j, cols);
+        if (cols < nr)
             for (int p = 0; p < kc; p++)
-                memset(dst + (ptrdiff_t)p * SB_GEMM_NR + cols, 0,
-                       (size_t)(SB_GEMM_NR - cols) * sizeof(float));
+                memset(dst + (ptrdiff_t)p * nr + cols, 0, (size_t)(nr - cols) * sizeof(float));
     }
 }
 
-/* B = col^T [pq][crs]: panels of NR taps, one row per position. */
-static void pack_col_trans(float *dst, const void *src, int p0, int kc, int j0, int nc)
+/* B = col^T [pq][crs]: panels of nr taps, one row per position. Eight taps
+ * at a time are cut from the image as rows of positions (contiguous runs),
+ * then transposed into the panel. */
+_Static_assert(SB_GEMM_NR % 8 == 0 && SB_GEMM_NRN % 8 == 0, "panels hold whole 8-tap blocks");
+SB_DATA_MOVE_CLONES
+static void pack_col_trans(float *dst, const void *src, int p0, int kc, int j0, int nc, int nr)
 {
     const conv_src *cs = src;
-    for (int j = j0; j < j0 + nc; j += SB_GEMM_NR, dst += (ptrdiff_t)kc * SB_GEMM_NR) {
-        int cols = j0 + nc - j < SB_GEMM_NR ? j0 + nc - j : SB_GEMM_NR;
-        sb_im2col_block(dst, 1, SB_GEMM_NR, cs->x, cs->s, j, cols, p0, kc);
-        if (cols < SB_GEMM_NR)
-            for (int p = 0; p < kc; p++)
-                memset(dst + (ptrdiff_t)p * SB_GEMM_NR + cols, 0,
-                       (size_t)(SB_GEMM_NR - cols) * sizeof(float));
+    float rows[8 * SB_GEMM_KC];
+    SB_ASSERT(kc <= SB_GEMM_KC);
+    for (int j = j0; j < j0 + nc; j += nr, dst += (ptrdiff_t)kc * nr) {
+        int cols = j0 + nc - j < nr ? j0 + nc - j : nr;
+        for (int t = 0; t < nr; t += 8) {
+            int nt = cols - t; /* taps of this block inside the panel's columns */
+            nt = nt < 0 ? 0 : nt > 8 ? 8 : nt;
+            if (nt > 0)
+                sb_im2col_block(rows, kc, 1, cs->x, cs->s, j + t, nt, p0, kc);
+            memset(rows + (ptrdiff_t)nt * kc, 0, (size_t)(8 - nt) * (size_t)kc * sizeof(float));
+            int p = 0;
+            for (; p + 8 <= kc; p += 8)
+                sb_transpose8(dst + (ptrdiff_t)p * nr + t, nr, rows + p, kc);
+            for (; p < kc; p++)
+                for (int i = 0; i < 8; i++)
+                    dst[(ptrdiff_t)p * nr + t + i] = rows[i * kc + p];
+        }
     }
 }
 
@@ -98,8 +112,6 @@ static void conv2d_fwd_det(float *y, const float *x, const float *w, const float
                            const sb_conv_shape *s)
 {
     int pq = s->p * s->q, crs = (int)taps(s);
-    float *wp = sb_gemm_floats_new(sb_gemm_packed_a_floats(s->k, crs));
-    sb_gemm_pack_a(wp, sb_matview_rows(w, crs), s->k, crs);
 #pragma omp parallel
     {
         float *bbuf = sb_gemm_floats_new(sb_gemm_b_buf_floats(pq, crs));
@@ -110,20 +122,17 @@ static void conv2d_fwd_det(float *y, const float *x, const float *w, const float
                 for (int i = 0; i < pq; i++)
                     yn[(size_t)f * pq + i] = b[f];
             conv_src src = {x + img * image_size(s), s};
-            sb_gemm_det_packed(yn, wp, (sb_gemm_b){pack_col, &src}, bbuf, pq, s->k, pq,
-                               crs, true);
+            sb_gemm_det_direct(yn, sb_matview_rows(w, crs), (sb_gemm_b){pack_col, &src}, bbuf,
+                               pq, s->k, pq, crs, true);
         }
         free(bbuf);
     }
-    free(wp);
 }
 
 static void conv2d_bwd_data_det(float *dx, const float *dy, const float *w,
                                 const sb_conv_shape *s)
 {
     int pq = s->p * s->q, crs = (int)taps(s);
-    float *wp = sb_gemm_floats_new(sb_gemm_packed_a_floats(crs, s->k));
-    sb_gemm_pack_a(wp, sb_matview_trans(w, crs), crs, s->k);
 #pragma omp parallel
     {
         float *col = sb_gemm_floats_new(taps(s) * (size_t)pq);
@@ -131,8 +140,9 @@ static void conv2d_bwd_data_det(float *dx, const float *dy, const float *w,
 #pragma omp for schedule(dynamic)
         for (int img = 0; img < s->n; img++) {
             sb_matview dyn = sb_matview_rows(dy + img * out_size(s), pq);
-            sb_gemm_det_packed(col, wp, (sb_gemm_b){sb_gemm_pack_b_view, &dyn}, bbuf, pq,
-                               crs, pq, s->k, false);
+            sb_gemm_det_direct(col, sb_matview_trans(w, crs),
+                               (sb_gemm_b){sb_gemm_pack_b_view, &dyn}, bbuf, pq, crs, pq, s->k,
+                               false);
             float *dxn = dx + img * image_size(s);
             memset(dxn, 0, image_size(s) * sizeof(float));
             sb_col2im_add(dxn, col, s);
@@ -140,7 +150,6 @@ static void conv2d_bwd_data_det(float *dx, const float *dy, const float *w,
         free(bbuf);
         free(col);
     }
-    free(wp);
 }
 
 static void conv2d_bwd_filter_det(float *dw, const float *dy, const float *x,
@@ -152,7 +161,6 @@ static void conv2d_bwd_filter_det(float *dw, const float *dy, const float *x,
     float *part = floats_new(nw * (size_t)groups);
 #pragma omp parallel
     {
-        float *dyp = sb_gemm_floats_new(sb_gemm_packed_a_floats(s->k, pq));
         float *bbuf = sb_gemm_floats_new(sb_gemm_b_buf_floats(crs, pq));
 #pragma omp for schedule(dynamic)
         for (int g = 0; g < groups; g++) {
@@ -160,15 +168,14 @@ static void conv2d_bwd_filter_det(float *dw, const float *dy, const float *x,
             int i1 = i0 + SB_CONV_GROUP < s->n ? i0 + SB_CONV_GROUP : s->n;
             for (int img = i0; img < i1; img++) {
                 /* dw_g [k][crs] (+)= dy_n [k][pq] col_n^T [pq][crs] */
-                sb_gemm_pack_a(dyp, sb_matview_rows(dy + img * out_size(s), pq), s->k, pq);
                 conv_src src = {x + img * image_size(s), s};
-                sb_gemm_det_packed(part + nw * (size_t)g, dyp,
-                                   (sb_gemm_b){pack_col_trans, &src}, bbuf, crs, s->k, crs,
-                                   pq, img > i0);
+                sb_gemm_det_direct(part + nw * (size_t)g,
+                                   sb_matview_rows(dy + img * out_size(s), pq),
+                                   (sb_gemm_b){pack_col_trans, &src}, bbuf, crs, s->k, crs, pq,
+                                   img > i0);
             }
         }
         free(bbuf);
-        free(dyp);
         /* group partials in group order, one writer per weight */
 #pragma omp for schedule(static)
         for (size_t i = 0; i < nw; i++) {

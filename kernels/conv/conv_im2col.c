@@ -1,67 +1,110 @@
 /* im2col / col2im for one image: see conv_im2col.h. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "conv_im2col.h"
+#include "gemm/sb_data_move.h"
 
 /* Output columns q whose input column q*stride - pad + t lies in [0, w):
  * [*q0, *q1). */
-static void valid_q(const sb_conv_shape *s, int t, int *q0, int *q1)
+static inline void valid_q(const sb_conv_shape *s, int t, int *q0, int *q1)
 {
     int lo = s->pad - t;    /* q*stride >= pad - t */
     int hi = s->w + s->pad - t; /* q*stride < w + pad - t */
-    *q0 = lo <= 0 ? 0 : (lo + s->stride - 1) / s->stride;
-    *q1 = hi <= 0 ? 0 : (hi + s->stride - 1) / s->stride;
+    if (s->stride == 1) {   /* no division on the common path */
+        *q0 = lo <= 0 ? 0 : lo;
+        *q1 = hi <= 0 ? 0 : hi;
+    } else {
+        *q0 = lo <= 0 ? 0 : (lo + s->stride - 1) / s->stride;
+        *q1 = hi <= 0 ? 0 : (hi + s->stride - 1) / s->stride;
+    }
     if (*q1 > s->q)
         *q1 = s->q;
     if (*q0 > *q1)
         *q0 = *q1;
 }
 
-/* Positions [j0, j0 + nj) of tap (ch, r, t), one output row's run at a
- * time: zeros in the padding, the input row copied in between. */
-static void im2col_tap(float *dst, ptrdiff_t ps, const float *x, const sb_conv_shape *s,
-                       int ch, int r, int t, int j0, int nj)
+/* The general run: columns [a, b) of output row oh, zeros outside the
+ * input, element q at out[(q - a)*ps]. */
+static void im2col_run(float *out, ptrdiff_t ps, const float *xc, const sb_conv_shape *s, int r,
+                       int t, int q0, int q1, int oh, int a, int b)
+{
+    int ih = oh * s->stride - s->pad + r;
+    int va = a, vb = a; /* the run's columns inside the input */
+    if (ih >= 0 && ih < s->h) {
+        va = q0 > a ? q0 : a;
+        vb = q1 < b ? q1 : b;
+        if (va > vb)
+            va = vb;
+    }
+    for (int q = a; q < va; q++)
+        out[(q - a) * ps] = 0.0f;
+    if (va < vb) {
+        /* input column of q is q*stride - pad + t, inside the row here */
+        const float *in = xc + (ptrdiff_t)ih * s->w + (va * s->stride - s->pad + t);
+        for (int q = va; q < vb; q++)
+            out[(q - a) * ps] = in[(ptrdiff_t)(q - va) * s->stride];
+    }
+    for (int q = vb; q < b; q++)
+        out[(q - a) * ps] = 0.0f;
+}
+
+/* nj positions of tap (ch, r, t) from output position (oh, ow) on, one
+ * output row's run at a time. */
+static inline void im2col_tap(float *dst, ptrdiff_t ps, const float *x, const sb_conv_shape *s,
+                              int ch, int r, int t, int oh, int ow, int nj)
 {
     const float *xc = x + (ptrdiff_t)ch * s->h * s->w;
     int q0, q1;
     valid_q(s, t, &q0, &q1);
-    int oh = j0 / s->q, ow = j0 % s->q;
     for (int done = 0; done < nj; oh++, ow = 0) {
         int len = s->q - ow < nj - done ? s->q - ow : nj - done;
-        float *out = dst + (ptrdiff_t)done * ps; /* out[(q - a)*ps]: column q */
-        int ih = oh * s->stride - s->pad + r;
-        int a = ow, b = ow + len;  /* this run's columns */
-        int va = a, vb = a;        /* its columns inside the input */
-        if (ih >= 0 && ih < s->h) {
-            va = q0 > a ? q0 : a;
-            vb = q1 < b ? q1 : b;
-            if (va > vb)
-                va = vb;
-        }
-        for (int q = a; q < va; q++)
-            out[(q - a) * ps] = 0.0f;
-        if (va < vb) {
-            /* input column of q is q*stride - pad + t, inside the row here */
-            const float *in = xc + (ptrdiff_t)ih * s->w + (va * s->stride - s->pad + t);
-            if (ps == 1 && s->stride == 1)
-                memcpy(out + (va - a), in, (size_t)(vb - va) * sizeof(float));
-            else
-                for (int q = va; q < vb; q++)
-                    out[(q - a) * ps] = in[(ptrdiff_t)(q - va) * s->stride];
-        }
-        for (int q = vb; q < b; q++)
-            out[(q - a) * ps] = 0.0f;
+        im2col_run(dst + (ptrdiff_t)done * ps, ps, xc, s, r, t, q0, q1, oh, ow, ow + len);
         done += len;
+    }
+}
+
+/* The same at stride 1 without padding into contiguous positions (ps = 1),
+ * the seed model's case: every run lies inside the input and is a copy. */
+static inline void im2col_tap_plain(float *dst, const float *x, const sb_conv_shape *s, int ch,
+                                    int r, int t, int oh, int ow, int nj)
+{
+    const int w = s->w, q = s->q;
+    const float *xt = x + ((ptrdiff_t)ch * s->h + r) * w + t;
+    for (int done = 0; done < nj; oh++, ow = 0) {
+        int len = q - ow < nj - done ? q - ow : nj - done;
+        sb_copy_run(dst + done, xt + (ptrdiff_t)oh * w + ow, len);
+        done += len;
+    }
+}
+
+/* Multiversioned functions stay in their file (clang resolves clones of an
+ * external function only where its every declaration says so). */
+SB_DATA_MOVE_CLONES
+static void im2col_block(float *dst, ptrdiff_t ts, ptrdiff_t ps, const float *x,
+                         const sb_conv_shape *s, int t0, int nt, int j0, int nj)
+{
+    /* the divisions once per block: taps and positions are counted on */
+    int ch = t0 / (s->r * s->s), r = t0 / s->s % s->r, t = t0 % s->s;
+    int oh = j0 / s->q, ow = j0 % s->q;
+    bool plain = ps == 1 && s->stride == 1 && s->pad == 0;
+    for (int tap = 0; tap < nt; tap++) {
+        if (plain)
+            im2col_tap_plain(dst + (ptrdiff_t)tap * ts, x, s, ch, r, t, oh, ow, nj);
+        else
+            im2col_tap(dst + (ptrdiff_t)tap * ts, ps, x, s, ch, r, t, oh, ow, nj);
+        if (++t == s->s) {
+            t = 0;
+            if (++r == s->r)
+                r = 0, ch++;
+        }
     }
 }
 
 void sb_im2col_block(float *dst, ptrdiff_t ts, ptrdiff_t ps, const float *x,
                      const sb_conv_shape *s, int t0, int nt, int j0, int nj)
 {
-    for (int tap = t0; tap < t0 + nt; tap++) {
-        int ch = tap / (s->r * s->s), r = tap / s->s % s->r, t = tap % s->s;
-        im2col_tap(dst + (ptrdiff_t)(tap - t0) * ts, ps, x, s, ch, r, t, j0, nj);
-    }
+    im2col_block(dst, ts, ps, x, s, t0, nt, j0, nj);
 }
 
 void sb_im2col(float *col, const float *x, const sb_conv_shape *s,
@@ -70,7 +113,21 @@ void sb_im2col(float *col, const float *x, const sb_conv_shape *s,
     sb_im2col_block(col, rs, cs, x, s, 0, s->c * s->r * s->s, 0, s->p * s->q);
 }
 
-void sb_col2im_add(float *dx, const float *col, const sb_conv_shape *s)
+/* dx_row[q*stride] += src[q] for q in [0, n): one tap's run along an output
+ * row. Each dx element occurs once in a run, so a run is free to vectorise;
+ * the stride-1 copy says so to the compiler. */
+static inline void add_run(float *restrict dx_row, const float *restrict src, int n, int stride)
+{
+    if (stride == 1)
+        for (int q = 0; q < n; q++)
+            dx_row[q] += src[q];
+    else
+        for (int q = 0; q < n; q++)
+            dx_row[(ptrdiff_t)q * stride] += src[q];
+}
+
+SB_DATA_MOVE_CLONES
+static void col2im_add(float *dx, const float *col, const sb_conv_shape *s)
 {
     ptrdiff_t pq = (ptrdiff_t)s->p * s->q;
     for (int c = 0; c < s->c; c++) {
@@ -78,16 +135,20 @@ void sb_col2im_add(float *dx, const float *col, const sb_conv_shape *s)
         for (int r = 0; r < s->r; r++)
             for (int t = 0; t < s->s; t++) {
                 const float *row = col + (((ptrdiff_t)c * s->r + r) * s->s + t) * pq;
+                int q0, q1;
+                valid_q(s, t, &q0, &q1);
                 for (int p = 0; p < s->p; p++) {
                     int ih = p * s->stride - s->pad + r;
-                    if (ih < 0 || ih >= s->h)
+                    if (ih < 0 || ih >= s->h || q0 == q1)
                         continue;
-                    for (int q = 0; q < s->q; q++) {
-                        int iw = q * s->stride - s->pad + t;
-                        if (iw >= 0 && iw < s->w)
-                            dxc[(ptrdiff_t)ih * s->w + iw] += row[(ptrdiff_t)p * s->q + q];
-                    }
+                    add_run(dxc + (ptrdiff_t)ih * s->w + (q0 * s->stride - s->pad + t),
+                            row + (ptrdiff_t)p * s->q + q0, q1 - q0, s->stride);
                 }
             }
     }
+}
+
+void sb_col2im_add(float *dx, const float *col, const sb_conv_shape *s)
+{
+    col2im_add(dx, col, s);
 }

@@ -7,16 +7,19 @@
 #include "sb_common.h"
 #include "gemm/sb_gemm.h"
 #include "gemm_tile.h"
+#include "sb_data_move.h"
 
 #define MR SB_GEMM_MR
 #define NR SB_GEMM_NR
 #define KC SB_GEMM_KC
+#define MRN SB_GEMM_MRN
+#define NRN SB_GEMM_NRN
 
 /* Cache blocks: an MC x KC block of A stays in L2 while the tiles sweep a
  * KC x NC block of B. They only decide which tiles are computed when, never
  * an element's arithmetic, so they may change freely. */
 enum { MC = 144, NC = 960 };
-_Static_assert(MC % MR == 0 && NC % NR == 0, "cache blocks hold whole tiles");
+_Static_assert(MC % MR == 0 && NC % NR == 0 && NC % NRN == 0, "cache blocks hold whole tiles");
 
 struct sb_gemm_work {
     int m, n, k;    /* the largest problem the buffers fit */
@@ -66,66 +69,81 @@ void sb_gemm_work_free(sb_gemm_work *w)
 }
 
 /* A[0..mc)[0..kc) into panels of MR rows, p-major inside a panel; rows past
- * mc are zero. The copy loop runs along whichever index is contiguous in
- * memory, so a transposed view packs as cheaply as a plain one. */
+ * mc are zero. Row-major A is transposed 8 x 8 blocks at a time; a
+ * transposed view (columns contiguous) is copied one column of A at a time,
+ * across all panels (one pass along each row of the underlying matrix). */
+_Static_assert(MR == 8, "pack_a transposes 8 x 8 blocks");
+SB_DATA_MOVE_CLONES
 static void pack_a(float *restrict dst, sb_matview a, int mc, int kc)
 {
-    for (int i0 = 0; i0 < mc; i0 += MR) {
-        int rows = mc - i0 < MR ? mc - i0 : MR;
-        if (a.cs == 1) {
-            for (int i = 0; i < rows; i++) {
-                const float *s = a.p + (i0 + i) * a.rs;
-                for (int p = 0; p < kc; p++)
-                    dst[(ptrdiff_t)p * MR + i] = s[p];
-            }
-            for (int p = 0; p < kc; p++)
-                for (int i = rows; i < MR; i++)
-                    dst[(ptrdiff_t)p * MR + i] = 0.0f;
-        } else {
-            for (int p = 0; p < kc; p++) {
-                float *d = dst + (ptrdiff_t)p * MR;
+    if (a.cs != 1) {
+        for (int p = 0; p < kc; p++)
+            for (int i0 = 0; i0 < mc; i0 += MR) {
+                float *d = dst + (ptrdiff_t)i0 * kc + (ptrdiff_t)p * MR;
                 const float *s = a.p + i0 * a.rs + p * a.cs;
-                for (int i = 0; i < rows; i++)
-                    d[i] = s[i * a.rs];
-                for (int i = rows; i < MR; i++)
-                    d[i] = 0.0f;
+                int rows = mc - i0 < MR ? mc - i0 : MR;
+                if (rows == MR && a.rs == 1) {
+                    memcpy(d, s, MR * sizeof(float));
+                    continue;
+                }
+                for (int i = 0; i < MR; i++)
+                    d[i] = i < rows ? s[i * a.rs] : 0.0f;
             }
-        }
-        dst += (ptrdiff_t)kc * MR;
+        return;
+    }
+    for (int i0 = 0; i0 < mc; i0 += MR, dst += (ptrdiff_t)kc * MR) {
+        int rows = mc - i0 < MR ? mc - i0 : MR;
+        const float *s = a.p + i0 * a.rs;
+        int p = 0;
+        if (rows == MR)
+            for (; p + 8 <= kc; p += 8)
+                sb_transpose8(dst + (ptrdiff_t)p * MR, MR, s + p, a.rs);
+        for (; p < kc; p++)
+            for (int i = 0; i < MR; i++)
+                dst[(ptrdiff_t)p * MR + i] = i < rows ? s[i * a.rs + p] : 0.0f;
     }
 }
 
-/* B[0..kc)[0..nc) into panels of NR columns, p-major inside a panel;
- * columns past nc are zero. Contiguous rows are copied whole; a transposed
- * view (contiguous columns) is read column by column. */
-static void pack_b(float *restrict dst, sb_matview b, int kc, int nc)
+/* B[0..kc)[0..nc) into panels of nr columns, p-major inside a panel;
+ * columns past nc are zero. Contiguous rows are copied; a transposed view
+ * (contiguous columns) is transposed 8 x 8 blocks at a time. */
+SB_DATA_MOVE_CLONES
+static void pack_b(float *restrict dst, sb_matview b, int kc, int nc, int nr)
 {
-    for (int j0 = 0; j0 < nc; j0 += NR) {
-        int cols = nc - j0 < NR ? nc - j0 : NR;
+    for (int j0 = 0; j0 < nc; j0 += nr) {
+        int cols = nc - j0 < nr ? nc - j0 : nr;
         if (b.rs == 1 && b.cs != 1) {
-            for (int j = 0; j < cols; j++) {
+            int j = 0;
+            for (; j + 8 <= cols; j += 8) {
+                const float *s = b.p + (j0 + j) * b.cs;
+                int p = 0;
+                for (; p + 8 <= kc; p += 8)
+                    sb_transpose8(dst + (ptrdiff_t)p * nr + j, nr, s + p, b.cs);
+                for (; p < kc; p++)
+                    for (int jj = 0; jj < 8; jj++)
+                        dst[(ptrdiff_t)p * nr + j + jj] = s[jj * b.cs + p];
+            }
+            for (; j < cols; j++) {
                 const float *s = b.p + (j0 + j) * b.cs;
                 for (int p = 0; p < kc; p++)
-                    dst[(ptrdiff_t)p * NR + j] = s[p];
+                    dst[(ptrdiff_t)p * nr + j] = s[p];
             }
             for (int p = 0; p < kc; p++)
-                for (int j = cols; j < NR; j++)
-                    dst[(ptrdiff_t)p * NR + j] = 0.0f;
+                sb_zero_run(dst + (ptrdiff_t)p * nr + cols, nr - cols);
         } else {
             for (int p = 0; p < kc; p++) {
-                float *d = dst + (ptrdiff_t)p * NR;
+                float *d = dst + (ptrdiff_t)p * nr;
                 const float *s = b.p + p * b.rs + j0 * b.cs;
-                if (b.cs == 1 && cols == NR) {
-                    memcpy(d, s, NR * sizeof(float));
+                if (b.cs == 1) {
+                    sb_copy_run(d, s, cols);
+                    sb_zero_run(d + cols, nr - cols);
                     continue;
                 }
-                for (int j = 0; j < cols; j++)
-                    d[j] = s[j * b.cs];
-                for (int j = cols; j < NR; j++)
-                    d[j] = 0.0f;
+                for (int j = 0; j < nr; j++)
+                    d[j] = j < cols ? s[j * b.cs] : 0.0f;
             }
         }
-        dst += (ptrdiff_t)kc * NR;
+        dst += (ptrdiff_t)kc * nr;
     }
 }
 
@@ -142,21 +160,21 @@ void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
     if (k == 0 && !accumulate)
         for (int i = 0; i < m; i++)
             memset(c + i * ldc, 0, (size_t)n * sizeof(float));
-    sb_gemm_tile_fn *tile = sb_gemm_tile_select();
+    sb_gemm_tile_fn *tile = sb_gemm_tiles_select()->wide_cols;
     for (int jc = 0; jc < n; jc += NC) {
         int nc = min_int(NC, n - jc);
         /* pc walks the summation chunks in order: the det definition. */
         for (int pc = 0; pc < k; pc += KC) {
             int kc = min_int(KC, k - pc);
             bool overwrite = pc == 0 && !accumulate;
-            pack_b(w->b, sub(b, pc, jc), kc, nc);
+            pack_b(w->b, sub(b, pc, jc), kc, nc, NR);
             for (int ic = 0; ic < m; ic += MC) {
                 int mc = min_int(MC, m - ic);
                 pack_a(w->a, sub(a, ic, pc), mc, kc);
                 for (int jr = 0; jr < nc; jr += NR)
                     for (int ir = 0; ir < mc; ir += MR)
-                        tile(c + (ic + ir) * ldc + jc + jr,
-                             w->a + (ptrdiff_t)ir * kc, w->b + (ptrdiff_t)jr * kc,
+                        tile(c + (ic + ir) * ldc + jc + jr, w->a + (ptrdiff_t)ir * kc,
+                             1, MR, w->b + (ptrdiff_t)jr * kc,
                              ldc, kc, min_int(MR, mc - ir), min_int(NR, nc - jr),
                              overwrite);
             }
@@ -182,18 +200,13 @@ static void grid_choose(int mt, int nt, int threads, int *tm, int *tn)
     }
 }
 
-/* Below this many multiply-adds waking a thread team costs more than the
- * product (dense2: 128 x 10 x 128); the split is output-only either way. */
-#define PARALLEL_MIN_MACS (1L << 21)
-
-void sb_gemm_det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
-                 int n, int k, bool accumulate)
+/* Threads take rectangles of C, each running the serial GEMM over all of K
+ * with its own packing. */
+static void det_split_output(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
+                             int n, int k, bool accumulate)
 {
     int mt = (m + MR - 1) / MR, nt = (n + NR - 1) / NR;
-    if (mt == 0 || nt == 0)
-        return;
-    long macs = (long)m * n * (k > 0 ? k : 1);
-#pragma omp parallel if (macs >= PARALLEL_MIN_MACS)
+#pragma omp parallel
     {
         int tm = 1, tn = 1;
         grid_choose(mt, nt, omp_get_num_threads(), &tm, &tn);
@@ -213,49 +226,108 @@ void sb_gemm_det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
     }
 }
 
-void sb_gemm_pack_b_view(float *dst, const void *src, int p0, int kc, int j0, int nc)
+/* Threads take whole summation chunks, a contiguous run each. The first
+ * thread runs the serial GEMM over its run straight into C (C = s_0 or
+ * C + s_0, then C + s_1, ...); every other chunk's sum s_j (its own fmaf
+ * chains from +0, sb_gemm.h) goes to a buffer of its own, and after the
+ * first thread is done those sums enter C in chunk order: the det
+ * definition, whatever the runs. For a short and wide output over a long K
+ * (dense1.fwd: 128 x 128 over 9216), where splitting C would have every
+ * thread pack all of the long operand. */
+static void det_split_chunks(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
+                             int n, int k, bool accumulate)
 {
-    pack_b(dst, sub(*(const sb_matview *)src, p0, j0), kc, nc);
+    int chunks = (k + KC - 1) / KC;
+    size_t mn = (size_t)m * (size_t)n;
+    float *sums = sb_gemm_floats_new(mn * (size_t)chunks);
+#pragma omp parallel
+    {
+        int t = omp_get_thread_num(), nth = omp_get_num_threads();
+        int j0 = (int)((long)chunks * t / nth), j1 = (int)((long)chunks * (t + 1) / nth);
+        int first_run = (int)((long)chunks / nth); /* chunks [0, first_run): thread 0's */
+        int k0 = min_int(k, j1 * KC);
+        sb_gemm_work *w = sb_gemm_work_new(m, n, t == 0 ? k0 : min_int(KC, k));
+        SB_ASSERT(w != NULL);
+        if (t == 0)
+            sb_gemm_det_serial(c, a, b, w, ldc, m, n, k0, accumulate);
+        else
+            for (int j = j0; j < j1; j++)
+                sb_gemm_det_serial(sums + mn * (size_t)j, sub(a, 0, j * KC), sub(b, j * KC, 0),
+                                   w, n, m, n, min_int(KC, k - j * KC), false);
+        sb_gemm_work_free(w);
+#pragma omp barrier
+#pragma omp for schedule(static)
+        for (int i = 0; i < m; i++) {
+            float *ci = c + i * ldc;
+            for (int j = first_run; j < chunks; j++) {
+                const float *sj = sums + mn * (size_t)j + (size_t)i * (size_t)n;
+                for (int jj = 0; jj < n; jj++)
+                    ci[jj] += sj[jj];
+            }
+        }
+    }
+    free(sums);
 }
 
-size_t sb_gemm_packed_a_floats(int m, int k)
+/* Below this many multiply-adds waking a thread team costs more than the
+ * product (dense2: 128 x 10 x 128). */
+#define PARALLEL_MIN_MACS (1L << 21)
+/* The most chunk sums det_split_chunks keeps (64 MB). */
+#define SPLIT_CHUNKS_MAX_FLOATS (1L << 24)
+
+void sb_gemm_det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
+                 int n, int k, bool accumulate)
 {
-    return (size_t)round_up(m, MR) * (size_t)k;
+    if (m == 0 || n == 0)
+        return;
+    long macs = (long)m * n * (k > 0 ? k : 1);
+    if (macs < PARALLEL_MIN_MACS && (a.rs == 1 || a.cs == 1)) {
+        /* serial, A read in place: packing A would cost as much as the product */
+        float *b_buf = sb_gemm_floats_new(sb_gemm_b_buf_floats(n, k));
+        sb_gemm_det_direct(c, a, (sb_gemm_b){sb_gemm_pack_b_view, &b}, b_buf, ldc, m, n, k,
+                           accumulate);
+        free(b_buf);
+        return;
+    }
+    int threads = omp_get_max_threads(), chunks = (k + KC - 1) / KC;
+    if (threads > 1 && chunks >= threads && k >= 4 * (m > n ? m : n) &&
+        (long)m * n * chunks <= SPLIT_CHUNKS_MAX_FLOATS)
+        det_split_chunks(c, a, b, ldc, m, n, k, accumulate);
+    else
+        det_split_output(c, a, b, ldc, m, n, k, accumulate);
 }
 
-void sb_gemm_pack_a(float *dst, sb_matview a, int m, int k)
+void sb_gemm_pack_b_view(float *dst, const void *src, int p0, int kc, int j0, int nc, int nr)
 {
-    size_t mp = (size_t)round_up(m, MR);
-    for (int pc = 0; pc < k; pc += KC)
-        pack_a(dst + mp * (size_t)pc, sub(a, 0, pc), m, min_int(KC, k - pc));
+    pack_b(dst, sub(*(const sb_matview *)src, p0, j0), kc, nc, nr);
 }
 
 size_t sb_gemm_b_buf_floats(int n, int k)
 {
-    return (size_t)min_int(NC, round_up(n, NR)) * (size_t)min_int(KC, k);
+    int nr = n <= NRN ? NRN : NR;   /* the panel width sb_gemm_tile_for picks */
+    return (size_t)min_int(NC, round_up(n, nr)) * (size_t)min_int(KC, k);
 }
 
-void sb_gemm_det_packed(float *c, const float *a_packed, sb_gemm_b b, float *b_buf,
-                        ptrdiff_t ldc, int m, int n, int k, bool accumulate)
+void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdiff_t ldc,
+                        int m, int n, int k, bool accumulate)
 {
     SB_ASSERT(m >= 0 && n >= 0 && k >= 0 && ldc >= n);
     if (k == 0 && !accumulate)
         for (int i = 0; i < m; i++)
             memset(c + i * ldc, 0, (size_t)n * sizeof(float));
-    sb_gemm_tile_fn *tile = sb_gemm_tile_select();
-    size_t mp = (size_t)round_up(m, MR);
+    sb_gemm_tile t = sb_gemm_tile_for(sb_gemm_tiles_select(), n, a.rs, a.cs);
+    int mr = t.rows, nr = t.width;
     for (int jc = 0; jc < n; jc += NC) {
         int nc = min_int(NC, n - jc);
         for (int pc = 0; pc < k; pc += KC) {
             int kc = min_int(KC, k - pc);
             bool overwrite = pc == 0 && !accumulate;
-            const float *ap = a_packed + mp * (size_t)pc;
-            b.pack(b_buf, b.src, pc, kc, jc, nc);
-            for (int jr = 0; jr < nc; jr += NR)
-                for (int ir = 0; ir < m; ir += MR)
-                    tile(c + ir * ldc + jc + jr, ap + (ptrdiff_t)ir * kc,
-                         b_buf + (ptrdiff_t)jr * kc, ldc, kc, min_int(MR, m - ir),
-                         min_int(NR, nc - jr), overwrite);
+            b.pack(b_buf, b.src, pc, kc, jc, nc, nr);
+            for (int jr = 0; jr < nc; jr += nr)
+                for (int ir = 0; ir < m; ir += mr)
+                    t.fn(c + ir * ldc + jc + jr, a.p + ir * a.rs + pc * a.cs, a.rs, a.cs,
+                         b_buf + (ptrdiff_t)jr * kc, ldc, kc, min_int(mr, m - ir),
+                         min_int(nr, nc - jr), overwrite);
         }
     }
 }

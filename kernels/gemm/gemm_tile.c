@@ -1,15 +1,23 @@
-/* The register tile, compiled once per instruction set from one body.
+/* The register tiles, compiled once per instruction set from the same C
+ * bodies.
  *
  * The project builds for baseline x86-64, where fmaf is a libm call; the
  * AVX-512 and AVX2 copies turn the same fmaf chains into vfmadd instructions.
  * The accumulators are a local array whose indices are all constant after
  * unrolling, so the compiler keeps them in registers. */
 #include <math.h>
+#include <string.h>
 
+#include "sb_common.h"
 #include "gemm_tile.h"
 
 #define MR SB_GEMM_MR
 #define NR SB_GEMM_NR
+#define MRN SB_GEMM_MRN
+#define NRN SB_GEMM_NRN
+#define KC SB_GEMM_KC
+#define MRT SB_GEMM_MRT
+#define NRT SB_GEMM_NRT
 
 #if defined(__GNUC__)
 #define SB_INLINE static inline __attribute__((always_inline))
@@ -17,29 +25,72 @@
 #define SB_INLINE static inline
 #endif
 
+/* for (int v = 0; v < count; v++) stmt, fully unrolled (count is a
+ * multiple of 4 up to 16, a constant after inlining), so that the
+ * accumulators are indexed by constants and stay in registers. GCC unrolls
+ * fully when the unroll count is at least the trip count; clang only when
+ * the two are equal, so for clang the loop goes four at a time. */
+#define PRAGMA(x) _Pragma(#x)
+#if defined(__clang__)
+#define FOR_UNROLLED(v, count, stmt)                       \
+    for (int v##4_ = 0; v##4_ < (count); v##4_ += 4) {     \
+        PRAGMA(GCC unroll 4)                               \
+        for (int v = v##4_; v < v##4_ + 4; v++)            \
+            stmt                                           \
+    }
+#else
+#define FOR_UNROLLED(v, count, stmt)                       \
+    {                                                      \
+        PRAGMA(GCC unroll 16)                              \
+        for (int v = 0; v < (count); v++)                  \
+            stmt                                           \
+    }
+#endif
+#define ROWS_MAX 16
+
+/* Before the loop over reduction steps: GCC keeps only some of the narrow
+ * tile's 15 row offsets in registers and reloads the rest every step; two
+ * steps an iteration share one reload (clang, unrolling this way, leaves
+ * the accumulators in memory). */
+#if defined(__clang__)
+#define UNROLL_STEPS
+#else
+#define UNROLL_STEPS PRAGMA(GCC unroll 2)
+#endif
+
 /* The tile as sm x sn blocks (constants after inlining), each block's
- * accumulators in registers for the whole chunk: one block is the whole tile
- * where the registers hold it (AVX-512: 24 of 32 zmm), smaller blocks where
- * they do not (AVX2: 4 x 24 in 12 of 16 ymm). A block wholly outside the
- * valid corner is skipped. Every element is the same fmaf chain whatever the
- * blocking. */
-SB_INLINE void tile_body(float *restrict c, const float *restrict a,
-                         const float *restrict b, ptrdiff_t ldc, int kc,
-                         int mv, int nv, bool overwrite, int sm, int sn)
+ * accumulators in registers for the whole chunk. sm divides the tile's rows,
+ * and every row of A the body reads is valid (edge rows come zero-padded, see
+ * TILE below). A block wholly outside the valid rows or columns is skipped.
+ * a[i][p] is a[i*ars + p*acs]; b has rows of nr floats. Every element is the
+ * same fmaf chain whatever the blocking. */
+SB_INLINE void tile_body(float *restrict c, const float *restrict a, ptrdiff_t ars,
+                         ptrdiff_t acs, const float *restrict b, int nr, ptrdiff_t ldc,
+                         int kc, int mv, int nv, bool overwrite, int sm, int sn)
 {
     for (int i0 = 0; i0 < mv; i0 += sm)
         for (int j0 = 0; j0 < nv; j0 += sn) {
-            float acc[MR][NR];
-            for (int i = 0; i < sm; i++)
-                for (int j = 0; j < sn; j++)
-                    acc[i][j] = 0.0f;
-            for (int p = 0; p < kc; p++) {
-                const float *ap = a + (ptrdiff_t)p * MR + i0;
-                const float *bp = b + (ptrdiff_t)p * NR + j0;
-#pragma GCC unroll 8
-                for (int i = 0; i < sm; i++)
+            /* p = 0 peeled (kc >= 1): every chain's first step is
+             * fmaf(a, b, +0), and acc needs no zeroed copy in memory */
+            float acc[ROWS_MAX][NR];
+            {
+                const float *ap = a + i0 * ars, *bp = b + j0;
+                FOR_UNROLLED(i, sm, {
                     for (int j = 0; j < sn; j++)
-                        acc[i][j] = fmaf(ap[i], bp[j], acc[i][j]);
+                        acc[i][j] = fmaf(ap[i * ars], bp[j], 0.0f);
+                })
+            }
+            UNROLL_STEPS
+            for (int p = 1; p < kc; p++) {
+                /* rows 8.. from a second base: written as one, GCC 12
+                 * vectorises the narrow tile's first row as scalars */
+                const float *ap = a + p * acs + i0 * ars, *ap8 = ap + 8 * ars;
+                const float *bp = b + (ptrdiff_t)p * nr + j0;
+                FOR_UNROLLED(i, sm, {
+                    float ai = i < 8 ? ap[i * ars] : ap8[(i - 8) * ars];
+                    for (int j = 0; j < sn; j++)
+                        acc[i][j] = fmaf(ai, bp[j], acc[i][j]);
+                })
             }
             float *cb = c + i0 * ldc + j0;
             if (mv - i0 >= sm && nv - j0 >= sn) {
@@ -54,54 +105,175 @@ SB_INLINE void tile_body(float *restrict c, const float *restrict a,
                 }
                 continue;
             }
-            int rows = mv - i0 < sm ? mv - i0 : sm, cols = nv - j0 < sn ? nv - j0 : sn;
-            for (int i = 0; i < rows; i++) {
+            /* an edge: the valid corner through a copy, so that acc is only
+             * ever indexed by constants and stays in registers */
+            float edge[ROWS_MAX][NR];
+            for (int i = 0; i < sm; i++)
+                for (int j = 0; j < sn; j++)
+                    edge[i][j] = acc[i][j];
+            int ri = mv - i0 < sm ? mv - i0 : sm, cj = nv - j0 < sn ? nv - j0 : sn;
+            for (int i = 0; i < ri; i++) {
                 float *ci = cb + i * ldc;
-                for (int j = 0; j < cols; j++)
-                    ci[j] = overwrite ? acc[i][j] : ci[j] + acc[i][j];
+                for (int j = 0; j < cj; j++)
+                    ci[j] = overwrite ? edge[i][j] : ci[j] + edge[i][j];
             }
         }
 }
 
-static void tile_generic(float *c, const float *a, const float *b,
-                         ptrdiff_t ldc, int kc, int mv, int nv, bool overwrite)
+/* The tall tile: vectors run down the columns of C, for a narrow product
+ * whose A has contiguous columns (a[i][p] at a[i + p*acs]; dense2's weight
+ * gradient, A = x^T). Per step p, sm values of A's column p are one load and
+ * each b[p][j] one broadcast, where the narrow tile loads 16 broadcasts to
+ * fill 10 lanes. Blocks of sm rows x sn columns, acc[j][i]; the same fmaf
+ * chain per element as tile_body. Every row of A read is valid (edge rows
+ * come zero-padded, see TALL below). */
+SB_INLINE void tall_body(float *restrict c, const float *restrict a, ptrdiff_t acs,
+                         const float *restrict b, int nr, ptrdiff_t ldc, int kc, int mv,
+                         int nv, bool overwrite, int sm, int sn)
 {
-    tile_body(c, a, b, ldc, kc, mv, nv, overwrite, MR, NR);
+    for (int i0 = 0; i0 < mv; i0 += sm)
+        for (int j0 = 0; j0 < nv; j0 += sn) {
+            float acc[NRT][MRT];
+            {
+                const float *ap = a + i0, *bp = b + j0;
+                FOR_UNROLLED(j, sn, {
+                    float bj = bp[j];
+                    for (int i = 0; i < sm; i++)
+                        acc[j][i] = fmaf(ap[i], bj, 0.0f);
+                })
+            }
+            for (int p = 1; p < kc; p++) {
+                const float *ap = a + p * acs + i0, *bp = b + (ptrdiff_t)p * nr + j0;
+                FOR_UNROLLED(j, sn, {
+                    float bj = bp[j];
+                    for (int i = 0; i < sm; i++)
+                        acc[j][i] = fmaf(ap[i], bj, acc[j][i]);
+                })
+            }
+            /* C takes acc transposed, element by element */
+            int ri = mv - i0 < sm ? mv - i0 : sm, cj = nv - j0 < sn ? nv - j0 : sn;
+            for (int i = 0; i < ri; i++) {
+                float *ci = c + (i0 + i) * ldc + j0;
+                for (int j = 0; j < cj; j++)
+                    ci[j] = overwrite ? acc[j][i] : ci[j] + acc[j][i];
+            }
+        }
 }
 
+/* The mv < rows valid rows of A copied into zero-padded rows [rows][kc]: the
+ * body may then read every row of the tile. */
+static void pad_rows(float *restrict dst, const float *a, ptrdiff_t ars, ptrdiff_t acs,
+                     int kc, int rows, int mv)
+{
+    for (int i = 0; i < rows; i++)
+        for (int p = 0; p < kc; p++)
+            dst[i * kc + p] = i < mv ? a[i * ars + p * acs] : 0.0f;
+}
+
+/* tile_body with column blocks as narrow as the valid columns allow: a
+ * 48-column block (AVX-512's whole wide tile) computes 16 or 32 columns
+ * when no more are valid (n = 128 is 48 + 48 + 32), the others as given. */
+SB_INLINE void tile_cols(float *restrict c, const float *restrict a, ptrdiff_t ars,
+                         ptrdiff_t acs, const float *restrict b, int nr, ptrdiff_t ldc,
+                         int kc, int mv, int nv, bool overwrite, int sm, int sn)
+{
+    if (sn == 48 && nv <= 16)
+        tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, sm, 16);
+    else if (sn == 48 && nv <= 32)
+        tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, sm, 32);
+    else
+        tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, sm, sn);
+}
+
+/* One tile function: full tiles read A in place, edge tiles the padded copy.
+ * A wide tile reading A by columns is told ars == 1, so that it loads A's
+ * contiguous values one by one as broadcasts; told the same, a narrow tile
+ * would load them as one vector and spread it with permutes on the FMA
+ * port, so the narrow tiles take both strides as they come. */
+#define TILE(name, attr, rows, nr, ars_full, sm, sn)                                   \
+    attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,      \
+                          const float *b, ptrdiff_t ldc, int kc, int mv, int nv,       \
+                          bool overwrite)                                              \
+    {                                                                                  \
+        if (mv == (rows)) {                                                            \
+            tile_cols(c, a, ars_full, acs, b, nr, ldc, kc, mv, nv, overwrite, sm, sn); \
+            return;                                                                    \
+        }                                                                              \
+        float pad[KC * (rows)];                                                        \
+        SB_ASSERT(kc <= KC);                                                           \
+        pad_rows(pad, a, ars, acs, kc, rows, mv);                                      \
+        tile_cols(c, pad, kc, 1, b, nr, ldc, kc, mv, nv, overwrite, sm, sn);           \
+    }
+
+/* The tall tile function: A by columns only; edge rows read a zero-padded
+ * copy of the rows [kc][MRT]. */
+#define TALL(name, attr, sm, sn)                                                      \
+    attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,     \
+                          const float *b, ptrdiff_t ldc, int kc, int mv, int nv,      \
+                          bool overwrite)                                             \
+    {                                                                                 \
+        SB_ASSERT(ars == 1 && nv <= NRT);                                             \
+        if (mv == MRT) {                                                              \
+            tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, sm, sn);         \
+            return;                                                                   \
+        }                                                                             \
+        float pad[KC * MRT];                                                          \
+        SB_ASSERT(kc <= KC);                                                          \
+        for (int p = 0; p < kc; p++)                                                  \
+            for (int i = 0; i < MRT; i++)                                             \
+                pad[p * MRT + i] = i < mv ? a[i + p * acs] : 0.0f;                    \
+        tall_body(c, pad, MRT, b, NRN, ldc, kc, mv, nv, overwrite, sm, sn);           \
+    }
+
+/* The four tiles of one instruction set, and their table. */
+#define TILES(isa, attr, wsm, wsn, nsm, nsn, tsm)                               \
+    TILE(wide_cols_##isa, attr, MR, NR, 1, wsm, wsn)                            \
+    TILE(wide_rows_##isa, attr, MR, NR, ars, wsm, wsn)                          \
+    TILE(narrow_##isa, attr, MRN, NRN, ars, nsm, nsn)                           \
+    TALL(tall_##isa, attr, tsm, NRT)                                            \
+    static const sb_gemm_tiles tiles_##isa = {wide_cols_##isa, wide_rows_##isa, \
+                                              narrow_##isa, tall_##isa};
+
+/* Blocks of the whole tile where the registers hold it (AVX-512: 8 x 48 in
+ * 24 of 32 zmm, 16 x 16 in 16, 32 x 12 in 24), smaller where they do not
+ * (AVX2: 4 x 24 in 12 of 16 ymm, 4 x 16 in 8, 8 x 12 in 12); unrolled counts
+ * in multiples of four up to 16 (FOR_UNROLLED). */
+_Static_assert(MR % 4 == 0 && MRN % 4 == 0 && MR <= ROWS_MAX && MRN <= ROWS_MAX &&
+                   NRT % 4 == 0 && NRT <= 16,
+               "unrolled counts for FOR_UNROLLED");
+TILES(generic, , MR, NR, MRN, NRN, MRT)
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx512f,fma")))
-static void tile_avx512(float *c, const float *a, const float *b,
-                        ptrdiff_t ldc, int kc, int mv, int nv, bool overwrite)
-{
-    tile_body(c, a, b, ldc, kc, mv, nv, overwrite, MR, NR);
-}
-
-__attribute__((target("avx2,fma")))
-static void tile_avx2(float *c, const float *a, const float *b,
-                      ptrdiff_t ldc, int kc, int mv, int nv, bool overwrite)
-{
-    tile_body(c, a, b, ldc, kc, mv, nv, overwrite, 4, 24);
-}
+TILES(avx512, __attribute__((target("avx512f,fma"))), MR, NR, MRN, NRN, MRT)
+TILES(avx2, __attribute__((target("avx2,fma"))), 4, 24, 4, NRN, 8)
 #endif
 
-int sb_gemm_tile_variants(sb_gemm_tile_fn *out[3])
+int sb_gemm_tiles_variants(const sb_gemm_tiles *out[3])
 {
     int n = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f"))
-        out[n++] = tile_avx512;
+        out[n++] = &tiles_avx512;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        out[n++] = tile_avx2;
+        out[n++] = &tiles_avx2;
 #endif
-    out[n++] = tile_generic;
+    out[n++] = &tiles_generic;
     return n;
 }
 
-sb_gemm_tile_fn *sb_gemm_tile_select(void)
+const sb_gemm_tiles *sb_gemm_tiles_select(void)
 {
-    sb_gemm_tile_fn *all[3];
-    sb_gemm_tile_variants(all);
+    const sb_gemm_tiles *all[3];
+    sb_gemm_tiles_variants(all);
     return all[0];
+}
+
+sb_gemm_tile sb_gemm_tile_for(const sb_gemm_tiles *t, int n, ptrdiff_t ars, ptrdiff_t acs)
+{
+    SB_ASSERT(ars == 1 || acs == 1);
+    if (n <= NRT && ars == 1)
+        return (sb_gemm_tile){t->tall, MRT, NRN};
+    if (n <= NRN)
+        return (sb_gemm_tile){t->narrow, MRN, NRN};
+    return (sb_gemm_tile){ars == 1 ? t->wide_cols : t->wide_rows, MR, NR};
 }

@@ -1,30 +1,63 @@
-/* The register tile of the GEMM core (internal to kernels/gemm/).
+/* The register tiles of the GEMM core (internal to kernels/gemm/).
  *
- * One call computes an SB_GEMM_MR x SB_GEMM_NR block of A B over one chunk of
- * kc reduction steps, each element one fmaf chain in p order from +0, then
- * stores it into C (overwrite) or adds it to C. Packed panels are zero-padded
- * to the full tile; only the mv x nv valid corner of C is touched, so an edge
- * tile runs exactly the arithmetic of a full one. */
+ * One call computes a block of A B over one chunk of kc reduction steps, each
+ * element one fmaf chain in p order from +0, then stores it into C
+ * (overwrite) or adds it to C. B comes packed in a panel [kc][width],
+ * zero-padded to the full width; A is read where it lies (a packed panel or
+ * the matrix itself). Only the mv x nv valid corner of C is touched, so an
+ * edge tile runs exactly the arithmetic of a full one.
+ *
+ * Three shapes, chosen by the width of the product and the layout of A:
+ *   wide    SB_GEMM_MR x SB_GEMM_NR   (8 x 48), B panels SB_GEMM_NR wide;
+ *   narrow  SB_GEMM_MRN x SB_GEMM_NRN (16 x 16), for n <= SB_GEMM_NRN, where
+ *           a wide tile would compute three times the columns it keeps;
+ *   tall    SB_GEMM_MRT x SB_GEMM_NRT (32 x 12), for n <= SB_GEMM_NRT and A
+ *           by columns: vectors run down C's columns, B panels SB_GEMM_NRN
+ *           wide.
+ * A is read through its strides, a[i][p] at a[i*ars + p*acs], one of them 1:
+ *   cols    ars == 1 (a packed panel, acs = SB_GEMM_MR; a transposed matrix)
+ *   rows    acs == 1 (a row-major matrix)
+ * The wide shape has a tile for each (the compiler is told which stride is
+ * 1), the narrow one serves both, the tall one takes columns only. Shape and
+ * strides decide only which elements are computed together, never an
+ * element's arithmetic. */
 #ifndef SB_GEMM_TILE_H
 #define SB_GEMM_TILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "sb_gemm.h"   /* SB_GEMM_MR, SB_GEMM_NR */
+#include "sb_gemm.h"   /* the tile sizes */
 
-/* c: [mv][ldc] (mv <= MR, nv <= NR), a: [kc][MR] packed, b: [kc][NR] packed */
-typedef void sb_gemm_tile_fn(float *c, const float *a, const float *b,
-                             ptrdiff_t ldc, int kc, int mv, int nv,
+/* c: [mv][ldc] (mv, nv within the tile); a[i][p] at a[i*ars + p*acs], the
+ * tile's rows from the chunk's first step; b: [kc][width] packed. (A's view
+ * comes as three arguments, not an sb_matview, so that it travels in
+ * registers.) */
+typedef void sb_gemm_tile_fn(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,
+                             const float *b, ptrdiff_t ldc, int kc, int mv, int nv,
                              bool overwrite);
 
-/* The tile compiled for the best instruction set this CPU has. Every variant
+typedef struct sb_gemm_tiles {
+    sb_gemm_tile_fn *wide_cols, *wide_rows, *narrow, *tall;
+} sb_gemm_tiles;
+
+/* A tile and its size: rows of C, and the width of its B panels. */
+typedef struct sb_gemm_tile {
+    sb_gemm_tile_fn *fn;
+    int rows, width;
+} sb_gemm_tile;
+
+/* The tiles compiled for the best instruction set this CPU has. Every variant
  * is the same C source; fmaf is correctly rounded everywhere (an instruction
  * or a libm call), so every variant gives the same bits. */
-sb_gemm_tile_fn *sb_gemm_tile_select(void);
+const sb_gemm_tiles *sb_gemm_tiles_select(void);
 
 /* Every variant this CPU can run, best first (at most 3), so tests can show
  * they agree bit for bit; returns how many. */
-int sb_gemm_tile_variants(sb_gemm_tile_fn *out[3]);
+int sb_gemm_tiles_variants(const sb_gemm_tiles *out[3]);
+
+/* The tile for a product of n columns with A's strides (one of them 1;
+ * SB_ASSERT otherwise): tall, narrow or wide, as above. */
+sb_gemm_tile sb_gemm_tile_for(const sb_gemm_tiles *t, int n, ptrdiff_t ars, ptrdiff_t acs);
 
 #endif

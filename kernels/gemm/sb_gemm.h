@@ -9,7 +9,8 @@
  *       C = s_0 (or C + s_0 when accumulating), then C = C + s_1, ...
  * A long reduction (dense K = 9216) so costs about (SB_GEMM_KC + k/SB_GEMM_KC)
  * roundings on its worst path instead of k, and the bits depend on the
- * inputs only: threads split the output, never the reduction.
+ * inputs only: threads split the output, or share out whole chunks whose
+ * sums then enter C in chunk order (sb_gemm_det), never a chunk's chain.
  *
  * Fixed-size chunks need no partial buffers: the chunk is also the K cache
  * block, so the register tile of one chunk is added into C when it ends. */
@@ -22,10 +23,18 @@
 /* The summation chunk (part of the det definition; changing it changes bits). */
 #define SB_GEMM_KC 256
 
-/* The register tile (rows x columns of C), and so the width of packed panels.
- * Free to change: an element's arithmetic does not depend on it. */
+/* The register tiles (rows x columns of C), and so the widths of packed
+ * panels: the wide tile, and the narrow one for products of at most
+ * SB_GEMM_NRN columns. Free to change: an element's arithmetic does not
+ * depend on them. */
 #define SB_GEMM_MR 8
 #define SB_GEMM_NR 48
+#define SB_GEMM_MRN 16
+#define SB_GEMM_NRN 16
+/* The tall tile, for products of at most SB_GEMM_NRT columns whose A has
+ * contiguous columns; it reads B panels SB_GEMM_NRN wide. */
+#define SB_GEMM_MRT 32
+#define SB_GEMM_NRT 12
 
 /* A read-only matrix view: element (i, j) is at p[i*rs + j*cs], so a
  * transpose is a view with the strides swapped. */
@@ -57,21 +66,30 @@ void sb_gemm_work_free(sb_gemm_work *w);
 void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
                         ptrdiff_t ldc, int m, int n, int k, bool accumulate);
 
-/* The same result, the output split into rectangles over the threads of a new
- * OpenMP team. SB_ASSERT on out of memory. */
+/* The same result, over the threads of a new OpenMP team: a product below
+ * 2^21 multiply-adds runs serially on the direct path below; one whose K is
+ * long against its output (k >= 4 max(m, n), as many chunks as threads)
+ * hands whole chunks to the threads and adds their sums into C in chunk
+ * order; any other splits the output into rectangles, one per thread. All
+ * give the same bits. SB_ASSERT on out of memory. */
 void sb_gemm_det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
                  int n, int k, bool accumulate);
 
-/* ---- pre-packed operands ------------------------------------------------
+/* ---- A in place, B from its source ------------------------------------
  * For a product repeated with one operand fixed (a conv's filters, image after
- * image), A is packed once per call and shared read-only by the threads, and
- * B is packed straight from its source (an implicit im2col) instead of from a
- * materialised matrix. The arithmetic is the det definition above. */
+ * image), A is read where it lies, shared read-only by the threads, and B is
+ * packed straight from its source (an implicit im2col) instead of from a
+ * materialised matrix. Small products (below the parallel threshold of
+ * sb_gemm_det) take this path too: packing A would cost as much as the
+ * product. The arithmetic is the det definition above; only the register
+ * tile differs (gemm_tile.h): SB_GEMM_NR columns wide, or for n <= 16 the
+ * narrow or (A by columns, n <= 12) the tall one. */
 
-/* Packs B[p0 .. p0+kc)[j0 .. j0+nc) into panels of SB_GEMM_NR columns,
- * [panel][kc][SB_GEMM_NR], columns past nc zero. src is the source's own
- * description (a matview, an image and its conv shape, ...). */
-typedef void sb_gemm_pack_b_fn(float *dst, const void *src, int p0, int kc, int j0, int nc);
+/* Packs B[p0 .. p0+kc)[j0 .. j0+nc) into panels of nr columns,
+ * [panel][kc][nr], columns past nc zero. src is the source's own description
+ * (a matview, an image and its conv shape, ...). */
+typedef void sb_gemm_pack_b_fn(float *dst, const void *src, int p0, int kc, int j0, int nc,
+                               int nr);
 
 typedef struct sb_gemm_b {
     sb_gemm_pack_b_fn *pack;
@@ -81,18 +99,14 @@ typedef struct sb_gemm_b {
 /* The packer of a matview B: src is a const sb_matview *. */
 sb_gemm_pack_b_fn sb_gemm_pack_b_view;
 
-/* Floats of all of A [m][k] packed, and the packing itself:
- * [chunk][panel of SB_GEMM_MR rows][kc][SB_GEMM_MR], rows past m zero. */
-size_t sb_gemm_packed_a_floats(int m, int k);
-void sb_gemm_pack_a(float *dst, sb_matview a, int m, int k);
-
-/* Floats of the B packing buffer sb_gemm_det_packed needs for n, k. */
+/* Floats of the B packing buffer sb_gemm_det_direct needs for n, k. */
 size_t sb_gemm_b_buf_floats(int n, int k);
 
-/* Serial det GEMM C [m][ldc] (+)= A B from A packed by sb_gemm_pack_a and B
- * packed chunk by chunk into b_buf by b.pack. */
-void sb_gemm_det_packed(float *c, const float *a_packed, sb_gemm_b b, float *b_buf,
-                        ptrdiff_t ldc, int m, int n, int k, bool accumulate);
+/* Serial det GEMM C [m][ldc] (+)= A B, A read in place (its rows or its
+ * columns contiguous: a.cs == 1 or a.rs == 1), B packed chunk by chunk into
+ * b_buf by b.pack. */
+void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdiff_t ldc,
+                        int m, int n, int k, bool accumulate);
 
 /* A buffer of n floats, 64-byte aligned; SB_ASSERT on out of memory. */
 float *sb_gemm_floats_new(size_t n);

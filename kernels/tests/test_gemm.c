@@ -50,7 +50,12 @@ typedef struct gemm_case {
     bool a_trans, b_trans, accumulate;
 } gemm_case;
 
-/* tiles are 8 x 48, cache blocks 144 x 960, chunks 256: none divides these */
+/* tiles are 8 x 48 (16 x 16 for n <= 16, 32 x 12 for n <= 12 with A by
+ * columns), cache blocks 144 x 960, chunks 256: none divides these.
+ * sb_gemm_det runs products below 2^21 multiply-adds on the direct path,
+ * larger ones on the general path split over threads by output, or by chunk
+ * when K is long against the output: all three kinds are here, every tile,
+ * A by rows and by columns. */
 static const gemm_case cases[] = {
     {1, 1, 1, false, false, false},
     {13, 37, 600, false, false, true},
@@ -59,6 +64,15 @@ static const gemm_case cases[] = {
     {25, 70, 513, true, true, false},
     {7, 5, 0, false, false, true},
     {7, 5, 0, false, false, false},
+    {37, 10, 300, false, false, true},      /* narrow, A by rows */
+    {41, 16, 530, true, false, false},      /* narrow, A by columns */
+    {20, 9, 9000, false, true, true},       /* narrow, many chunks */
+    {300, 13, 600, true, true, false},      /* narrow, general path */
+    {70, 10, 300, true, false, true},       /* tall (dense2.bwd_weights), edge rows */
+    {33, 12, 600, true, true, false},       /* tall, widest */
+    {130, 100, 10, false, true, false},     /* short k (dense2.bwd_data) */
+    {30, 50, 2000, false, false, true},     /* split by chunk at 2..8 threads */
+    {21, 60, 1800, true, true, false},      /* the same, overwriting */
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -141,38 +155,102 @@ START_TEST(test_det_parallel_is_the_definition)
 }
 END_TEST
 
-/* Every ISA variant of the tile: same bits as the definition, full and edge
- * tiles, overwrite and accumulate. */
+/* A view of the tile kind's layout over a row-major [rows][k] matrix m0:
+ * rows contiguous (the matrix itself), or columns contiguous (a copy stored
+ * [k][rows], the layout of a packed panel or a transposed matrix). */
+static sb_matview tile_a_view(const float *m0, float *copy, int rows, int k, bool cols)
+{
+    if (!cols)
+        return sb_matview_rows(m0, k);
+    for (int i = 0; i < rows; i++)
+        for (int p = 0; p < k; p++)
+            copy[p * rows + i] = m0[i * k + p];
+    return sb_matview_trans(copy, rows);
+}
+
+/* Every ISA variant of every tile (wide, narrow and tall; A read by rows
+ * and by columns where the tile takes both): same bits as the definition,
+ * full and edge tiles, overwrite and accumulate. */
 START_TEST(test_tile_variants_agree)
 {
-    enum { MR = SB_GEMM_MR, NR = SB_GEMM_NR, KC = 200 };
-    float *a = uniform_new((size_t)KC * MR, 4), *b = uniform_new((size_t)KC * NR, 5);
-    float *c0 = uniform_new((size_t)MR * NR, 6);
-    sb_matview av = {a, 1, MR}, bv = {b, NR, 1};   /* packed: a[p][i], b[p][j] */
-    sb_gemm_tile_fn *variants[3];
-    int nv = sb_gemm_tile_variants(variants);
+    enum { KC = 200 };
+    const sb_gemm_tiles *variants[3];
+    int nv = sb_gemm_tiles_variants(variants);
     ck_assert_int_ge(nv, 1);
-    const int edges[][2] = {{MR, NR}, {5, NR}, {MR, 17}, {1, 1}};
-    for (int v = 0; v < nv; v++)
-        for (int e = 0; e < 4; e++)
-            for (int overwrite = 0; overwrite <= 1; overwrite++) {
-                float c[MR * NR];
-                memcpy(c, c0, sizeof c);
-                variants[v](c, a, b, NR, KC, edges[e][0], edges[e][1], overwrite);
-                for (int i = 0; i < MR; i++)
-                    for (int j = 0; j < NR; j++) {
-                        bool valid = i < edges[e][0] && j < edges[e][1];
-                        float want = c0[i * NR + j];
-                        if (valid) {
-                            float s = det_definition(av, bv, i, j, KC, 0.0f, false);
-                            want = overwrite ? s : want + s;
+    /* product widths and A layouts that pick each tile (sb_gemm_tile_for):
+     * wide by rows and by columns, narrow by rows and by columns, tall */
+    const struct {
+        int n;
+        bool cols;
+    } kinds[] = {{SB_GEMM_NR, false}, {SB_GEMM_NR, true}, {SB_GEMM_NRN, false},
+                 {SB_GEMM_NRN, true}, {SB_GEMM_NRT, true}};
+    for (size_t kind = 0; kind < sizeof kinds / sizeof kinds[0]; kind++) {
+        const int nmax = kinds[kind].n;
+        const bool cols = kinds[kind].cols;
+        sb_gemm_tile probe =
+            sb_gemm_tile_for(variants[0], nmax, cols ? 1 : 2, cols ? 2 : 1);
+        const int mr = probe.rows, nr = probe.width;
+        float *a = uniform_new((size_t)mr * KC, 4), *a_copy = uniform_new((size_t)mr * KC, 0);
+        float *b = uniform_new((size_t)KC * nr, 5), *c0 = uniform_new((size_t)mr * nr, 6);
+        float *c = malloc((size_t)mr * nr * sizeof(float));
+        sb_matview av_def = sb_matview_rows(a, KC), bv = sb_matview_rows(b, nr);
+        sb_matview av = tile_a_view(a, a_copy, mr, KC, cols);
+        const int edges[][2] = {{mr, nmax}, {5, nmax}, {mr, 9}, {1, 1}, {mr - 1, nmax - 1},
+                                {mr, nmax < 32 ? nmax : 32}, {3, nmax < 20 ? nmax : 20}};
+        const int n_edges = (int)(sizeof edges / sizeof edges[0]);
+        for (int v = 0; v < nv; v++) {
+            sb_gemm_tile t = sb_gemm_tile_for(variants[v], nmax, av.rs, av.cs);
+            ck_assert_int_eq(t.rows, mr);
+            ck_assert_int_eq(t.width, nr);
+            for (int e = 0; e < n_edges; e++)
+                for (int overwrite = 0; overwrite <= 1; overwrite++) {
+                    memcpy(c, c0, (size_t)mr * nr * sizeof(float));
+                    t.fn(c, av.p, av.rs, av.cs, b, nr, KC, edges[e][0], edges[e][1],
+                         overwrite);
+                    for (int i = 0; i < mr; i++)
+                        for (int j = 0; j < nr; j++) {
+                            bool valid = i < edges[e][0] && j < edges[e][1];
+                            float want = c0[i * nr + j];
+                            if (valid) {
+                                float sum = det_definition(av_def, bv, i, j, KC, 0.0f, false);
+                                want = overwrite ? sum : want + sum;
+                            }
+                            if (!same_bits(want, c[i * nr + j]))
+                                ck_abort_msg("width %d cols %d variant %d edge %d "
+                                             "overwrite %d: [%d][%d]",
+                                             nmax, (int)cols, v, e, overwrite, i, j);
                         }
-                        if (!same_bits(want, c[i * NR + j]))
-                            ck_abort_msg("variant %d edge %d overwrite %d: [%d][%d]", v, e,
-                                         overwrite, i, j);
-                    }
-            }
-    free(a), free(b), free(c0);
+                }
+        }
+        free(a), free(a_copy), free(b), free(c0), free(c);
+    }
+}
+END_TEST
+
+/* The direct path (A in place, B packed chunk by chunk, the narrow or tall
+ * tile for n <= 16), which small products and the conv kernels take: the
+ * definition, and the same bits as the general path (sb_gemm_det_serial) on
+ * the same product. */
+START_TEST(test_det_direct_is_the_general_path)
+{
+    for (size_t ci = 0; ci < N_CASES; ci++) {
+        gemm_case g = cases[ci];
+        gemm_data d = data_new(g);
+        float *direct = c_copy(&d, g), *general = c_copy(&d, g);
+        float *b_buf = sb_gemm_floats_new(sb_gemm_b_buf_floats(g.n, g.k));
+        sb_gemm_det_direct(direct, d.av, (sb_gemm_b){sb_gemm_pack_b_view, &d.bv}, b_buf, d.ldc,
+                           g.m, g.n, g.k, g.accumulate);
+        long bad = first_mismatch(direct, &d, g);
+        ck_assert_msg(bad < 0, "case %zu: element %ld differs from the definition", ci, bad);
+        sb_gemm_work *w = sb_gemm_work_new(g.m, g.n, g.k);
+        ck_assert_ptr_nonnull(w);
+        sb_gemm_det_serial(general, d.av, d.bv, w, d.ldc, g.m, g.n, g.k, g.accumulate);
+        ck_assert_msg(memcmp(direct, general, (size_t)g.m * d.ldc * sizeof(float)) == 0,
+                      "case %zu: the direct and the general path differ", ci);
+        sb_gemm_work_free(w);
+        free(b_buf), free(direct), free(general);
+        data_free(&d);
+    }
 }
 END_TEST
 
@@ -260,6 +338,7 @@ Suite *make_gemm_suite(void)
     tcase_add_loop_test(tc, test_det_serial_is_the_definition, 0, (int)N_CASES);
     tcase_add_loop_test(tc, test_det_parallel_is_the_definition, 0, (int)N_CASES);
     tcase_add_test(tc, test_tile_variants_agree);
+    tcase_add_test(tc, test_det_direct_is_the_general_path);
     tcase_add_test(tc, test_loose_within_bound);
     tcase_add_test(tc, test_sum_det);
     tcase_add_test(tc, test_dot_bound_rounding);

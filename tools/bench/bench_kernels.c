@@ -128,6 +128,11 @@ static double now(int threads)
     return ((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9) / threads;
 }
 
+/* OpenBLAS's worker threads spin for 2^28 cycles (its default thread
+ * timeout, about 0.13 s here) after a call before they sleep: a core taken
+ * from the next measurement, and CPU time charged to it under --clock cpu. */
+#define OPENBLAS_SPIN_SECONDS 0.15
+
 /* seconds per call: one warm-up call, then calls until min_time has passed */
 static double time_per_call(const bench_state *st, const bench_gemm *g, int impl, int threads,
                             double min_time)
@@ -142,6 +147,10 @@ static double time_per_call(const bench_state *st, const bench_gemm *g, int impl
         calls++;
         t = now(threads) - t0;
     } while (t < min_time);
+    if (impl == IMPL_BLAS && threads > 1) {
+        struct timespec settle = {0, (long)(OPENBLAS_SPIN_SECONDS * 1e9)};
+        nanosleep(&settle, NULL);
+    }
     return t / calls;
 }
 
