@@ -16,7 +16,7 @@ static const char run_usage[] =
     "step S of probe PROBE; with --dump-all, those files for every probe of step\n"
     "S and DIR/manifest.tsv (name, op, inputs). A dumping run of a training case\n"
     "stops after step S, so its trace ends there; --max-steps N stops a training\n"
-    "case after N steps (and the evaluation that closes a partly done epoch).\n"
+    "case after N steps (an epoch it cuts is not evaluated).\n"
     "--data-dir (or $SAMEBITS_DATA_DIR) says where the data sets of training\n"
     "cases are.\n"
     "exit status: 0 done, 2 usage or input error, 1 any other failure\n";

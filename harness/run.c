@@ -367,13 +367,19 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
         return SB_ERR_NOMEM;
     }
     /* A dump is all a dumping run is for: train only up to its step. The
-     * smallest of the limits wins. */
+     * smallest of the limits wins. A run we cut short is compared by its
+     * steps alone, so the epoch it cuts is not evaluated; a case's own
+     * max_steps keeps the evaluation its golden has. */
     sb_train_config cfg = c->train;
     bool dumping = o->dump_probe || o->dump_all;
-    if (dumping && (cfg.max_steps == 0 || cfg.max_steps > o->dump_step + 1))
+    if (dumping && (cfg.max_steps == 0 || cfg.max_steps > o->dump_step + 1)) {
         cfg.max_steps = o->dump_step + 1;
-    if (o->max_steps > 0 && (cfg.max_steps == 0 || cfg.max_steps > o->max_steps))
+        cfg.cut_unevaluated = true;
+    }
+    if (o->max_steps > 0 && (cfg.max_steps == 0 || cfg.max_steps > o->max_steps)) {
         cfg.max_steps = o->max_steps;
+        cfg.cut_unevaluated = true;
+    }
     /* The model hashes the leaves of a tensor while it is in cache with our
      * leaf hash, and the sink takes the root from those digests. */
     sb_leaf_hash_fn *leaf_hash = o->no_fused_hash ? NULL : sb_hash_leaf;

@@ -18,6 +18,8 @@ typedef struct sb_train_config {
     float dropout1;     /* 0.25, after the pool */
     float dropout2;     /* 0.5, after dense 128 */
     int64_t max_steps;  /* stop after this many steps in all (0: no limit) */
+    bool cut_unevaluated; /* an epoch max_steps stops early gets no evaluation and no
+                           * metrics (for a run cut short only to compare its steps) */
 } sb_train_config;
 
 typedef struct sb_epoch_metrics {
@@ -32,7 +34,7 @@ void sb_train_config_defaults(sb_train_config *cfg); /* the Keras example's sett
 
 /* Trains from fresh weights; metrics[e] is filled after each epoch, and
  * *epochs_done says how many were (fewer when max_steps stops early; a partly
- * done epoch still gets its metrics). hook may be NULL; the probes it sees,
+ * done epoch still gets its evaluation and metrics unless cut_unevaluated). hook may be NULL; the probes it sees,
  * in order, are listed in kernels/model/README.md. leaf_hash: NULL, or the
  * hook's leaf hash, which the ops that have a hashed mode then use to hash
  * the large tensors while they are in cache; those probes carry the leaf

@@ -21,6 +21,7 @@ void sb_train_config_defaults(sb_train_config *cfg)
         .dropout1 = 0.25f,
         .dropout2 = 0.5f,
         .max_steps = 0,
+        .cut_unevaluated = false,
     };
     sb_optim_defaults(&cfg->optim, SB_OPTIM_ADADELTA);
 }
@@ -154,10 +155,13 @@ sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,
         sb_rng_permutation(order, train->n, cfg->seed, SB_STREAM_SHUFFLE, (uint32_t)epoch);
         double loss_sum = 0.0;
         int batches = 0;
+        bool cut = false;
         /* Keras's batching: full batches, then a smaller last one */
         for (int64_t start = 0; start < train->n; start += cfg->batch) {
-            if (cfg->max_steps > 0 && p.step >= cfg->max_steps)
+            if (cfg->max_steps > 0 && p.step >= cfg->max_steps) {
+                cut = true;
                 break;
+            }
             int n = train->n - start < cfg->batch ? (int)(train->n - start) : cfg->batch;
             batch_load(&m, train, order, start, n);
             batch_probe(&m, n, "batch.x", "batch.labels", &p);
@@ -168,6 +172,8 @@ sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,
             batches++;
             p.step++;
         }
+        if (cut && cfg->cut_unevaluated)
+            break;
         evaluate(&m, test, &e, &p);
         metrics[epoch] = (sb_epoch_metrics){
             .epoch = epoch + 1,

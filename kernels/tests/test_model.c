@@ -324,6 +324,34 @@ START_TEST(test_probe_sequence)
 }
 END_TEST
 
+/* A run cut short with cut_unevaluated has the records of an evaluated one
+ * up to the cut, then none: no evaluation, no metrics for the epoch it cut.
+ * A cut at an epoch's end cuts nothing: that epoch is evaluated. */
+START_TEST(test_cut_unevaluated)
+{
+    sb_train_config cfg = small_config(1, 3);
+    recorder whole = {0}, cut = {0}, at_end = {0};
+    sb_epoch_metrics m[3];
+    ck_assert_int_eq(train(SB_FAMILY_DET, &cfg, &whole, m), 1);
+    cfg.cut_unevaluated = true;
+    ck_assert_int_eq(train(SB_FAMILY_DET, &cfg, &cut, m), 0);
+    ck_assert_uint_eq(cut.n, LEN(param_names) + LEN(step_names));
+    ck_assert_uint_gt(whole.n, cut.n);
+    for (size_t i = 0; i < cut.n; i++) {
+        ck_assert_str_eq(cut.r[i].name, whole.r[i].name);
+        ck_assert(cut.r[i].hash == whole.r[i].hash);
+    }
+
+    cfg.max_steps = N_TRAIN / BATCH;
+    ck_assert_int_eq(train(SB_FAMILY_DET, &cfg, &at_end, m), 1);
+    ck_assert_int_eq(m[0].steps, N_TRAIN / BATCH);
+    ck_assert_int_ge(find_latest(&at_end, "eval.accuracy", at_end.n), 0);
+    free(whole.r);
+    free(cut.r);
+    free(at_end.r);
+}
+END_TEST
+
 /* ---- (a') leaf digests --------------------------------------------------------
  * Given a leaf hash, the model runs each op that reads the tensor just made
  * in its hashed mode and hands the leaf digests over with the probes; the
@@ -553,6 +581,7 @@ START_TEST(test_defaults)
     ck_assert(same_bits(cfg.dropout2, 0.5f));
     ck_assert_int_eq(cfg.seed, 1);
     ck_assert_int_eq(cfg.max_steps, 0);
+    ck_assert(!cfg.cut_unevaluated);
 }
 END_TEST
 
@@ -609,6 +638,7 @@ Suite *make_model_suite(void)
     tcase_add_test(tc, test_defaults);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(add_case(s, "probes"), test_probe_sequence);
+    tcase_add_test(add_case(s, "cut"), test_cut_unevaluated);
     tcase_add_test(add_case(s, "leaves"), test_leaf_digests);
     tcase_add_test(add_case(s, "threads"), test_det_threads_bitwise);
     tcase_add_test(add_case(s, "vs_ref"), test_det_matches_ref_step0);
