@@ -67,7 +67,7 @@ static int locate_case(sb_case *c, const char *self, const char *work, int a, in
     if (run.div.found && !run.div.structural) {
         char dir[1100], err[512];
         snprintf(dir, sizeof dir, "%s/locate", work);
-        if (sb_locate(c, self, b, dir, &run.div, err, sizeof err) != SB_OK)
+        if (sb_locate(c, self, b, dir, NULL, &run.div, err, sizeof err) != SB_OK)
             snprintf(run.message, sizeof run.message, "locate: %.240s", err);
     }
     run.verdict = run.div.found ? sb_divergence_verdict(&run.div) : SB_VERDICT_IDENTICAL;

@@ -172,8 +172,25 @@ static sb_status dumps_diff(const rerun *ref, const rerun *run, sb_elem_diff *e,
     return st;
 }
 
+static bool reference_fits(const sb_locate_reference *r, const sb_divergence *d)
+{
+    return r && r->made && r->index == d->index && r->step == d->step &&
+           strcmp(r->probe, d->probe) == 0;
+}
+
+static void reference_keep(sb_locate_reference *r, const sb_divergence *d,
+                           const char *work_dir)
+{
+    if (!r || strlen(work_dir) >= sizeof r->work_dir)
+        return;
+    *r = (sb_locate_reference){.made = true, .index = d->index, .step = d->step};
+    snprintf(r->probe, sizeof r->probe, "%s", d->probe);
+    snprintf(r->work_dir, sizeof r->work_dir, "%s", work_dir);
+}
+
 sb_status sb_locate(const sb_case *c, const char *self_exe, int threads,
-                    const char *work_dir, sb_divergence *d, char *err, size_t errlen)
+                    const char *work_dir, sb_locate_reference *reference, sb_divergence *d,
+                    char *err, size_t errlen)
 {
     if (!d->found || d->structural) {
         snprintf(err, errlen, "%s: nothing to locate (%s)", c->path,
@@ -185,14 +202,19 @@ sb_status sb_locate(const sb_case *c, const char *self_exe, int threads,
         return SB_ERR_USAGE;
     }
     rerun ref, run;
+    bool reuse = reference_fits(reference, d);
     sb_status st = dir_make(work_dir, err, errlen);
     if (st == SB_OK)
-        st = rerun_paths(&ref, work_dir, c->reference_threads, false, d->probe, err, errlen);
+        st = rerun_paths(&ref, reuse ? reference->work_dir : work_dir, c->reference_threads,
+                         false, d->probe, err, errlen);
     if (st == SB_OK)
         st = rerun_paths(&run, work_dir, threads, threads == c->reference_threads, d->probe, err,
                          errlen);
-    if (st == SB_OK)
+    if (st == SB_OK && !reuse) {
         st = rerun_spawn(&ref, c, self_exe, d, err, errlen);
+        if (st == SB_OK)
+            reference_keep(reference, d, work_dir);
+    }
     if (st == SB_OK)
         st = rerun_spawn(&run, c, self_exe, d, err, errlen);
     if (st != SB_OK)

@@ -187,14 +187,14 @@ typedef struct sb_run_options {
                                  * <dir>/manifest.tsv (name, op, inputs; program order) */
     bool no_fused_hash;         /* training: hash every probed tensor here, none from the
                                  * model's leaf digests (the trace is the same either way) */
-    int64_t max_steps;          /* > 0: a training case stops after this many steps (and
-                                 * the evaluation that ends a partly done epoch), or
-                                 * earlier when its own max_steps says so; 0: no limit */
+    int64_t max_steps;          /* > 0: a training case stops after this many steps, with
+                                 * no evaluation of the epoch it cuts, or earlier when
+                                 * its own max_steps says so; 0: no limit */
 } sb_run_options;
 
 /* Runs the case once in this process and fills the trace. When it dumps
- * (dump_probe or dump_all), a training case stops after step dump_step (and
- * the evaluation that ends a partly done epoch, as with max_steps): the trace
+ * (dump_probe or dump_all), a training case stops after step dump_step (with
+ * no evaluation of the epoch it cuts, as with max_steps): the trace
  * holds every record up to the dump, not the whole run. */
 sb_status sb_run_case(const sb_case *c, const sb_run_options *o, sb_trace *out,
                       char *err, size_t errlen);
@@ -307,12 +307,27 @@ void sb_trace_compare(const sb_trace *golden, const sb_trace *run, sb_divergence
 void sb_trace_compare_steps(const sb_trace *golden, const sb_trace *run, int64_t steps,
                             sb_divergence *d);
 
+/* The reference re-run of one locate, for the next locate of the same case
+ * to reuse when it is at the same record (index, step and probe): the
+ * diverging thread counts of a sweep usually part from the reference at the
+ * same probe, and one reference re-run serves them all. Zeroed: none yet. */
+typedef struct sb_locate_reference {
+    bool made;
+    size_t index;
+    int64_t step;
+    char probe[128];
+    char work_dir[1024];        /* the work_dir of the locate that made it */
+} sb_locate_reference;
+
 /* Re-runs the case at the reference configuration and at `threads` (each a
  * child `self_exe run CASE --threads N --trace FILE --dump PROBE --dump-step S
  * --dump-dir DIR`), reads the dumped probe and its bound, and fills d->elem
- * and d->have_elements. work_dir holds the dumps (kept for the user). */
+ * and d->have_elements. work_dir holds the dumps (kept for the user).
+ * reference: NULL, or the reference re-run an earlier locate of this case
+ * made, used when it fits and replaced by this one's when it does not. */
 sb_status sb_locate(const sb_case *c, const char *self_exe, int threads,
-                    const char *work_dir, sb_divergence *d, char *err, size_t errlen);
+                    const char *work_dir, sb_locate_reference *reference, sb_divergence *d,
+                    char *err, size_t errlen);
 
 /* Verdict from a divergence: identical, reordering (inputs identical and
  * every element within bound), or beyond-bound. */

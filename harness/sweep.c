@@ -124,7 +124,8 @@ static void progress_clear(void)
  * golden's first steps) and locates a divergence. The locator's re-runs
  * dump at the divergent step and stop after it, inside the steps compared. */
 static void run_judge(sb_run_result *x, const sb_case *c, const sb_trace *golden,
-                      const sb_trace *t, const sb_sweep_options *o, const run_paths *p)
+                      const sb_trace *t, const sb_sweep_options *o, const run_paths *p,
+                      sb_locate_reference *reference)
 {
     if (x->max_steps > 0)
         sb_trace_compare_steps(golden, t, x->max_steps, &x->div);
@@ -132,7 +133,8 @@ static void run_judge(sb_run_result *x, const sb_case *c, const sb_trace *golden
         sb_trace_compare(golden, t, &x->div);
     if (x->div.found && !x->div.structural) {
         char err[256];
-        if (sb_locate(c, o->self_exe, x->threads, p->locate, &x->div, err, sizeof err) != SB_OK)
+        if (sb_locate(c, o->self_exe, x->threads, p->locate, reference, &x->div, err,
+                      sizeof err) != SB_OK)
             snprintf(x->message, sizeof x->message, "locate: %.240s", err);
     }
     x->verdict = x->div.found ? sb_divergence_verdict(&x->div) : SB_VERDICT_IDENTICAL;
@@ -145,7 +147,8 @@ static void run_judge(sb_run_result *x, const sb_case *c, const sb_trace *golden
 
 /* One configuration; SB_ERR_INPUT (err filled) stops the sweep. */
 static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *golden,
-                         const sb_sweep_options *o, double timeout, char *err, size_t errlen)
+                         const sb_sweep_options *o, double timeout,
+                         sb_locate_reference *reference, char *err, size_t errlen)
 {
     run_paths p;
     if (!run_paths_make(&p, o->work_dir, c->name, x->threads, x->repeat)) {
@@ -168,7 +171,7 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
     else if (cr.end == SB_CHILD_SIGNALED || cr.exit_code != 0)
         x->verdict = SB_VERDICT_CRASH;
     else
-        run_judge(x, c, golden, &t, o, &p);
+        run_judge(x, c, golden, &t, o, &p, reference);
     sb_trace_free(&t);
     if (!o->keep_traces)
         unlink(p.trace);
@@ -209,6 +212,7 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
         return SB_ERR_NOMEM;
 
     sb_status st = SB_OK;
+    sb_locate_reference reference = {0};   /* the case's runs share it */
     long item = o->shard_offset;
     for (int i = 0; i < n_threads && st == SB_OK; i++)
         for (int k = 1; k <= repeats && st == SB_OK; k++, item++) {
@@ -221,7 +225,7 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
             x->max_steps = max_steps;
             if (o->progress)
                 progress_show(c, x->threads, k, r->n_runs, total);
-            st = run_one(x, c, golden, o, timeout, err, errlen);
+            st = run_one(x, c, golden, o, timeout, &reference, err, errlen);
             if (st != SB_OK)
                 break;
             r->n_runs++;

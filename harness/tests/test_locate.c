@@ -1,6 +1,6 @@
 /* sb_locate with a stand-in for `samebits run`: a shell script that records
- * its arguments and environment and copies the trace and dumps prepared for
- * its thread count. That exercises the argv, the work directories, reading
+ * its arguments and environment (and its thread count in <root>/calls) and
+ * copies the trace and dumps prepared for its thread count. That exercises the argv, the work directories, reading
  * the traces and .npy dumps, the element diff and the not-repeatable check,
  * without depending on any kernel. */
 #include <check.h>
@@ -32,6 +32,7 @@ static const char fake_script[] =
     "  esac\n"
     "  shift\n"
     "done\n"
+    "echo \"$t\" >> \"$(dirname \"$0\")/calls\"\n"
     "fx=\"$(dirname \"$0\")/fx/$t\"\n"
     "cp \"$fx/run.trace\" \"$trace\" && cp \"$fx\"/*.npy \"$dir/\" || exit 3\n"
     "printf '%s\\n%s\\n' \"$args\" \"$OMP_NUM_THREADS\" > \"$dir/args\"\n";
@@ -159,7 +160,7 @@ START_TEST(locate_reordering)
     ck_assert_uint_eq(d.index, 1);
     char work[256], err[512] = "";
     work_dir(work, sizeof work);
-    ck_assert_msg(sb_locate(&c, fake, 4, work, &d, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_msg(sb_locate(&c, fake, 4, work, NULL, &d, err, sizeof err) == SB_OK, "%s", err);
     ck_assert(d.have_elements);
     ck_assert(!d.nondeterministic);
     ck_assert_uint_eq(d.elem.total, WIDTH);
@@ -195,7 +196,7 @@ START_TEST(locate_beyond_bound)
     sb_trace_compare(&golden, &at2, &d);
     char work[256], err[512] = "";
     work_dir(work, sizeof work);
-    ck_assert_msg(sb_locate(&c, fake, 2, work, &d, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_msg(sb_locate(&c, fake, 2, work, NULL, &d, err, sizeof err) == SB_OK, "%s", err);
     ck_assert(d.have_elements);
     ck_assert_uint_eq(d.elem.differing, 1);
     ck_assert_uint_eq(d.elem.first_index, 5);
@@ -214,7 +215,7 @@ START_TEST(locate_not_repeatable)
     sb_trace_compare(&golden, &at4, &d);   /* whatever the sweep saw */
     char work[256], err[512] = "", p[512];
     work_dir(work, sizeof work);
-    ck_assert_msg(sb_locate(&c, fake, 1, work, &d, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_msg(sb_locate(&c, fake, 1, work, NULL, &d, err, sizeof err) == SB_OK, "%s", err);
     ck_assert(d.nondeterministic);
     ck_assert(d.have_elements);
     ck_assert_uint_eq(d.elem.differing, 0);
@@ -225,6 +226,56 @@ START_TEST(locate_not_repeatable)
 }
 END_TEST
 
+static void read_calls(char *out, size_t len)
+{
+    char p[512];
+    path_join(p, sizeof p, root, "calls");
+    FILE *f = fopen(p, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(out, 1, len - 1, f);
+    out[n] = '\0';
+    fclose(f);
+}
+
+/* Locates of one case at the same record share the reference re-run; a
+ * locate at another record makes its own and keeps it in its place. */
+START_TEST(locate_reuses_reference)
+{
+    sb_locate_reference reference = {0};
+    sb_divergence d4, d2, d4_again;
+    sb_trace_compare(&golden, &at4, &d4);
+    sb_trace_compare(&golden, &at2, &d2);
+    sb_trace_compare(&golden, &at4, &d4_again);
+    char work[256], at[3][300], err[512] = "", calls[64];
+    work_dir(work, sizeof work);
+    ck_assert_int_eq(mkdir(work, 0777), 0);
+    for (int i = 0; i < 3; i++)
+        snprintf(at[i], sizeof at[i], "%s/%d", work, i);
+
+    ck_assert_msg(sb_locate(&c, fake, 4, at[0], &reference, &d4, err, sizeof err) == SB_OK,
+                  "%s", err);
+    ck_assert(reference.made);
+    ck_assert_str_eq(reference.work_dir, at[0]);
+    ck_assert_msg(sb_locate(&c, fake, 2, at[1], &reference, &d2, err, sizeof err) == SB_OK,
+                  "%s", err);
+    read_calls(calls, sizeof calls);
+    ck_assert_str_eq(calls, "1\n4\n2\n");
+    /* the shared reference gave the same element diff as a re-run of its own */
+    ck_assert_uint_eq(d2.elem.differing, 1);
+    ck_assert_uint_eq(d2.elem.first_index, 5);
+    ck_assert_int_eq(sb_divergence_verdict(&d2), SB_VERDICT_BEYOND_BOUND);
+
+    snprintf(reference.probe, sizeof reference.probe, "x");    /* another record */
+    ck_assert_msg(sb_locate(&c, fake, 4, at[2], &reference, &d4_again, err, sizeof err) ==
+                  SB_OK, "%s", err);
+    read_calls(calls, sizeof calls);
+    ck_assert_str_eq(calls, "1\n4\n2\n1\n4\n");
+    ck_assert_str_eq(reference.work_dir, at[2]);
+    ck_assert_str_eq(reference.probe, "y");
+    ck_assert_uint_eq(d4_again.elem.differing, 2);
+}
+END_TEST
+
 START_TEST(locate_child_fails)
 {
     sb_divergence d;
@@ -232,7 +283,7 @@ START_TEST(locate_child_fails)
     char work[256], err[512] = "";
     work_dir(work, sizeof work);
     /* no fixture for 3 threads: the stand-in exits with status 3 */
-    ck_assert_int_eq(sb_locate(&c, fake, 3, work, &d, err, sizeof err), SB_ERR_IO);
+    ck_assert_int_eq(sb_locate(&c, fake, 3, work, NULL, &d, err, sizeof err), SB_ERR_IO);
     ck_assert_msg(strstr(err, "3 threads exited with status 3") != NULL, "%s", err);
     ck_assert(!d.have_elements);
 }
@@ -247,7 +298,7 @@ START_TEST(locate_refuses_structural)
     ck_assert(d.found && d.structural);
     char work[256], err[512] = "";
     work_dir(work, sizeof work);
-    ck_assert_int_eq(sb_locate(&c, fake, 4, work, &d, err, sizeof err), SB_ERR_USAGE);
+    ck_assert_int_eq(sb_locate(&c, fake, 4, work, NULL, &d, err, sizeof err), SB_ERR_USAGE);
     ck_assert(strstr(err, "cases/locate_test.case:") == err);
 }
 END_TEST
@@ -260,6 +311,7 @@ Suite *make_locate_suite(void)
     tcase_add_test(tc, locate_reordering);
     tcase_add_test(tc, locate_beyond_bound);
     tcase_add_test(tc, locate_not_repeatable);
+    tcase_add_test(tc, locate_reuses_reference);
     tcase_add_test(tc, locate_child_fails);
     tcase_add_test(tc, locate_refuses_structural);
     suite_add_tcase(s, tc);
