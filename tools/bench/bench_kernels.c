@@ -194,10 +194,19 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* the case named name, or N_CASES */
+static size_t case_index(const char *name)
+{
+    size_t c = 0;
+    while (c < N_CASES && strcmp(cases[c].name, name) != 0)
+        c++;
+    return c;
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: samebits-bench-kernels [--rounds N] [--min-time SECONDS] "
-                    "[--clock wall|cpu] [--json FILE]\n");
+                    "[--clock wall|cpu] [--op NAME]... [--json FILE]\n");
 }
 
 int main(int argc, char **argv)
@@ -205,6 +214,7 @@ int main(int argc, char **argv)
     int rounds = 5;
     double min_time = 0.05;
     const char *json_path = NULL;
+    bool selected[N_CASES] = {false}, any_selected = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
             rounds = atoi(argv[++i]);
@@ -215,7 +225,15 @@ int main(int argc, char **argv)
             cpu_clock = strcmp(argv[++i], "cpu") == 0;
         else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
             json_path = argv[++i];
-        else {
+        else if (strcmp(argv[i], "--op") == 0 && i + 1 < argc) {
+            size_t c = case_index(argv[++i]);
+            if (c == N_CASES) {
+                fprintf(stderr, "bench: unknown op '%s' (the ops are the table's rows)\n",
+                        argv[i]);
+                return EXIT_FAILURE;
+            }
+            selected[c] = any_selected = true;
+        } else {
             usage();
             return EXIT_FAILURE;
         }
@@ -234,11 +252,15 @@ int main(int argc, char **argv)
     bench_state *st = calloc(N_CASES, sizeof *st);
     if (!sec || !st)
         return EXIT_FAILURE;
+    if (!any_selected)
+        for (size_t c = 0; c < N_CASES; c++)
+            selected[c] = true;
     for (size_t c = 0; c < N_CASES; c++)
-        state_new(&st[c], &cases[c]);
+        if (selected[c])
+            state_new(&st[c], &cases[c]);
     for (int r = 0; r < rounds; r++)
         for (size_t c = 0; c < N_CASES; c++)
-            for (size_t t = 0; t < N_THREADS; t++)
+            for (size_t t = 0; t < N_THREADS && selected[c]; t++)
                 for (int impl = 0; impl < N_IMPL; impl++)
                     sec[((c * N_THREADS + t) * N_IMPL + (size_t)impl) * (size_t)rounds + (size_t)r] =
                         time_per_call(&st[c], &cases[c].gemm, impl, thread_counts[t], min_time);
@@ -256,8 +278,9 @@ int main(int argc, char **argv)
            openblas_get_corename(), rounds);
     printf("%-20s %-22s %3s %8s %8s %9s %11s %9s\n", "op", "gemm m x n x k", "thr", "det",
            "loose", "openblas", "det/openblas", "det/loose");
+    const char *sep = "";   /* between JSON array elements */
     for (size_t c = 0; c < N_CASES; c++)
-        for (size_t t = 0; t < N_THREADS; t++) {
+        for (size_t t = 0; t < N_THREADS && selected[c]; t++) {
             const bench_gemm *g = &cases[c].gemm;
             double flops = 2.0 * g->m * g->n * g->k, gf[N_IMPL];
             for (int impl = 0; impl < N_IMPL; impl++)
@@ -269,15 +292,15 @@ int main(int argc, char **argv)
                    thread_counts[t], gf[IMPL_DET], gf[IMPL_LOOSE], gf[IMPL_BLAS],
                    gf[IMPL_DET] / gf[IMPL_BLAS], gf[IMPL_DET] / gf[IMPL_LOOSE]);
             if (json)
-                fprintf(json, "    {\"op\": \"%s\", \"kernel\": \"%s\", \"gemm\": [%d, %d, %d], "
+                fprintf(json, "%s    {\"op\": \"%s\", \"kernel\": \"%s\", \"gemm\": [%d, %d, %d], "
                               "\"threads\": %d, \"gflops\": {\"%s\": %.2f, \"%s\": %.2f, "
-                              "\"%s\": %.2f}, \"det_vs_openblas\": %.3f, \"det_vs_loose\": %.3f}%s\n",
-                        cases[c].name, sb_op_name(cases[c].op), g->m, g->n, g->k,
+                              "\"%s\": %.2f}, \"det_vs_openblas\": %.3f, \"det_vs_loose\": %.3f}",
+                        sep, cases[c].name, sb_op_name(cases[c].op), g->m, g->n, g->k,
                         thread_counts[t], impl_names[IMPL_DET], gf[IMPL_DET],
                         impl_names[IMPL_LOOSE], gf[IMPL_LOOSE], impl_names[IMPL_BLAS],
                         gf[IMPL_BLAS], gf[IMPL_DET] / gf[IMPL_BLAS],
-                        gf[IMPL_DET] / gf[IMPL_LOOSE],
-                        c + 1 == N_CASES && t + 1 == N_THREADS ? "" : ",");
+                        gf[IMPL_DET] / gf[IMPL_LOOSE]);
+            sep = ",\n";
         }
     /* accuracy of the long reductions: K = 9216 (dense1.fwd), K = n*p*q
      * (the bwd_filter ops); loose at 2 threads, where it splits K */
@@ -286,26 +309,28 @@ int main(int argc, char **argv)
     printf("\nmax relative error against a double-precision evaluation (|value| >= 2^-10 max)\n");
     printf("%-20s %12s %12s\n", "op", "det", "loose(2)");
     if (json)
-        fprintf(json, "  ],\n  \"accuracy\": [\n");
+        fprintf(json, "\n  ],\n  \"accuracy\": [\n");
+    sep = "";
     for (size_t a = 0; a < sizeof accuracy_cases / sizeof accuracy_cases[0]; a++)
         for (size_t c = 0; c < N_CASES; c++) {
-            if (strcmp(cases[c].name, accuracy_cases[a]) != 0)
+            if (!selected[c] || strcmp(cases[c].name, accuracy_cases[a]) != 0)
                 continue;
             double det = max_rel_error(&st[c], SB_FAMILY_DET, 2);
             double loose = max_rel_error(&st[c], SB_FAMILY_LOOSE, 2);
             printf("%-20s %12.3g %12.3g\n", cases[c].name, det, loose);
             if (json)
-                fprintf(json, "    {\"op\": \"%s\", \"max_rel_error\": {\"det\": %.3g, "
-                              "\"loose_2_threads\": %.3g}}%s\n",
-                        cases[c].name, det, loose,
-                        a + 1 == sizeof accuracy_cases / sizeof accuracy_cases[0] ? "" : ",");
+                fprintf(json, "%s    {\"op\": \"%s\", \"max_rel_error\": {\"det\": %.3g, "
+                              "\"loose_2_threads\": %.3g}}",
+                        sep, cases[c].name, det, loose);
+            sep = ",\n";
         }
     if (json) {
-        fprintf(json, "  ]\n}\n");
+        fprintf(json, "\n  ]\n}\n");
         fclose(json);
     }
     for (size_t c = 0; c < N_CASES; c++)
-        state_free(&st[c]);
+        if (selected[c])
+            state_free(&st[c]);
     free(st);
     free(sec);
     return EXIT_SUCCESS;
