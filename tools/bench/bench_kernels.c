@@ -1,7 +1,8 @@
 /* samebits-bench-kernels: GFLOP/s of the GEMM-based kernels (det, loose) at
  * the seed model's batch-128 shapes, against OpenBLAS cblas_sgemm on the
  * equivalent GEMM. Measurements are interleaved (every op, family and thread
- * count once per round) and the median over rounds is reported.
+ * count once per round); medians over rounds are reported, a ratio as the
+ * median of its per-round ratios.
  * See tools/bench/README.md. */
 #include <cblas.h>
 #include <math.h>
@@ -53,11 +54,13 @@ static const bench_case cases[] = {
 enum { IMPL_DET, IMPL_LOOSE, IMPL_BLAS, N_IMPL };
 static const char *const impl_names[N_IMPL] = {"det", "loose", "openblas"};
 static const int thread_counts[] = {1, 2};
+#define MAX_ROUNDS 1000
 #define N_THREADS (sizeof thread_counts / sizeof thread_counts[0])
 
 static float *uniform_new(size_t n, uint64_t seed)
 {
-    float *x = malloc(n * sizeof(float));
+    /* on a cache line, as the model's tensors are (cnn.c) */
+    float *x = aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64);
     if (!x) {
         fprintf(stderr, "bench: out of memory\n");
         exit(EXIT_FAILURE);
@@ -188,10 +191,31 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-static double median(double *v, int n)
+/* the median of v[0..n), n <= MAX_ROUNDS (v is left as it was) */
+static double median_of(const double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    double w[MAX_ROUNDS];
+    memcpy(w, v, (size_t)n * sizeof *w);
+    qsort(w, (size_t)n, sizeof *w, cmp_double);
+    return n % 2 ? w[n / 2] : 0.5 * (w[n / 2 - 1] + w[n / 2]);
+}
+
+/* The median over rounds of num[r] / den[r]: each ratio compares two
+ * measurements taken moments apart, so a slow phase of the machine that
+ * spans a round cancels in it (a ratio of medians would take each median
+ * from a different moment). */
+static double median_ratio(const double *num, const double *den, int n)
+{
+    double r[MAX_ROUNDS];
+    for (int i = 0; i < n; i++)
+        r[i] = num[i] / den[i];
+    return median_of(r, n);
+}
+
+/* the rounds of one measurement: seconds[case][threads][impl][round] */
+static const double *sec_of(const double *sec, size_t c, size_t t, int impl, int rounds)
+{
+    return sec + ((c * N_THREADS + t) * N_IMPL + (size_t)impl) * (size_t)rounds;
 }
 
 /* the case named name, or N_CASES */
@@ -238,7 +262,7 @@ int main(int argc, char **argv)
             return EXIT_FAILURE;
         }
     }
-    if (rounds < 1 || !(min_time > 0.0)) {
+    if (rounds < 1 || rounds > MAX_ROUNDS || !(min_time > 0.0)) {
         usage();
         return EXIT_FAILURE;
     }
@@ -283,14 +307,18 @@ int main(int argc, char **argv)
         for (size_t t = 0; t < N_THREADS && selected[c]; t++) {
             const bench_gemm *g = &cases[c].gemm;
             double flops = 2.0 * g->m * g->n * g->k, gf[N_IMPL];
+            const double *s_det = sec_of(sec, c, t, IMPL_DET, rounds),
+                         *s_loose = sec_of(sec, c, t, IMPL_LOOSE, rounds),
+                         *s_blas = sec_of(sec, c, t, IMPL_BLAS, rounds);
+            double vs_blas = median_ratio(s_blas, s_det, rounds);
+            double vs_loose = median_ratio(s_loose, s_det, rounds);
             for (int impl = 0; impl < N_IMPL; impl++)
-                gf[impl] = flops / median(&sec[((c * N_THREADS + t) * N_IMPL + (size_t)impl) *
-                                               (size_t)rounds], rounds) * 1e-9;
+                gf[impl] = flops / median_of(sec_of(sec, c, t, impl, rounds), rounds) * 1e-9;
             char dims[32];
             snprintf(dims, sizeof dims, "%dx%dx%d", g->m, g->n, g->k);
             printf("%-20s %-22s %3d %8.1f %8.1f %9.1f %11.2f %9.2f\n", cases[c].name, dims,
                    thread_counts[t], gf[IMPL_DET], gf[IMPL_LOOSE], gf[IMPL_BLAS],
-                   gf[IMPL_DET] / gf[IMPL_BLAS], gf[IMPL_DET] / gf[IMPL_LOOSE]);
+                   vs_blas, vs_loose);
             if (json)
                 fprintf(json, "%s    {\"op\": \"%s\", \"kernel\": \"%s\", \"gemm\": [%d, %d, %d], "
                               "\"threads\": %d, \"gflops\": {\"%s\": %.2f, \"%s\": %.2f, "
@@ -298,8 +326,7 @@ int main(int argc, char **argv)
                         sep, cases[c].name, sb_op_name(cases[c].op), g->m, g->n, g->k,
                         thread_counts[t], impl_names[IMPL_DET], gf[IMPL_DET],
                         impl_names[IMPL_LOOSE], gf[IMPL_LOOSE], impl_names[IMPL_BLAS],
-                        gf[IMPL_BLAS], gf[IMPL_DET] / gf[IMPL_BLAS],
-                        gf[IMPL_DET] / gf[IMPL_LOOSE]);
+                        gf[IMPL_BLAS], vs_blas, vs_loose);
             sep = ",\n";
         }
     /* accuracy of the long reductions: K = 9216 (dense1.fwd), K = n*p*q
