@@ -176,7 +176,7 @@ void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
                         tile(c + (ic + ir) * ldc + jc + jr, w->a + (ptrdiff_t)ir * kc,
                              1, MR, w->b + (ptrdiff_t)jr * kc,
                              ldc, kc, min_int(MR, mc - ir), min_int(NR, nc - jr),
-                             overwrite);
+                             overwrite, NULL);
             }
         }
     }
@@ -285,7 +285,7 @@ void sb_gemm_det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
         /* serial, A read in place: packing A would cost as much as the product */
         float *b_buf = sb_gemm_floats_new(sb_gemm_b_buf_floats(n, k));
         sb_gemm_det_direct(c, a, (sb_gemm_b){sb_gemm_pack_b_view, &b}, b_buf, ldc, m, n, k,
-                           accumulate);
+                           accumulate, NULL);
         free(b_buf);
         return;
     }
@@ -309,12 +309,13 @@ size_t sb_gemm_b_buf_floats(int n, int k)
 }
 
 void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdiff_t ldc,
-                        int m, int n, int k, bool accumulate)
+                        int m, int n, int k, bool accumulate, const float *row_bias)
 {
-    SB_ASSERT(m >= 0 && n >= 0 && k >= 0 && ldc >= n);
+    SB_ASSERT(m >= 0 && n >= 0 && k >= 0 && ldc >= n && !(accumulate && row_bias));
     if (k == 0 && !accumulate)
         for (int i = 0; i < m; i++)
-            memset(c + i * ldc, 0, (size_t)n * sizeof(float));
+            for (int j = 0; j < n; j++)
+                c[i * ldc + j] = row_bias ? row_bias[i] : 0.0f;
     sb_gemm_tile t = sb_gemm_tile_for(sb_gemm_tiles_select(), n, a.rs, a.cs);
     int mr = t.rows, nr = t.width;
     for (int jc = 0; jc < n; jc += NC) {
@@ -327,7 +328,7 @@ void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdi
                 for (int ir = 0; ir < m; ir += mr)
                     t.fn(c + ir * ldc + jc + jr, a.p + ir * a.rs + pc * a.cs, a.rs, a.cs,
                          b_buf + (ptrdiff_t)jr * kc, ldc, kc, min_int(mr, m - ir),
-                         min_int(nr, nc - jr), overwrite);
+                         min_int(nr, nc - jr), overwrite, row_bias ? row_bias + ir : NULL);
         }
     }
 }

@@ -10,6 +10,7 @@
 
 #include "sb_common.h"
 #include "gemm_tile.h"
+#include "sb_data_move.h"
 
 #define MR SB_GEMM_MR
 #define NR SB_GEMM_NR
@@ -66,7 +67,8 @@
  * same fmaf chain whatever the blocking. */
 SB_INLINE void tile_body(float *restrict c, const float *restrict a, ptrdiff_t ars,
                          ptrdiff_t acs, const float *restrict b, int nr, ptrdiff_t ldc,
-                         int kc, int mv, int nv, bool overwrite, int sm, int sn)
+                         int kc, int mv, int nv, bool overwrite, const float *row_bias,
+                         int sm, int sn)
 {
     for (int i0 = 0; i0 < mv; i0 += sm)
         for (int j0 = 0; j0 < nv; j0 += sn) {
@@ -82,12 +84,16 @@ SB_INLINE void tile_body(float *restrict c, const float *restrict a, ptrdiff_t a
             }
             UNROLL_STEPS
             for (int p = 1; p < kc; p++) {
-                /* rows 8.. from a second base: written as one, GCC 12
-                 * vectorises the narrow tile's first row as scalars */
-                const float *ap = a + p * acs + i0 * ars, *ap8 = ap + 8 * ars;
+                /* every fourth row a base of its own: row i is then
+                 * base[i / 4] + (i % 4) ars, three offsets in registers
+                 * instead of fifteen reloaded from the stack every step
+                 * (written as one base, GCC 12 also vectorises the narrow
+                 * tile's first row as scalars) */
+                const float *ap = a + p * acs + i0 * ars;
+                const float *base[4] = {ap, ap + 4 * ars, ap + 8 * ars, ap + 12 * ars};
                 const float *bp = b + (ptrdiff_t)p * nr + j0;
                 FOR_UNROLLED(i, sm, {
-                    float ai = i < 8 ? ap[i * ars] : ap8[(i - 8) * ars];
+                    float ai = base[i / 4][(i % 4) * ars];
                     for (int j = 0; j < sn; j++)
                         acc[i][j] = fmaf(ai, bp[j], acc[i][j]);
                 })
@@ -96,7 +102,10 @@ SB_INLINE void tile_body(float *restrict c, const float *restrict a, ptrdiff_t a
             if (mv - i0 >= sm && nv - j0 >= sn) {
                 for (int i = 0; i < sm; i++) {
                     float *ci = cb + i * ldc;
-                    if (overwrite)
+                    if (overwrite && row_bias)
+                        for (int j = 0; j < sn; j++)
+                            ci[j] = row_bias[i0 + i] + acc[i][j];
+                    else if (overwrite)
                         for (int j = 0; j < sn; j++)
                             ci[j] = acc[i][j];
                     else
@@ -115,7 +124,9 @@ SB_INLINE void tile_body(float *restrict c, const float *restrict a, ptrdiff_t a
             for (int i = 0; i < ri; i++) {
                 float *ci = cb + i * ldc;
                 for (int j = 0; j < cj; j++)
-                    ci[j] = overwrite ? edge[i][j] : ci[j] + edge[i][j];
+                    ci[j] = !overwrite ? ci[j] + edge[i][j]
+                            : row_bias ? row_bias[i0 + i] + edge[i][j]
+                                       : edge[i][j];
             }
         }
 }
@@ -129,7 +140,7 @@ SB_INLINE void tile_body(float *restrict c, const float *restrict a, ptrdiff_t a
  * come zero-padded, see TALL below). */
 SB_INLINE void tall_body(float *restrict c, const float *restrict a, ptrdiff_t acs,
                          const float *restrict b, int nr, ptrdiff_t ldc, int kc, int mv,
-                         int nv, bool overwrite, int sm, int sn)
+                         int nv, bool overwrite, const float *row_bias, int sm, int sn)
 {
     for (int i0 = 0; i0 < mv; i0 += sm)
         for (int j0 = 0; j0 < nv; j0 += sn) {
@@ -155,7 +166,9 @@ SB_INLINE void tall_body(float *restrict c, const float *restrict a, ptrdiff_t a
             for (int i = 0; i < ri; i++) {
                 float *ci = c + (i0 + i) * ldc + j0;
                 for (int j = 0; j < cj; j++)
-                    ci[j] = overwrite ? acc[j][i] : ci[j] + acc[j][i];
+                    ci[j] = !overwrite ? ci[j] + acc[j][i]
+                            : row_bias ? row_bias[i0 + i] + acc[j][i]
+                                       : acc[j][i];
             }
         }
 }
@@ -175,14 +188,15 @@ static void pad_rows(float *restrict dst, const float *a, ptrdiff_t ars, ptrdiff
  * when no more are valid (n = 128 is 48 + 48 + 32), the others as given. */
 SB_INLINE void tile_cols(float *restrict c, const float *restrict a, ptrdiff_t ars,
                          ptrdiff_t acs, const float *restrict b, int nr, ptrdiff_t ldc,
-                         int kc, int mv, int nv, bool overwrite, int sm, int sn)
+                         int kc, int mv, int nv, bool overwrite, const float *row_bias,
+                         int sm, int sn)
 {
     if (sn == 48 && nv <= 16)
-        tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, sm, 16);
+        tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, row_bias, sm, 16);
     else if (sn == 48 && nv <= 32)
-        tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, sm, 32);
+        tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, row_bias, sm, 32);
     else
-        tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, sm, sn);
+        tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, row_bias, sm, sn);
 }
 
 /* One tile function: full tiles read A in place, edge tiles the padded copy.
@@ -193,36 +207,74 @@ SB_INLINE void tile_cols(float *restrict c, const float *restrict a, ptrdiff_t a
 #define TILE(name, attr, rows, nr, ars_full, sm, sn)                                   \
     attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,      \
                           const float *b, ptrdiff_t ldc, int kc, int mv, int nv,       \
-                          bool overwrite)                                              \
+                          bool overwrite, const float *row_bias)                       \
     {                                                                                  \
         if (mv == (rows)) {                                                            \
-            tile_cols(c, a, ars_full, acs, b, nr, ldc, kc, mv, nv, overwrite, sm, sn); \
+            tile_cols(c, a, ars_full, acs, b, nr, ldc, kc, mv, nv, overwrite, row_bias, \
+                      sm, sn);                                                         \
             return;                                                                    \
         }                                                                              \
-        float pad[KC * (rows)];                                                        \
+        _Alignas(64) float pad[KC * (rows)];   /* whole vectors, no split lines */    \
         SB_ASSERT(kc <= KC);                                                           \
         pad_rows(pad, a, ars, acs, kc, rows, mv);                                      \
-        tile_cols(c, pad, kc, 1, b, nr, ldc, kc, mv, nv, overwrite, sm, sn);           \
+        tile_cols(c, pad, kc, 1, b, nr, ldc, kc, mv, nv, overwrite, row_bias, sm, sn); \
     }
 
-/* The tall tile function: A by columns only; edge rows read a zero-padded
- * copy of the rows [kc][MRT]. */
+/* The tile's rows of A, [kc][MRT] from p = 0, rows past mv zero: A by
+ * columns is copied a column at a time, A by rows is transposed 8 rows by
+ * 16 steps at a time (single elements at the edges). */
+SB_INLINE void pack_tall(float *restrict dst, const float *a, ptrdiff_t ars, ptrdiff_t acs,
+                         int kc, int mv)
+{
+    if (ars == 1) {
+        for (int p = 0; p < kc; p++)
+            for (int i = 0; i < MRT; i++)
+                dst[p * MRT + i] = i < mv ? a[i + p * acs] : 0.0f;
+        return;
+    }
+    for (int i0 = 0; i0 < MRT; i0 += 8) {
+        int p = 0;
+        if (i0 + 8 <= mv)
+            for (; p + 16 <= kc; p += 16)
+                sb_transpose8x16(dst + p * MRT + i0, MRT, a + i0 * ars + p, ars);
+        for (; p < kc; p++)
+            for (int i = i0; i < i0 + 8; i++)
+                dst[p * MRT + i] = i < mv ? a[i * ars + p] : 0.0f;
+    }
+}
+
+/* tall_body on B panels SB_GEMM_NRN wide, with as few of the tile's 12
+ * columns as the valid ones need: 8, 10 (dense2 has 10; clang, unrolling by
+ * fours, computes 12 and keeps 10) or 12. */
+SB_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrdiff_t acs,
+                         const float *restrict b, ptrdiff_t ldc, int kc, int mv, int nv,
+                         bool overwrite, const float *row_bias, int sm, int sn)
+{
+    if (sn == 12 && nv <= 8)
+        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, row_bias, sm, 8);
+    else if (sn == 12 && nv <= 10)
+        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, row_bias, sm, 10);
+    else
+        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, row_bias, sm, sn);
+}
+
+/* The tall tile function: A by columns is read in place when the tile is
+ * full; edge rows, and A by rows, go through a copy [kc][MRT] (A by rows
+ * would otherwise take MRT strided loads a step where the copy takes two). */
 #define TALL(name, attr, sm, sn)                                                      \
     attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,     \
                           const float *b, ptrdiff_t ldc, int kc, int mv, int nv,      \
-                          bool overwrite)                                             \
+                          bool overwrite, const float *row_bias)                      \
     {                                                                                 \
-        SB_ASSERT(ars == 1 && nv <= NRT);                                             \
-        if (mv == MRT) {                                                              \
-            tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, sm, sn);         \
+        SB_ASSERT((ars == 1 || acs == 1) && nv <= NRT);                               \
+        if (mv == MRT && ars == 1) {                                                  \
+            tall_cols(c, a, acs, b, ldc, kc, mv, nv, overwrite, row_bias, sm, sn);    \
             return;                                                                   \
         }                                                                             \
-        float pad[KC * MRT];                                                          \
+        _Alignas(64) float pad[KC * MRT];                                             \
         SB_ASSERT(kc <= KC);                                                          \
-        for (int p = 0; p < kc; p++)                                                  \
-            for (int i = 0; i < MRT; i++)                                             \
-                pad[p * MRT + i] = i < mv ? a[i + p * acs] : 0.0f;                    \
-        tall_body(c, pad, MRT, b, NRN, ldc, kc, mv, nv, overwrite, sm, sn);           \
+        pack_tall(pad, a, ars, acs, kc, mv);                                          \
+        tall_cols(c, pad, MRT, b, ldc, kc, mv, nv, overwrite, row_bias, sm, sn);      \
     }
 
 /* The four tiles of one instruction set, and their table. */
@@ -271,7 +323,7 @@ const sb_gemm_tiles *sb_gemm_tiles_select(void)
 sb_gemm_tile sb_gemm_tile_for(const sb_gemm_tiles *t, int n, ptrdiff_t ars, ptrdiff_t acs)
 {
     SB_ASSERT(ars == 1 || acs == 1);
-    if (n <= NRT && ars == 1)
+    if (n <= NRT)
         return (sb_gemm_tile){t->tall, MRT, NRN};
     if (n <= NRN)
         return (sb_gemm_tile){t->narrow, MRN, NRN};

@@ -2,7 +2,7 @@
  *
  * One call computes a block of A B over one chunk of kc reduction steps, each
  * element one fmaf chain in p order from +0, then stores it into C
- * (overwrite) or adds it to C. B comes packed in a panel [kc][width],
+ * (overwrite; or adds it to a bias per row as it stores) or adds it to C. B comes packed in a panel [kc][width],
  * zero-padded to the full width; A is read where it lies (a packed panel or
  * the matrix itself). Only the mv x nv valid corner of C is touched, so an
  * edge tile runs exactly the arithmetic of a full one.
@@ -11,14 +11,15 @@
  *   wide    SB_GEMM_MR x SB_GEMM_NR   (8 x 48), B panels SB_GEMM_NR wide;
  *   narrow  SB_GEMM_MRN x SB_GEMM_NRN (16 x 16), for n <= SB_GEMM_NRN, where
  *           a wide tile would compute three times the columns it keeps;
- *   tall    SB_GEMM_MRT x SB_GEMM_NRT (32 x 12), for n <= SB_GEMM_NRT and A
- *           by columns: vectors run down C's columns, B panels SB_GEMM_NRN
- *           wide.
+ *   tall    SB_GEMM_MRT x SB_GEMM_NRT (32 x 12), for n <= SB_GEMM_NRT:
+ *           vectors run down C's columns, so that none of their lanes is
+ *           wasted on the columns past n; B panels SB_GEMM_NRN wide.
  * A is read through its strides, a[i][p] at a[i*ars + p*acs], one of them 1:
  *   cols    ars == 1 (a packed panel, acs = SB_GEMM_MR; a transposed matrix)
  *   rows    acs == 1 (a row-major matrix)
  * The wide shape has a tile for each (the compiler is told which stride is
- * 1), the narrow one serves both, the tall one takes columns only. Shape and
+ * 1), the narrow one serves both as they come, the tall one reads columns in
+ * place and copies rows transposed, a tile at a time. Shape and
  * strides decide only which elements are computed together, never an
  * element's arithmetic. */
 #ifndef SB_GEMM_TILE_H
@@ -32,10 +33,12 @@
 /* c: [mv][ldc] (mv, nv within the tile); a[i][p] at a[i*ars + p*acs], the
  * tile's rows from the chunk's first step; b: [kc][width] packed. (A's view
  * comes as three arguments, not an sb_matview, so that it travels in
- * registers.) */
+ * registers.) Overwriting with row_bias (the tile's rows), row i of C
+ * becomes row_bias[i] + its sums: the same addition, operands in the same
+ * order, as filling C with the bias and adding the sums into it. */
 typedef void sb_gemm_tile_fn(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,
                              const float *b, ptrdiff_t ldc, int kc, int mv, int nv,
-                             bool overwrite);
+                             bool overwrite, const float *row_bias);
 
 typedef struct sb_gemm_tiles {
     sb_gemm_tile_fn *wide_cols, *wide_rows, *narrow, *tall;

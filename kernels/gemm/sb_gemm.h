@@ -31,8 +31,8 @@
 #define SB_GEMM_NR 48
 #define SB_GEMM_MRN 16
 #define SB_GEMM_NRN 16
-/* The tall tile, for products of at most SB_GEMM_NRT columns whose A has
- * contiguous columns; it reads B panels SB_GEMM_NRN wide. */
+/* The tall tile, for products of at most SB_GEMM_NRT columns; it reads B
+ * panels SB_GEMM_NRN wide. */
 #define SB_GEMM_MRT 32
 #define SB_GEMM_NRT 12
 
@@ -83,7 +83,7 @@ void sb_gemm_det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
  * sb_gemm_det) take this path too: packing A would cost as much as the
  * product. The arithmetic is the det definition above; only the register
  * tile differs (gemm_tile.h): SB_GEMM_NR columns wide, or for n <= 16 the
- * narrow or (A by columns, n <= 12) the tall one. */
+ * narrow or (n <= 12) the tall one. */
 
 /* Packs B[p0 .. p0+kc)[j0 .. j0+nc) into panels of nr columns,
  * [panel][kc][nr], columns past nc zero. src is the source's own description
@@ -104,9 +104,11 @@ size_t sb_gemm_b_buf_floats(int n, int k);
 
 /* Serial det GEMM C [m][ldc] (+)= A B, A read in place (its rows or its
  * columns contiguous: a.cs == 1 or a.rs == 1), B packed chunk by chunk into
- * b_buf by b.pack. */
+ * b_buf by b.pack. row_bias (m floats, with accumulate false; or NULL):
+ * C = row_bias[i] + A B in row i, the bits of filling row i with
+ * row_bias[i] and accumulating, without that pass over C (conv's bias). */
 void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdiff_t ldc,
-                        int m, int n, int k, bool accumulate);
+                        int m, int n, int k, bool accumulate, const float *row_bias);
 
 /* A buffer of n floats, 64-byte aligned; SB_ASSERT on out of memory. */
 float *sb_gemm_floats_new(size_t n);

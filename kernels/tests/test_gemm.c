@@ -50,8 +50,7 @@ typedef struct gemm_case {
     bool a_trans, b_trans, accumulate;
 } gemm_case;
 
-/* tiles are 8 x 48 (16 x 16 for n <= 16, 32 x 12 for n <= 12 with A by
- * columns), cache blocks 144 x 960, chunks 256: none divides these.
+/* tiles are 8 x 48 (16 x 16 for n <= 16, 32 x 12 for n <= 12), cache blocks 144 x 960, chunks 256: none divides these.
  * sb_gemm_det runs products below 2^21 multiply-adds on the direct path,
  * larger ones on the general path split over threads by output, or by chunk
  * when K is long against the output: all three kinds are here, every tile,
@@ -64,11 +63,13 @@ static const gemm_case cases[] = {
     {25, 70, 513, true, true, false},
     {7, 5, 0, false, false, true},
     {7, 5, 0, false, false, false},
-    {37, 10, 300, false, false, true},      /* narrow, A by rows */
+    {37, 14, 300, false, false, true},      /* narrow, A by rows */
     {41, 16, 530, true, false, false},      /* narrow, A by columns */
-    {20, 9, 9000, false, true, true},       /* narrow, many chunks */
+    {20, 15, 9000, false, true, true},      /* narrow, many chunks */
+    {37, 10, 300, false, false, true},      /* tall, A by rows (dense2.fwd), edge rows */
+    {20, 9, 9000, false, true, true},       /* tall, A by rows, many chunks */
     {300, 13, 600, true, true, false},      /* narrow, general path */
-    {70, 10, 300, true, false, true},       /* tall (dense2.bwd_weights), edge rows */
+    {70, 10, 300, true, false, true},       /* tall, A by columns (dense2.bwd_weights) */
     {33, 12, 600, true, true, false},       /* tall, widest */
     {130, 100, 10, false, true, false},     /* short k (dense2.bwd_data) */
     {30, 50, 2000, false, false, true},     /* split by chunk at 2..8 threads */
@@ -169,21 +170,22 @@ static sb_matview tile_a_view(const float *m0, float *copy, int rows, int k, boo
 }
 
 /* Every ISA variant of every tile (wide, narrow and tall; A read by rows
- * and by columns where the tile takes both): same bits as the definition,
- * full and edge tiles, overwrite and accumulate. */
+ * and by columns): same bits as the definition, full and edge tiles,
+ * overwrite and accumulate. */
 START_TEST(test_tile_variants_agree)
 {
-    enum { KC = 200 };
+    enum { KC = 203 };   /* not a multiple of 8: the tall tile's 8 x 8 copies of A
+                            by rows end with single steps */
     const sb_gemm_tiles *variants[3];
     int nv = sb_gemm_tiles_variants(variants);
     ck_assert_int_ge(nv, 1);
     /* product widths and A layouts that pick each tile (sb_gemm_tile_for):
-     * wide by rows and by columns, narrow by rows and by columns, tall */
+     * wide, narrow and tall, each by rows and by columns */
     const struct {
         int n;
         bool cols;
     } kinds[] = {{SB_GEMM_NR, false}, {SB_GEMM_NR, true}, {SB_GEMM_NRN, false},
-                 {SB_GEMM_NRN, true}, {SB_GEMM_NRT, true}};
+                 {SB_GEMM_NRN, true}, {SB_GEMM_NRT, false}, {SB_GEMM_NRT, true}};
     for (size_t kind = 0; kind < sizeof kinds / sizeof kinds[0]; kind++) {
         const int nmax = kinds[kind].n;
         const bool cols = kinds[kind].cols;
@@ -192,7 +194,7 @@ START_TEST(test_tile_variants_agree)
         const int mr = probe.rows, nr = probe.width;
         float *a = uniform_new((size_t)mr * KC, 4), *a_copy = uniform_new((size_t)mr * KC, 0);
         float *b = uniform_new((size_t)KC * nr, 5), *c0 = uniform_new((size_t)mr * nr, 6);
-        float *c = malloc((size_t)mr * nr * sizeof(float));
+        float *c = malloc((size_t)mr * nr * sizeof(float)), *bias = uniform_new((size_t)mr, 7);
         sb_matview av_def = sb_matview_rows(a, KC), bv = sb_matview_rows(b, nr);
         sb_matview av = tile_a_view(a, a_copy, mr, KC, cols);
         const int edges[][2] = {{mr, nmax}, {5, nmax}, {mr, 9}, {1, 1}, {mr - 1, nmax - 1},
@@ -202,27 +204,28 @@ START_TEST(test_tile_variants_agree)
             sb_gemm_tile t = sb_gemm_tile_for(variants[v], nmax, av.rs, av.cs);
             ck_assert_int_eq(t.rows, mr);
             ck_assert_int_eq(t.width, nr);
+            /* mode 0 accumulates, 1 overwrites, 2 overwrites onto a row bias */
             for (int e = 0; e < n_edges; e++)
-                for (int overwrite = 0; overwrite <= 1; overwrite++) {
+                for (int mode = 0; mode <= 2; mode++) {
                     memcpy(c, c0, (size_t)mr * nr * sizeof(float));
-                    t.fn(c, av.p, av.rs, av.cs, b, nr, KC, edges[e][0], edges[e][1],
-                         overwrite);
+                    t.fn(c, av.p, av.rs, av.cs, b, nr, KC, edges[e][0], edges[e][1], mode > 0,
+                         mode == 2 ? bias : NULL);
                     for (int i = 0; i < mr; i++)
                         for (int j = 0; j < nr; j++) {
                             bool valid = i < edges[e][0] && j < edges[e][1];
                             float want = c0[i * nr + j];
                             if (valid) {
                                 float sum = det_definition(av_def, bv, i, j, KC, 0.0f, false);
-                                want = overwrite ? sum : want + sum;
+                                want = mode == 0 ? want + sum : mode == 1 ? sum : bias[i] + sum;
                             }
                             if (!same_bits(want, c[i * nr + j]))
                                 ck_abort_msg("width %d cols %d variant %d edge %d "
-                                             "overwrite %d: [%d][%d]",
-                                             nmax, (int)cols, v, e, overwrite, i, j);
+                                             "mode %d: [%d][%d]",
+                                             nmax, (int)cols, v, e, mode, i, j);
                         }
                 }
         }
-        free(a), free(a_copy), free(b), free(c0), free(c);
+        free(a), free(a_copy), free(b), free(c0), free(c), free(bias);
     }
 }
 END_TEST
@@ -239,7 +242,7 @@ START_TEST(test_det_direct_is_the_general_path)
         float *direct = c_copy(&d, g), *general = c_copy(&d, g);
         float *b_buf = sb_gemm_floats_new(sb_gemm_b_buf_floats(g.n, g.k));
         sb_gemm_det_direct(direct, d.av, (sb_gemm_b){sb_gemm_pack_b_view, &d.bv}, b_buf, d.ldc,
-                           g.m, g.n, g.k, g.accumulate);
+                           g.m, g.n, g.k, g.accumulate, NULL);
         long bad = first_mismatch(direct, &d, g);
         ck_assert_msg(bad < 0, "case %zu: element %ld differs from the definition", ci, bad);
         sb_gemm_work *w = sb_gemm_work_new(g.m, g.n, g.k);
@@ -249,6 +252,31 @@ START_TEST(test_det_direct_is_the_general_path)
                       "case %zu: the direct and the general path differ", ci);
         sb_gemm_work_free(w);
         free(b_buf), free(direct), free(general);
+        data_free(&d);
+    }
+}
+END_TEST
+
+/* A row bias on the direct path: the bits of filling C's rows with it and
+ * accumulating, over chunks, edges and every tile (and k = 0: C = the bias). */
+START_TEST(test_det_direct_row_bias)
+{
+    for (size_t ci = 0; ci < N_CASES; ci++) {
+        gemm_case g = cases[ci];
+        gemm_data d = data_new(g);
+        float *bias = uniform_new((size_t)g.m + 1, 8);
+        bias[g.m / 2] = -0.0f;   /* a signed zero among them */
+        float *biased = c_copy(&d, g), *filled = c_copy(&d, g);
+        for (int i = 0; i < g.m; i++)
+            for (int j = 0; j < g.n; j++)
+                filled[i * d.ldc + j] = bias[i];
+        float *b_buf = sb_gemm_floats_new(sb_gemm_b_buf_floats(g.n, g.k));
+        sb_gemm_b bp = {sb_gemm_pack_b_view, &d.bv};
+        sb_gemm_det_direct(biased, d.av, bp, b_buf, d.ldc, g.m, g.n, g.k, false, bias);
+        sb_gemm_det_direct(filled, d.av, bp, b_buf, d.ldc, g.m, g.n, g.k, true, NULL);
+        ck_assert_msg(memcmp(biased, filled, (size_t)g.m * d.ldc * sizeof(float)) == 0,
+                      "case %zu: a row bias differs from filling and accumulating", ci);
+        free(b_buf), free(biased), free(filled), free(bias);
         data_free(&d);
     }
 }
@@ -338,6 +366,7 @@ Suite *make_gemm_suite(void)
     tcase_add_loop_test(tc, test_det_serial_is_the_definition, 0, (int)N_CASES);
     tcase_add_loop_test(tc, test_det_parallel_is_the_definition, 0, (int)N_CASES);
     tcase_add_test(tc, test_tile_variants_agree);
+    tcase_add_test(tc, test_det_direct_row_bias);
     tcase_add_test(tc, test_det_direct_is_the_general_path);
     tcase_add_test(tc, test_loose_within_bound);
     tcase_add_test(tc, test_sum_det);
