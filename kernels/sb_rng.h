@@ -43,6 +43,14 @@ float sb_rng_uniform(uint64_t seed, uint32_t stream, uint32_t step, uint64_t ind
 /* standard normal (Box-Muller on two uniforms of the same counter block) */
 float sb_rng_normal(uint64_t seed, uint32_t stream, uint32_t step, uint64_t index);
 
+/* out[j] = sb_rng_uniform(seed, stream, step, index0 + j) for j in [0, n),
+ * bit for bit, for any index0 and n: the same function evaluated many
+ * Philox blocks at a time in vector lanes (AVX-512, AVX2 or baseline,
+ * whichever the CPU has), for masks and fills that draw consecutive
+ * indices. */
+void sb_rng_uniform_run(float *out, uint64_t seed, uint32_t stream, uint32_t step,
+                        uint64_t index0, size_t n);
+
 /* Fill helpers; parallel where worth it, same bits for any thread count. */
 void sb_rng_fill_uniform(float *out, size_t n, float lo, float hi,
                          uint64_t seed, uint32_t stream, uint32_t step);

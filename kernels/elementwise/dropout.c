@@ -22,6 +22,25 @@ static inline float mask_element(const sb_dropout_params *d, float scale, size_t
     return sb_rng_uniform(d->seed, d->stream, d->step, i) >= d->rate ? scale : 0.0f;
 }
 
+/* Masks are drawn in runs of this many uniforms, few enough that a run is
+ * still in L1 when it is thresholded. */
+#define MASK_SLICE 4096
+
+/* mask[first .. first + n) as mask_element would make it, drawn as runs of
+ * uniforms (many Philox blocks at a time) thresholded in place. */
+static void mask_run(float *mask, const sb_dropout_params *d, float scale, size_t first,
+                     size_t n)
+{
+    for (size_t done = 0; done < n; done += MASK_SLICE) {
+        const size_t len = n - done < MASK_SLICE ? n - done : MASK_SLICE;
+        float *m = mask + first + done;
+        sb_rng_uniform_run(m, d->seed, d->stream, d->step, first + done, len);
+        for (size_t i = 0; i < len; i++)
+            m[i] = m[i] >= d->rate ? scale : 0.0f;
+    }
+}
+
+/* The reference: one draw per element, the definition the runs must match. */
 void sb_dropout_mask_ref(float *mask,                   /* [n] */
                          const sb_dropout_params *d,
                          size_t n)
@@ -31,14 +50,18 @@ void sb_dropout_mask_ref(float *mask,                   /* [n] */
         mask[i] = mask_element(d, scale, i);
 }
 
+/* Threads take whole slices. */
 void sb_dropout_mask_par(float *mask,                   /* [n] */
                          const sb_dropout_params *d,
                          size_t n)
 {
     const float scale = keep_scale(d);
+    const int64_t slices = (int64_t)((n + MASK_SLICE - 1) / MASK_SLICE);
 #pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++)
-        mask[i] = mask_element(d, scale, i);
+    for (int64_t c = 0; c < slices; c++) {
+        const size_t first = (size_t)c * MASK_SLICE;
+        mask_run(mask, d, scale, first, n - first < MASK_SLICE ? n - first : MASK_SLICE);
+    }
 }
 
 void sb_dropout_mask_hashed(float *mask,                /* [n] */
@@ -50,8 +73,7 @@ void sb_dropout_mask_hashed(float *mask,                /* [n] */
 #pragma omp parallel for schedule(static) if (blocks > 1)
     for (int64_t b = 0; b < blocks; b++) {
         const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
-        for (size_t i = lo; i < hi; i++)
-            mask[i] = mask_element(d, scale, i);
+        mask_run(mask, d, scale, lo, hi - lo);
         sb_leaf_put(r, r->out[0], b, mask, lo, hi);
     }
 }

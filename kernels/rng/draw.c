@@ -1,7 +1,8 @@
 /* Single draws. One Philox block serves 4 consecutive uniforms (or 2
  * normals); each thread remembers the last block it computed, so a loop over
  * consecutive elements pays one block per 4 of them while every value stays a
- * pure function of (seed, stream, step, index). */
+ * pure function of (seed, stream, step, index). Long runs of uniforms are
+ * cheaper through sb_rng_uniform_run (run.c). */
 #include <math.h>
 #include <stdbool.h>
 
@@ -10,8 +11,9 @@
 void sb_rng_block(uint32_t out[4], uint64_t seed, uint32_t stream, uint32_t step,
                   uint64_t index)
 {
-    const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
-    const uint32_t counter[4] = {(uint32_t)index, (uint32_t)(index >> 32), step, stream};
+    uint32_t key[2], counter[4];
+    sb_rng_key(key, seed);
+    sb_rng_counter(counter, stream, step, index);
     sb_philox4x32_10(out, counter, key);
 }
 
@@ -36,12 +38,6 @@ static const uint32_t *block_at(uint64_t seed, uint32_t stream, uint32_t step, u
     return memo.word;
 }
 
-/* The top 24 bits -> [0, 1): k * 2^-24, exactly representable in float. */
-static float bits_to_unit(uint32_t bits)
-{
-    return (float)(bits >> 8) * 0x1p-24f;
-}
-
 uint32_t sb_rng_u32(uint64_t seed, uint32_t stream, uint32_t step, uint64_t index)
 {
     return block_at(seed, stream, step, index >> 2)[index & 3];
@@ -49,7 +45,7 @@ uint32_t sb_rng_u32(uint64_t seed, uint32_t stream, uint32_t step, uint64_t inde
 
 float sb_rng_uniform(uint64_t seed, uint32_t stream, uint32_t step, uint64_t index)
 {
-    return bits_to_unit(sb_rng_u32(seed, stream, step, index));
+    return sb_rng_unit(sb_rng_u32(seed, stream, step, index));
 }
 
 float sb_rng_normal(uint64_t seed, uint32_t stream, uint32_t step, uint64_t index)
@@ -57,8 +53,8 @@ float sb_rng_normal(uint64_t seed, uint32_t stream, uint32_t step, uint64_t inde
     const uint32_t *x = block_at(seed, stream, step, index >> 1) + 2 * (index & 1);
     /* 1 - uniform lies in [2^-24, 1], so the log never sees 0 and the radius
      * is at most sqrt(48 ln 2) ~ 5.77. Evaluated in double, rounded once. */
-    double u1 = 1.0 - (double)bits_to_unit(x[0]);
-    double u2 = (double)bits_to_unit(x[1]);
+    double u1 = 1.0 - (double)sb_rng_unit(x[0]);
+    double u2 = (double)sb_rng_unit(x[1]);
     const double two_pi = 6.283185307179586476925286766559;
     double radius = sqrt(-2.0 * log(u1));
     return (float)(radius * cos(two_pi * u2));

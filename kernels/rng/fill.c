@@ -10,6 +10,22 @@
 /* Below this many elements a parallel region costs more than it saves. */
 #define FILL_PARALLEL_MIN 16384
 
+/* The uniform fills draw runs of this many elements (sb_rng_uniform_run),
+ * few enough that a run is still in L1 when it is mapped to its interval;
+ * threads take whole runs. */
+#define FILL_RUN 4096
+
+static int64_t fill_runs(size_t n)
+{
+    return (int64_t)((n + FILL_RUN - 1) / FILL_RUN);
+}
+
+static size_t fill_run_len(int64_t run, size_t n)
+{
+    const size_t first = (size_t)run * FILL_RUN;
+    return n - first < FILL_RUN ? n - first : FILL_RUN;
+}
+
 void sb_rng_fill_uniform(float *out, size_t n, float lo, float hi,
                          uint64_t seed, uint32_t stream, uint32_t step)
 {
@@ -18,11 +34,16 @@ void sb_rng_fill_uniform(float *out, size_t n, float lo, float hi,
     /* lo + range*u can round up to hi when u is just below 1; the interval
      * is half-open, so such a value becomes the largest float below hi. */
     const float below_hi = nextafterf(hi, lo);
+    const int64_t runs = fill_runs(n);
 #pragma omp parallel for schedule(static) if (n >= FILL_PARALLEL_MIN)
-    for (int64_t i = 0; i < (int64_t)n; i++) {
-        float u = sb_rng_uniform(seed, stream, step, (uint64_t)i);
-        float x = lo + range * u;
-        out[i] = x < hi ? x : below_hi;
+    for (int64_t run = 0; run < runs; run++) {
+        const size_t first = (size_t)run * FILL_RUN, len = fill_run_len(run, n);
+        float *u = out + first;
+        sb_rng_uniform_run(u, seed, stream, step, first, len);
+        for (size_t i = 0; i < len; i++) {
+            float x = lo + range * u[i];
+            u[i] = x < hi ? x : below_hi;
+        }
     }
 }
 
@@ -35,10 +56,14 @@ void sb_init_glorot_uniform(float *w, size_t n, int fan_in, int fan_out,
 {
     SB_ASSERT(fan_in > 0 && fan_out > 0);
     const float limit = (float)sqrt(6.0 / ((double)fan_in + (double)fan_out));
+    const int64_t runs = fill_runs(n);
 #pragma omp parallel for schedule(static) if (n >= FILL_PARALLEL_MIN)
-    for (int64_t i = 0; i < (int64_t)n; i++) {
-        float u = sb_rng_uniform(seed, stream, 0, (uint64_t)i);
-        w[i] = limit * (2.0f * u - 1.0f);
+    for (int64_t run = 0; run < runs; run++) {
+        const size_t first = (size_t)run * FILL_RUN, len = fill_run_len(run, n);
+        float *u = w + first;
+        sb_rng_uniform_run(u, seed, stream, 0, first, len);
+        for (size_t i = 0; i < len; i++)
+            u[i] = limit * (2.0f * u[i] - 1.0f);
     }
 }
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elementwise/elementwise.h"
+#include "leaf_blocks.h"
 #include "op_test.h"
 #include "sb_kernels.h"
 #include "sb_rng.h"
@@ -348,6 +350,37 @@ START_TEST(test_dropout_mask_is_counter_based)
 }
 END_TEST
 
+/* The parallel masks draw runs of uniforms (sb_rng_uniform_run) per slice
+ * or per leaf block; the reference draws one element at a time. Sizes
+ * around a block of 4, a run's group of 64 and a leaf, where a run starts
+ * and ends inside a group, at 1 and 3 threads (uneven shares). The hashed
+ * mode runs with a request for no digests, so only its mask is compared. */
+START_TEST(test_dropout_mask_runs_match_ref)
+{
+    const size_t ns[] = {1, 3, 5, 63, 65, 4097, SB_LEAF_FLOATS + 5, 2 * SB_LEAF_FLOATS + 3};
+    const size_t nmax = 2 * SB_LEAF_FLOATS + 3;
+    const sb_dropout_params d = dropout_params(0.5f, 4);
+    const sb_leaf_request none = {0};
+    float *want = op_test_alloc_floats(nmax), *mask = op_test_alloc_floats(nmax);
+    const int saved = omp_get_max_threads();
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        const size_t n = ns[i];
+        sb_dropout_mask_ref(want, &d, n);
+        for (int t = 1; t <= 3; t += 2) {
+            omp_set_num_threads(t);
+            memset(mask, 0xff, n * sizeof *mask);
+            sb_dropout_mask_par(mask, &d, n);
+            ck_assert_msg(op_test_same_bits(mask, want, n), "par, n %zu, %d threads", n, t);
+            memset(mask, 0xff, n * sizeof *mask);
+            sb_dropout_mask_hashed(mask, &d, n, &none);
+            ck_assert_msg(op_test_same_bits(mask, want, n), "hashed, n %zu, %d threads", n, t);
+        }
+    }
+    omp_set_num_threads(saved);
+    free(want), free(mask);
+}
+END_TEST
+
 START_TEST(test_dropout_families_and_threads)
 {
     const size_t n = 100003;
@@ -440,6 +473,7 @@ Suite *make_elementwise_suite(void)
     TCase *drop = tcase_create("dropout");
     tcase_add_test(drop, test_dropout_mask_statistics);
     tcase_add_test(drop, test_dropout_mask_is_counter_based);
+    tcase_add_test(drop, test_dropout_mask_runs_match_ref);
     tcase_add_test(drop, test_dropout_families_and_threads);
     tcase_add_test(drop, test_dropout_bwd_finite_difference);
     suite_add_tcase(s, drop);

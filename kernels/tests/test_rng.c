@@ -1,13 +1,15 @@
-/* The counter-based RNG: Philox known answers, the counter layout, the
- * distributions, the Keras initialisers, the permutation, and the same bits
- * for every thread count. */
+/* The counter-based RNG: Philox known answers, the counter layout, runs of
+ * uniforms against single draws, the distributions, the Keras initialisers,
+ * the permutation, and the same bits for every thread count. */
 #include <check.h>
 #include <math.h>
 #include <omp.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng/rng_block.h"
 #include "sb_rng.h"
 
 Suite *make_rng_suite(void);
@@ -88,6 +90,60 @@ START_TEST(test_counter_layout)
     ck_assert_uint_ne(base, sb_rng_u32(SEED, 1, 2, 1));
     ck_assert_uint_ne(base, sb_rng_u32(SEED, 1, 1, 2));
     ck_assert_uint_ne(base, sb_rng_u32(SEED, 1, 1, 1 + (1ull << 32)));
+}
+END_TEST
+
+/* Every element of out[0..n) equals the single draw of its counter, bit
+ * for bit, and the GUARD floats on either side are untouched. */
+enum { GUARD = 8 };
+
+static void check_run(sb_rng_run_fn run, const char *isa, uint64_t seed, uint32_t stream,
+                      uint32_t step, uint64_t index0, size_t n)
+{
+    float *buf = alloc_or_die((n + 2 * GUARD) * sizeof *buf);
+    memset(buf, 0xa5, (n + 2 * GUARD) * sizeof *buf);
+    run(buf + GUARD, seed, stream, step, index0, n);
+    for (size_t j = 0; j < n; j++) {
+        float want = sb_rng_uniform(seed, stream, step, index0 + j);
+        ck_assert_msg(same_bits(&buf[GUARD + j], &want),
+                      "%s index0 %llu n %zu: element %zu is %a, want %a", isa,
+                      (unsigned long long)index0, n, j, (double)buf[GUARD + j], (double)want);
+    }
+    for (size_t g = 0; g < GUARD; g++) {
+        uint32_t before, after;
+        memcpy(&before, &buf[g], sizeof before);
+        memcpy(&after, &buf[GUARD + n + g], sizeof after);
+        ck_assert_msg(before == 0xa5a5a5a5u && after == 0xa5a5a5a5u,
+                      "%s index0 %llu n %zu: wrote outside [0, n)", isa,
+                      (unsigned long long)index0, n);
+    }
+    free(buf);
+}
+
+/* sb_rng_uniform_run and each of its instruction-set variants this CPU can
+ * run: starts inside a block (index0 % 4 = 1, 2, 3), runs shorter than a
+ * block, than a group of blocks, and many groups; 2^32 - 3 crosses the 32-bit
+ * half of the index, 2^34 - 3 the low counter word (block 2^32 - 1 -> 2^32),
+ * in the middle of a group of lanes. */
+START_TEST(test_uniform_run_matches_draws)
+{
+    static const uint64_t index0s[] = {0, 1, 2, 3, 5, (1ull << 32) - 3, (1ull << 34) - 3};
+    static const size_t ns[] = {0, 1, 3, 4, 17, 63, 64, 65, 127, 1000};
+    sb_rng_run_fn variants[3];
+    const int nv = sb_rng_uniform_run_variants(variants);
+    ck_assert_int_ge(nv, 1);
+    for (int v = 0; v <= nv; v++) {
+        /* v = nv: the public entry point, whichever variant it dispatches to */
+        sb_rng_run_fn run = v < nv ? variants[v] : sb_rng_uniform_run;
+        char isa[48] = "dispatch";
+        if (v < nv)
+            snprintf(isa, sizeof isa, "variant %d of %d", v, nv);
+        for (size_t a = 0; a < sizeof index0s / sizeof index0s[0]; a++)
+            for (size_t b = 0; b < sizeof ns / sizeof ns[0]; b++)
+                check_run(run, isa, SEED, SB_STREAM_DROPOUT + 2, 7, index0s[a], ns[b]);
+        /* every word of the key and the counter reaches the lanes */
+        check_run(run, isa, ~SEED, 0xfffffffeu, 0xffffffffu, (1ull << 40) + 6, 333);
+    }
 }
 END_TEST
 
@@ -366,6 +422,7 @@ Suite *make_rng_suite(void)
     TCase *tc = tcase_create("philox");
     tcase_add_test(tc, test_philox_known_answers);
     tcase_add_test(tc, test_counter_layout);
+    tcase_add_test(tc, test_uniform_run_matches_draws);
     suite_add_tcase(s, tc);
     tc = tcase_create("distributions");
     tcase_add_test(tc, test_uniform_range_and_mean);
