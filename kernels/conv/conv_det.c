@@ -190,12 +190,8 @@ static void conv2d_bwd_bias_det(float *db, const float *dy, const sb_conv_shape 
 {
     size_t pq = (size_t)s->p * s->q;
 #pragma omp parallel for schedule(static)
-    for (int f = 0; f < s->k; f++) {
-        float acc = 0.0f;
-        for (int img = 0; img < s->n; img++)
-            acc = sb_sum_det(dy + ((size_t)img * s->k + f) * pq, 1, pq, acc);
-        db[f] = acc;
-    }
+    for (int f = 0; f < s->k; f++)
+        db[f] = sb_sum_det_rows(dy + (size_t)f * pq, (ptrdiff_t)(s->k * pq), s->n, pq, 0.0f);
 }
 
 void sb_conv_register(sb_kernel_table *t, sb_family f)

@@ -122,4 +122,8 @@ void sb_gemm_loose(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
  * from +0, chunk sums added in chunk order onto `init`. */
 float sb_sum_det(const float *x, ptrdiff_t stride, size_t n, float init);
 
+/* The same bits as init = sb_sum_det(x + r*ld, 1, n, init) for r = 0..rows-1
+ * (conv's bias gradient: one row per image), several rows at a time. */
+float sb_sum_det_rows(const float *x, ptrdiff_t ld, int rows, size_t n, float init);
+
 #endif

@@ -339,6 +339,34 @@ START_TEST(test_sum_det)
 }
 END_TEST
 
+/* sb_sum_det_rows is sb_sum_det row after row: whole and partial blocks of
+ * rows, one and several chunks, rows too long for the blocked path, and a
+ * NaN in one row. */
+START_TEST(test_sum_det_rows)
+{
+    const int rows_list[] = {0, 1, 7, 8, 9, 17};
+    const size_t n_list[] = {0, 1, 255, 256, 257, 676, 2100};
+    const ptrdiff_t ld = 2200;
+    float *x = uniform_new((size_t)17 * ld, 9);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1)
+            x[10 * ld + 300] = NAN;
+        for (size_t a = 0; a < sizeof rows_list / sizeof rows_list[0]; a++)
+            for (size_t b = 0; b < sizeof n_list / sizeof n_list[0]; b++) {
+                int rows = rows_list[a];
+                size_t n = n_list[b];
+                float want = 0.75f;
+                for (int r = 0; r < rows; r++)
+                    want = sb_sum_det(x + r * ld, 1, n, want);
+                float got = sb_sum_det_rows(x, ld, rows, n, 0.75f);
+                ck_assert_msg(same_bits(got, want), "rows %d n %zu pass %d: %a vs %a", rows,
+                              n, pass, (double)got, (double)want);
+            }
+    }
+    free(x);
+}
+END_TEST
+
 /* The bound is 2 gamma(n) S rounded up to the nearest float at or above it. */
 START_TEST(test_dot_bound_rounding)
 {
@@ -370,6 +398,7 @@ Suite *make_gemm_suite(void)
     tcase_add_test(tc, test_det_direct_is_the_general_path);
     tcase_add_test(tc, test_loose_within_bound);
     tcase_add_test(tc, test_sum_det);
+    tcase_add_test(tc, test_sum_det_rows);
     tcase_add_test(tc, test_dot_bound_rounding);
     suite_add_tcase(s, tc);
     return s;
