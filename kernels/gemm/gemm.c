@@ -135,8 +135,12 @@ static void pack_b(float *restrict dst, sb_matview b, int kc, int nc, int nr)
                 float *d = dst + (ptrdiff_t)p * nr;
                 const float *s = b.p + p * b.rs + j0 * b.cs;
                 if (b.cs == 1) {
+                    /* a short row (dense2's 10 of 16): the whole row zeroed in
+                     * vectors, then the values over it, where zeroing the
+                     * tail alone takes a store per float */
+                    if (cols < nr)
+                        sb_zero_vectors(d, nr);
                     sb_copy_run(d, s, cols);
-                    sb_zero_run(d + cols, nr - cols);
                     continue;
                 }
                 for (int j = 0; j < nr; j++)
@@ -272,6 +276,8 @@ static void det_split_chunks(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc
 /* Below this many multiply-adds waking a thread team costs more than the
  * product (dense2: 128 x 10 x 128). */
 #define PARALLEL_MIN_MACS (1L << 21)
+/* The largest B panel a small product keeps on the stack (16 KiB). */
+#define SMALL_B_FLOATS 4096
 /* The most chunk sums det_split_chunks keeps (64 MB). */
 #define SPLIT_CHUNKS_MAX_FLOATS (1L << 24)
 
@@ -282,11 +288,15 @@ void sb_gemm_det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
         return;
     long macs = (long)m * n * (k > 0 ? k : 1);
     if (macs < PARALLEL_MIN_MACS && (a.rs == 1 || a.cs == 1)) {
-        /* serial, A read in place: packing A would cost as much as the product */
-        float *b_buf = sb_gemm_floats_new(sb_gemm_b_buf_floats(n, k));
+        /* serial, A read in place: packing A would cost as much as the
+         * product; so would allocating a small B panel (dense2's is 8 KiB) */
+        _Alignas(64) float b_stack[SMALL_B_FLOATS];
+        size_t b_floats = sb_gemm_b_buf_floats(n, k);
+        float *b_buf = b_floats <= SMALL_B_FLOATS ? b_stack : sb_gemm_floats_new(b_floats);
         sb_gemm_det_direct(c, a, (sb_gemm_b){sb_gemm_pack_b_view, &b}, b_buf, ldc, m, n, k,
                            accumulate, NULL);
-        free(b_buf);
+        if (b_buf != b_stack)
+            free(b_buf);
         return;
     }
     int threads = omp_get_max_threads(), chunks = (k + KC - 1) / KC;

@@ -67,6 +67,16 @@ SB_DATA_MOVE_INLINE void sb_zero_run(float *d, int n)
     }
 }
 
+/* d[0..n) = 0 for n a multiple of 8, eight floats a move */
+SB_DATA_MOVE_INLINE void sb_zero_vectors(float *d, int n)
+{
+    static const float zeros[8];
+    for (int i = 0; i < n; i += 8) {
+        memcpy(d + i, zeros, sizeof zeros);
+        SB_OPAQUE(d);
+    }
+}
+
 /* dst[j*ds + i] = src[i*ss + j] for i, j in 0..7: three rounds of shuffles
  * (pairs, quads, halves) on eight rows held in registers. */
 SB_DATA_MOVE_INLINE void sb_transpose8(float *restrict dst, ptrdiff_t ds, const float *restrict src,
