@@ -44,10 +44,10 @@ float sb_rng_uniform(uint64_t seed, uint32_t stream, uint32_t step, uint64_t ind
 float sb_rng_normal(uint64_t seed, uint32_t stream, uint32_t step, uint64_t index);
 
 /* out[j] = sb_rng_uniform(seed, stream, step, index0 + j) for j in [0, n),
- * bit for bit, for any index0 and n: the same function evaluated many
- * Philox blocks at a time in vector lanes (AVX-512, AVX2 or baseline,
- * whichever the CPU has), for masks and fills that draw consecutive
- * indices. */
+ * bit for bit, for any index0 and n with index0 + n <= 2^64: the same
+ * function evaluated many Philox blocks at a time in vector lanes (AVX-512,
+ * AVX2 or baseline, whichever the CPU has), for masks and fills that draw
+ * consecutive indices. */
 void sb_rng_uniform_run(float *out, uint64_t seed, uint32_t stream, uint32_t step,
                         uint64_t index0, size_t n);
 

@@ -26,11 +26,12 @@
 #define SB_INLINE static inline
 #endif
 
-/* for (int v = 0; v < count; v++) stmt, fully unrolled (count is a
- * multiple of 4 up to 16, a constant after inlining), so that the
- * accumulators are indexed by constants and stay in registers. GCC unrolls
- * fully when the unroll count is at least the trip count; clang only when
- * the two are equal, so for clang the loop goes four at a time. */
+/* for (int v = 0; v < count; v++) stmt, fully unrolled (count up to 16, a
+ * constant after inlining), so that the accumulators are indexed by
+ * constants and stay in registers. GCC unrolls fully when the unroll count
+ * is at least the trip count; clang only when the two are equal, so for
+ * clang the loop goes four at a time, up to the next multiple of 4 (the
+ * tall tile's 10 columns are 12 there, see tall_cols). */
 #define PRAGMA(x) _Pragma(#x)
 #if defined(__clang__)
 #define FOR_UNROLLED(v, count, stmt)                       \
@@ -49,10 +50,9 @@
 #endif
 #define ROWS_MAX 16
 
-/* Before the loop over reduction steps: GCC keeps only some of the narrow
- * tile's 15 row offsets in registers and reloads the rest every step; two
- * steps an iteration share one reload (clang, unrolling this way, leaves
- * the accumulators in memory). */
+/* Before the loop over reduction steps: GCC takes two steps an iteration,
+ * sharing the pointer updates (clang, unrolling this way, leaves the
+ * accumulators in memory). */
 #if defined(__clang__)
 #define UNROLL_STEPS
 #else
@@ -89,8 +89,9 @@ SB_INLINE void tile_body(float *restrict c, const float *restrict a, ptrdiff_t a
                  * instead of fifteen reloaded from the stack every step
                  * (written as one base, GCC 12 also vectorises the narrow
                  * tile's first row as scalars) */
-                const float *ap = a + p * acs + i0 * ars;
-                const float *base[4] = {ap, ap + 4 * ars, ap + 8 * ars, ap + 12 * ars};
+                const float *ap = a + p * acs + i0 * ars, *base[4];
+                for (int q = 0; q < 4; q++)   /* only rows of the block: sm may be 4 or 8 */
+                    base[q] = ap + (4 * q < sm ? 4 * q : 0) * ars;
                 const float *bp = b + (ptrdiff_t)p * nr + j0;
                 FOR_UNROLLED(i, sm, {
                     float ai = base[i / 4][(i % 4) * ars];
@@ -131,13 +132,14 @@ SB_INLINE void tile_body(float *restrict c, const float *restrict a, ptrdiff_t a
         }
 }
 
-/* The tall tile: vectors run down the columns of C, for a narrow product
- * whose A has contiguous columns (a[i][p] at a[i + p*acs]; dense2's weight
- * gradient, A = x^T). Per step p, sm values of A's column p are one load and
- * each b[p][j] one broadcast, where the narrow tile loads 16 broadcasts to
- * fill 10 lanes. Blocks of sm rows x sn columns, acc[j][i]; the same fmaf
- * chain per element as tile_body. Every row of A read is valid (edge rows
- * come zero-padded, see TALL below). */
+/* The tall tile: vectors run down the columns of C, for a product of at most
+ * 12 columns, A's columns contiguous (a[i][p] at a[i + p*acs]: dense2's
+ * weight gradient reads x^T in place; TALL below copies A by rows into this
+ * layout). Per step p, sm values of A's column p are one load and each
+ * b[p][j] one broadcast, where the narrow tile loads 16 broadcasts to fill
+ * 10 lanes. Blocks of sm rows x sn columns, acc[j][i]; the same fmaf chain
+ * per element as tile_body. Every row of A read is valid (edge rows come
+ * zero-padded). */
 SB_INLINE void tall_body(float *restrict c, const float *restrict a, ptrdiff_t acs,
                          const float *restrict b, int nr, ptrdiff_t ldc, int kc, int mv,
                          int nv, bool overwrite, const float *row_bias, int sm, int sn)
@@ -289,10 +291,11 @@ SB_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrdiff_t a
 /* Blocks of the whole tile where the registers hold it (AVX-512: 8 x 48 in
  * 24 of 32 zmm, 16 x 16 in 16, 32 x 12 in 24), smaller where they do not
  * (AVX2: 4 x 24 in 12 of 16 ymm, 4 x 16 in 8, 8 x 12 in 12); unrolled counts
- * in multiples of four up to 16 (FOR_UNROLLED). */
+ * up to 16, rows in multiples of four (FOR_UNROLLED). tall_cols picks 8, 10
+ * or 12 columns, and clang's 12 for 10 stay inside the B panel. */
 _Static_assert(MR % 4 == 0 && MRN % 4 == 0 && MR <= ROWS_MAX && MRN <= ROWS_MAX &&
-                   NRT % 4 == 0 && NRT <= 16,
-               "unrolled counts for FOR_UNROLLED");
+                   NRT == 12 && NRN >= NRT,
+               "unrolled counts for FOR_UNROLLED, tall_cols' widths");
 TILES(generic, , MR, NR, MRN, NRN, MRT)
 #if defined(__x86_64__) && defined(__GNUC__)
 TILES(avx512, __attribute__((target("avx512f,fma"))), MR, NR, MRN, NRN, MRT)

@@ -2,10 +2,11 @@
  *
  * One call computes a block of A B over one chunk of kc reduction steps, each
  * element one fmaf chain in p order from +0, then stores it into C
- * (overwrite; or adds it to a bias per row as it stores) or adds it to C. B comes packed in a panel [kc][width],
- * zero-padded to the full width; A is read where it lies (a packed panel or
- * the matrix itself). Only the mv x nv valid corner of C is touched, so an
- * edge tile runs exactly the arithmetic of a full one.
+ * (overwrite, optionally onto a bias per row) or adds it to C. B comes
+ * packed in a panel [kc][width], zero-padded to the full width; A is read
+ * where it lies (a packed panel or the matrix itself). Only the mv x nv
+ * valid corner of C is touched, so an edge tile runs exactly the arithmetic
+ * of a full one.
  *
  * Three shapes, chosen by the width of the product and the layout of A:
  *   wide    SB_GEMM_MR x SB_GEMM_NR   (8 x 48), B panels SB_GEMM_NR wide;

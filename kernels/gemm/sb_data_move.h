@@ -3,8 +3,10 @@
  * Packing moves data and never computes, so how it is done cannot change a
  * bit of any result: the transpose uses GNU vector extensions (GCC >= 12,
  * clang), which compile to shuffles on every x86-64 level and to plain moves
- * elsewhere. The callers are multiversioned with SB_DATA_MOVE_CLONES and the
- * helpers here always inlined into them, so each clone has its own copy. */
+ * elsewhere. The callers are multiversioned (SB_DATA_MOVE_CLONES, or the
+ * register tiles' per-ISA copies) and the helpers here always inlined into
+ * them, so each copy has its own; a caller compiled once (dense's bias
+ * rows) gets the baseline moves. */
 #ifndef SB_DATA_MOVE_H
 #define SB_DATA_MOVE_H
 

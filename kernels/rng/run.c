@@ -53,7 +53,8 @@ RUN_INLINE void uniform_lanes(float *restrict out, const uint32_t key[2], uint32
 RUN_INLINE void uniform_run(float *out, uint64_t seed, uint32_t stream, uint32_t step,
                             uint64_t index0, size_t n)
 {
-    SB_ASSERT(n <= PTRDIFF_MAX - RUN_FLOATS);
+    /* and no index wraps past 2^64, where the block counter would not */
+    SB_ASSERT(n <= PTRDIFF_MAX - RUN_FLOATS && (n == 0 || n - 1 <= UINT64_MAX - index0));
     uint32_t key[2];
     sb_rng_key(key, seed);
     uint64_t block = index0 >> 2;

@@ -50,7 +50,8 @@ typedef struct gemm_case {
     bool a_trans, b_trans, accumulate;
 } gemm_case;
 
-/* tiles are 8 x 48 (16 x 16 for n <= 16, 32 x 12 for n <= 12), cache blocks 144 x 960, chunks 256: none divides these.
+/* tiles are 8 x 48 (16 x 16 for n <= 16, 32 x 12 for n <= 12), cache
+ * blocks 144 x 960, chunks 256: none divides these.
  * sb_gemm_det runs products below 2^21 multiply-adds on the direct path,
  * larger ones on the general path split over threads by output, or by chunk
  * when K is long against the output: all three kinds are here, every tile,
@@ -68,6 +69,7 @@ static const gemm_case cases[] = {
     {20, 15, 9000, false, true, true},      /* narrow, many chunks */
     {37, 10, 300, false, false, true},      /* tall, A by rows (dense2.fwd), edge rows */
     {20, 9, 9000, false, true, true},       /* tall, A by rows, many chunks */
+    {40, 11, 12, false, false, false},      /* tall, A by rows, k < 16: no 8 x 16 copy */
     {300, 13, 600, true, true, false},      /* narrow, general path */
     {70, 10, 300, true, false, true},       /* tall, A by columns (dense2.bwd_weights) */
     {33, 12, 600, true, true, false},       /* tall, widest */
@@ -174,8 +176,8 @@ static sb_matview tile_a_view(const float *m0, float *copy, int rows, int k, boo
  * overwrite and accumulate. */
 START_TEST(test_tile_variants_agree)
 {
-    enum { KC = 203 };   /* not a multiple of 8: the tall tile's 8 x 8 copies of A
-                            by rows end with single steps */
+    enum { KC = 203 };   /* not a multiple of 16: the tall tile's 8 x 16 copies of
+                            A by rows end with single steps */
     const sb_gemm_tiles *variants[3];
     int nv = sb_gemm_tiles_variants(variants);
     ck_assert_int_ge(nv, 1);
@@ -345,7 +347,7 @@ END_TEST
 START_TEST(test_sum_det_rows)
 {
     const int rows_list[] = {0, 1, 7, 8, 9, 17};
-    const size_t n_list[] = {0, 1, 255, 256, 257, 676, 2100};
+    const size_t n_list[] = {0, 1, 255, 256, 257, 676, 2048, 2049, 2100};
     const ptrdiff_t ld = 2200;
     float *x = uniform_new((size_t)17 * ld, 9);
     for (int pass = 0; pass < 2; pass++) {

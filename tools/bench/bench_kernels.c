@@ -283,11 +283,14 @@ int main(int argc, char **argv)
         if (selected[c])
             state_new(&st[c], &cases[c]);
     for (int r = 0; r < rounds; r++)
-        for (size_t c = 0; c < N_CASES; c++)
-            for (size_t t = 0; t < N_THREADS && selected[c]; t++)
+        for (size_t c = 0; c < N_CASES; c++) {
+            if (!selected[c])
+                continue;
+            for (size_t t = 0; t < N_THREADS; t++)
                 for (int impl = 0; impl < N_IMPL; impl++)
                     sec[((c * N_THREADS + t) * N_IMPL + (size_t)impl) * (size_t)rounds + (size_t)r] =
                         time_per_call(&st[c], &cases[c].gemm, impl, thread_counts[t], min_time);
+        }
 
     FILE *json = json_path ? fopen(json_path, "w") : NULL;
     if (json_path && !json) {
@@ -304,7 +307,7 @@ int main(int argc, char **argv)
            "loose", "openblas", "det/openblas", "det/loose");
     const char *sep = "";   /* between JSON array elements */
     for (size_t c = 0; c < N_CASES; c++)
-        for (size_t t = 0; t < N_THREADS && selected[c]; t++) {
+        for (size_t t = 0; t < N_THREADS && selected[c]; t++) {   /* --op */
             const bench_gemm *g = &cases[c].gemm;
             double flops = 2.0 * g->m * g->n * g->k, gf[N_IMPL];
             const double *s_det = sec_of(sec, c, t, IMPL_DET, rounds),
