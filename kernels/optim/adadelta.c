@@ -5,6 +5,7 @@
  *   delta_acc = rho * delta_acc + (1 - rho) * update^2
  * The update uses the new acc and the old delta_acc. */
 #include <math.h>
+#include <omp.h>
 
 #include "optim_par.h"
 
@@ -33,25 +34,40 @@ void sb_adadelta_update_ref(float *w,          /* [n] weights, updated */
         adadelta_step(&w[i], &acc[i], &delta_acc[i], g[i], one_minus_rho, o);
 }
 
+/* Elements [lo, hi) as adadelta_step updates them, compiled for the widest
+ * vectors the CPU has: +, *, / and sqrt are correctly rounded at any width
+ * and never contracted (kernels/meson.build), so every copy gives the bits
+ * of the scalar loop; two square roots and a division an element make this
+ * loop compute-bound in scalar code. */
+OPTIM_CLONES
+static void adadelta_range(float *restrict w, float *restrict acc, float *restrict delta_acc,
+                           const float *restrict g, const sb_optim_params *o, size_t lo,
+                           size_t hi)
+{
+    const float one_minus_rho = 1.0f - o->rho;
+    for (size_t i = lo; i < hi; i++)
+        adadelta_step(&w[i], &acc[i], &delta_acc[i], g[i], one_minus_rho, o);
+}
+
 void sb_adadelta_update_par(float *w, float *acc, float *delta_acc, const float *g,
                             const sb_optim_params *o, size_t n)
 {
-    const float one_minus_rho = 1.0f - o->rho;
-#pragma omp parallel for schedule(static) if (n >= OPTIM_PARALLEL_MIN)
-    for (int64_t i = 0; i < (int64_t)n; i++)
-        adadelta_step(&w[i], &acc[i], &delta_acc[i], g[i], one_minus_rho, o);
+#pragma omp parallel if (n >= OPTIM_PARALLEL_MIN)
+    {
+        int t = omp_get_thread_num(), nth = omp_get_num_threads();
+        adadelta_range(w, acc, delta_acc, g, o, n * (size_t)t / (size_t)nth,
+                       n * (size_t)(t + 1) / (size_t)nth);
+    }
 }
 
 void sb_adadelta_update_hashed(float *w, float *acc, float *delta_acc, const float *g,
                                const sb_optim_params *o, size_t n, const sb_leaf_request *r)
 {
-    const float one_minus_rho = 1.0f - o->rho;
     const int64_t blocks = sb_leaf_blocks(n);
 #pragma omp parallel for schedule(static) if (blocks > 1)
     for (int64_t b = 0; b < blocks; b++) {
         const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
-        for (size_t i = lo; i < hi; i++)
-            adadelta_step(&w[i], &acc[i], &delta_acc[i], g[i], one_minus_rho, o);
+        adadelta_range(w, acc, delta_acc, g, o, lo, hi);
         sb_leaf_put(r, r->out[0], b, w, lo, hi);
         sb_leaf_put(r, r->out[1], b, acc, lo, hi);
         sb_leaf_put(r, r->out[2], b, delta_acc, lo, hi);
