@@ -30,6 +30,24 @@ const char *sb_status_name(sb_status s);
         }                                                                      \
     } while (0)
 
+/* A function compiled for AVX-512, AVX2 and the baseline, picked at load
+ * time (an ifunc). Only for code whose bits cannot depend on the vector
+ * width: data moves, and element-wise arithmetic that is correctly rounded
+ * and never contracted (kernels/meson.build). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__INTEL_COMPILER)
+#define SB_ISA_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SB_ISA_CLONES
+#endif
+
+/* A helper inlined into each caller, so that each ISA copy of the caller has
+ * its own. */
+#if defined(__GNUC__)
+#define SB_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define SB_ALWAYS_INLINE static inline
+#endif
+
 typedef enum sb_dtype {
     SB_DTYPE_F32,
     SB_DTYPE_I32,

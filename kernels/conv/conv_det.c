@@ -83,7 +83,7 @@ static void pack_col(float *dst, const void *src, int p0, int kc, int j0, int nc
  * at a time are cut from the image as rows of positions (contiguous runs),
  * then transposed into the panel. */
 _Static_assert(SB_GEMM_NR % 8 == 0 && SB_GEMM_NRN % 8 == 0, "panels hold whole 8-tap blocks");
-SB_DATA_MOVE_CLONES
+SB_ISA_CLONES
 static void pack_col_trans(float *dst, const void *src, int p0, int kc, int j0, int nc, int nr)
 {
     const conv_src *cs = src;

@@ -80,7 +80,7 @@ static inline void im2col_tap_plain(float *dst, const float *x, const sb_conv_sh
 
 /* Multiversioned functions stay in their file (clang resolves clones of an
  * external function only where its every declaration says so). */
-SB_DATA_MOVE_CLONES
+SB_ISA_CLONES
 static void im2col_block(float *dst, ptrdiff_t ts, ptrdiff_t ps, const float *x,
                          const sb_conv_shape *s, int t0, int nt, int j0, int nj)
 {
@@ -126,7 +126,7 @@ static inline void add_run(float *restrict dx_row, const float *restrict src, in
             dx_row[(ptrdiff_t)q * stride] += src[q];
 }
 
-SB_DATA_MOVE_CLONES
+SB_ISA_CLONES
 static void col2im_add(float *dx, const float *col, const sb_conv_shape *s)
 {
     ptrdiff_t pq = (ptrdiff_t)s->p * s->q;

@@ -73,7 +73,7 @@ void sb_gemm_work_free(sb_gemm_work *w)
  * transposed view (columns contiguous) is copied one column of A at a time,
  * across all panels (one pass along each row of the underlying matrix). */
 _Static_assert(MR == 8, "pack_a transposes 8 x 8 blocks");
-SB_DATA_MOVE_CLONES
+SB_ISA_CLONES
 static void pack_a(float *restrict dst, sb_matview a, int mc, int kc)
 {
     if (a.cs != 1) {
@@ -107,7 +107,7 @@ static void pack_a(float *restrict dst, sb_matview a, int mc, int kc)
 /* B[0..kc)[0..nc) into panels of nr columns, p-major inside a panel;
  * columns past nc are zero. Contiguous rows are copied; a transposed view
  * (contiguous columns) is transposed 8 x 8 blocks at a time. */
-SB_DATA_MOVE_CLONES
+SB_ISA_CLONES
 static void pack_b(float *restrict dst, sb_matview b, int kc, int nc, int nr)
 {
     for (int j0 = 0; j0 < nc; j0 += nr) {

@@ -20,12 +20,6 @@
 #define MRT SB_GEMM_MRT
 #define NRT SB_GEMM_NRT
 
-#if defined(__GNUC__)
-#define SB_INLINE static inline __attribute__((always_inline))
-#else
-#define SB_INLINE static inline
-#endif
-
 /* for (int v = 0; v < count; v++) stmt, fully unrolled (count up to 16, a
  * constant after inlining), so that the accumulators are indexed by
  * constants and stay in registers. GCC unrolls fully when the unroll count
@@ -65,10 +59,10 @@
  * TILE below). A block wholly outside the valid rows or columns is skipped.
  * a[i][p] is a[i*ars + p*acs]; b has rows of nr floats. Every element is the
  * same fmaf chain whatever the blocking. */
-SB_INLINE void tile_body(float *restrict c, const float *restrict a, ptrdiff_t ars,
-                         ptrdiff_t acs, const float *restrict b, int nr, ptrdiff_t ldc,
-                         int kc, int mv, int nv, bool overwrite, const float *row_bias,
-                         int sm, int sn)
+SB_ALWAYS_INLINE void tile_body(float *restrict c, const float *restrict a, ptrdiff_t ars,
+                                ptrdiff_t acs, const float *restrict b, int nr, ptrdiff_t ldc,
+                                int kc, int mv, int nv, bool overwrite, const float *row_bias,
+                                int sm, int sn)
 {
     for (int i0 = 0; i0 < mv; i0 += sm)
         for (int j0 = 0; j0 < nv; j0 += sn) {
@@ -140,9 +134,9 @@ SB_INLINE void tile_body(float *restrict c, const float *restrict a, ptrdiff_t a
  * 10 lanes. Blocks of sm rows x sn columns, acc[j][i]; the same fmaf chain
  * per element as tile_body. Every row of A read is valid (edge rows come
  * zero-padded). */
-SB_INLINE void tall_body(float *restrict c, const float *restrict a, ptrdiff_t acs,
-                         const float *restrict b, int nr, ptrdiff_t ldc, int kc, int mv,
-                         int nv, bool overwrite, const float *row_bias, int sm, int sn)
+SB_ALWAYS_INLINE void tall_body(float *restrict c, const float *restrict a, ptrdiff_t acs,
+                                const float *restrict b, int nr, ptrdiff_t ldc, int kc, int mv,
+                                int nv, bool overwrite, const float *row_bias, int sm, int sn)
 {
     for (int i0 = 0; i0 < mv; i0 += sm)
         for (int j0 = 0; j0 < nv; j0 += sn) {
@@ -188,10 +182,10 @@ static void pad_rows(float *restrict dst, const float *a, ptrdiff_t ars, ptrdiff
 /* tile_body with column blocks as narrow as the valid columns allow: a
  * 48-column block (AVX-512's whole wide tile) computes 16 or 32 columns
  * when no more are valid (n = 128 is 48 + 48 + 32), the others as given. */
-SB_INLINE void tile_cols(float *restrict c, const float *restrict a, ptrdiff_t ars,
-                         ptrdiff_t acs, const float *restrict b, int nr, ptrdiff_t ldc,
-                         int kc, int mv, int nv, bool overwrite, const float *row_bias,
-                         int sm, int sn)
+SB_ALWAYS_INLINE void tile_cols(float *restrict c, const float *restrict a, ptrdiff_t ars,
+                                ptrdiff_t acs, const float *restrict b, int nr, ptrdiff_t ldc,
+                                int kc, int mv, int nv, bool overwrite, const float *row_bias,
+                                int sm, int sn)
 {
     if (sn == 48 && nv <= 16)
         tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, row_bias, sm, 16);
@@ -225,8 +219,8 @@ SB_INLINE void tile_cols(float *restrict c, const float *restrict a, ptrdiff_t a
 /* The tile's rows of A, [kc][MRT] from p = 0, rows past mv zero: A by
  * columns is copied a column at a time, A by rows is transposed 8 rows by
  * 16 steps at a time (single elements at the edges). */
-SB_INLINE void pack_tall(float *restrict dst, const float *a, ptrdiff_t ars, ptrdiff_t acs,
-                         int kc, int mv)
+SB_ALWAYS_INLINE void pack_tall(float *restrict dst, const float *a, ptrdiff_t ars, ptrdiff_t acs,
+                                int kc, int mv)
 {
     if (ars == 1) {
         for (int p = 0; p < kc; p++)
@@ -248,9 +242,9 @@ SB_INLINE void pack_tall(float *restrict dst, const float *a, ptrdiff_t ars, ptr
 /* tall_body on B panels SB_GEMM_NRN wide, with as few of the tile's 12
  * columns as the valid ones need: 8, 10 (dense2 has 10; clang, unrolling by
  * fours, computes 12 and keeps 10) or 12. */
-SB_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrdiff_t acs,
-                         const float *restrict b, ptrdiff_t ldc, int kc, int mv, int nv,
-                         bool overwrite, const float *row_bias, int sm, int sn)
+SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrdiff_t acs,
+                                const float *restrict b, ptrdiff_t ldc, int kc, int mv, int nv,
+                                bool overwrite, const float *row_bias, int sm, int sn)
 {
     if (sn == 12 && nv <= 8)
         tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, row_bias, sm, 8);

@@ -3,7 +3,7 @@
  * Packing moves data and never computes, so how it is done cannot change a
  * bit of any result: the transpose uses GNU vector extensions (GCC >= 12,
  * clang), which compile to shuffles on every x86-64 level and to plain moves
- * elsewhere. The callers are multiversioned (SB_DATA_MOVE_CLONES, or the
+ * elsewhere. The callers are multiversioned (SB_ISA_CLONES, or the
  * register tiles' per-ISA copies) and the helpers here always inlined into
  * them, so each copy has its own; a caller compiled once (dense's bias
  * rows) gets the baseline moves. */
@@ -13,22 +13,10 @@
 #include <stddef.h>
 #include <string.h>
 
-/* Compile a data-moving function for AVX-512, AVX2 and the baseline, picked
- * at load time (an ifunc). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__INTEL_COMPILER)
-#define SB_DATA_MOVE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define SB_DATA_MOVE_CLONES
-#endif
+#include "sb_common.h"   /* SB_ISA_CLONES, SB_ALWAYS_INLINE */
 
 typedef float sb_v8f __attribute__((vector_size(32)));
 typedef float sb_v16f __attribute__((vector_size(64)));
-
-#if defined(__GNUC__)
-#define SB_DATA_MOVE_INLINE static inline __attribute__((always_inline))
-#else
-#define SB_DATA_MOVE_INLINE static inline
-#endif
 
 /* An empty asm that the compiler must assume changes p: a loop stepping p
  * through it is no longer one the compiler turns into a memcpy or memset
@@ -42,7 +30,7 @@ typedef float sb_v16f __attribute__((vector_size(64)));
 /* d[0..n) = s[0..n) without a library call: eight floats a move, a run that
  * does not end on eight finishing with one overlapping move (the short runs
  * of an image row, the rows of a panel). */
-SB_DATA_MOVE_INLINE void sb_copy_run(float *restrict d, const float *restrict s, int n)
+SB_ALWAYS_INLINE void sb_copy_run(float *restrict d, const float *restrict s, int n)
 {
     if (n < 8) {
         for (int i = 0; i < n; i++) {
@@ -61,7 +49,7 @@ SB_DATA_MOVE_INLINE void sb_copy_run(float *restrict d, const float *restrict s,
 }
 
 /* d[0..n) = 0, as sb_copy_run */
-SB_DATA_MOVE_INLINE void sb_zero_run(float *d, int n)
+SB_ALWAYS_INLINE void sb_zero_run(float *d, int n)
 {
     for (int i = 0; i < n; i++) {
         d[i] = 0.0f;
@@ -70,7 +58,7 @@ SB_DATA_MOVE_INLINE void sb_zero_run(float *d, int n)
 }
 
 /* d[0..n) = 0 for n a multiple of 8, eight floats a move */
-SB_DATA_MOVE_INLINE void sb_zero_vectors(float *d, int n)
+SB_ALWAYS_INLINE void sb_zero_vectors(float *d, int n)
 {
     static const float zeros[8];
     for (int i = 0; i < n; i += 8) {
@@ -81,8 +69,8 @@ SB_DATA_MOVE_INLINE void sb_zero_vectors(float *d, int n)
 
 /* dst[j*ds + i] = src[i*ss + j] for i, j in 0..7: three rounds of shuffles
  * (pairs, quads, halves) on eight rows held in registers. */
-SB_DATA_MOVE_INLINE void sb_transpose8(float *restrict dst, ptrdiff_t ds, const float *restrict src,
-                                 ptrdiff_t ss)
+SB_ALWAYS_INLINE void sb_transpose8(float *restrict dst, ptrdiff_t ds, const float *restrict src,
+                                    ptrdiff_t ss)
 {
     sb_v8f r[8];
     for (int i = 0; i < 8; i++)
@@ -114,8 +102,8 @@ SB_DATA_MOVE_INLINE void sb_transpose8(float *restrict dst, ptrdiff_t ds, const 
  * within 128-bit quarters, one across them). Where the vectors are
  * AVX-512's that is 24 shuffles and 8 half-extractions, where two
  * sb_transpose8 take 48 shuffles. */
-SB_DATA_MOVE_INLINE void sb_transpose8x16(float *restrict dst, ptrdiff_t ds,
-                                          const float *restrict src, ptrdiff_t ss)
+SB_ALWAYS_INLINE void sb_transpose8x16(float *restrict dst, ptrdiff_t ds,
+                                       const float *restrict src, ptrdiff_t ss)
 {
     sb_v16f r[8], t[8], u[8];
     for (int i = 0; i < 8; i++)

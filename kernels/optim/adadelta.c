@@ -39,7 +39,7 @@ void sb_adadelta_update_ref(float *w,          /* [n] weights, updated */
  * and never contracted (kernels/meson.build), so every copy gives the bits
  * of the scalar loop; two square roots and a division an element make this
  * loop compute-bound in scalar code. */
-OPTIM_CLONES
+SB_ISA_CLONES
 static void adadelta_range(float *restrict w, float *restrict acc, float *restrict delta_acc,
                            const float *restrict g, const sb_optim_params *o, size_t lo,
                            size_t hi)

@@ -11,14 +11,6 @@
 /* Below this many elements a parallel region costs more than it saves. */
 #define OPTIM_PARALLEL_MIN 16384
 
-/* An update loop compiled for AVX-512, AVX2 and the baseline, picked at load
- * time: element-wise arithmetic gives the same bits at any vector width. */
-#if defined(__x86_64__) && defined(__GNUC__)
-#define OPTIM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define OPTIM_CLONES
-#endif
-
 sb_sgd_update_fn sb_sgd_update_par;
 sb_rmsprop_update_fn sb_rmsprop_update_par;
 sb_adam_update_fn sb_adam_update_par;

@@ -12,16 +12,10 @@
 #define RUN_LANES 16                /* blocks computed together */
 #define RUN_FLOATS (4 * RUN_LANES)  /* the uniforms of those blocks */
 
-#if defined(__GNUC__)
-#define RUN_INLINE static inline __attribute__((always_inline))
-#else
-#define RUN_INLINE static inline
-#endif
-
 /* out[0..RUN_FLOATS) = the uniforms of blocks b0 .. b0 + RUN_LANES - 1 of
  * (key, stream, step): word w of block b0 + l is out[4 l + w]. */
-RUN_INLINE void uniform_lanes(float *restrict out, const uint32_t key[2], uint32_t stream,
-                              uint32_t step, uint64_t b0)
+SB_ALWAYS_INLINE void uniform_lanes(float *restrict out, const uint32_t key[2], uint32_t stream,
+                                    uint32_t step, uint64_t b0)
 {
     uint32_t x[4][RUN_LANES];
     for (int l = 0; l < RUN_LANES; l++) {
@@ -50,8 +44,8 @@ RUN_INLINE void uniform_lanes(float *restrict out, const uint32_t key[2], uint32
  * starts up to 3 elements before out, the last may end past out + n; those
  * two go through a scratch group and only the elements in [0, n) are
  * copied. */
-RUN_INLINE void uniform_run(float *out, uint64_t seed, uint32_t stream, uint32_t step,
-                            uint64_t index0, size_t n)
+SB_ALWAYS_INLINE void uniform_run(float *out, uint64_t seed, uint32_t stream, uint32_t step,
+                                  uint64_t index0, size_t n)
 {
     /* and no index wraps past 2^64, where the block counter would not */
     SB_ASSERT(n <= PTRDIFF_MAX - RUN_FLOATS && (n == 0 || n - 1 <= UINT64_MAX - index0));
@@ -73,7 +67,7 @@ RUN_INLINE void uniform_run(float *out, uint64_t seed, uint32_t stream, uint32_t
 }
 
 /* One copy of the run per instruction set, the levels of
- * SB_DATA_MOVE_CLONES, but as separate functions rather than target_clones
+ * SB_ISA_CLONES, but as separate functions rather than target_clones
  * so that tests can call each one; the best is picked at each call
  * (__builtin_cpu_supports reads flags set at load time). */
 #define RUN_VARIANT(name, attr)                                                      \
