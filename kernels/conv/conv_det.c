@@ -8,6 +8,7 @@
  * SB_CONV_GROUP images into one partial each and adds the partials in group
  * order, bwd_bias gives each channel one writer. Nothing depends on the
  * thread count but the assignment of whole units of work. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,14 +80,46 @@ static void pack_col(float *dst, const void *src, int p0, int kc, int j0, int nc
     }
 }
 
+/* Where tap t0 (c, r, s) of the column matrix starts in the image, at stride
+ * 1 without padding: its element at position (oh, ow) is x[that + oh*w + ow]. */
+static ptrdiff_t tap_offset(const sb_conv_shape *s, int t0)
+{
+    int ch = t0 / (s->r * s->s), r = t0 / s->s % s->r, t = t0 % s->s;
+    return ((ptrdiff_t)ch * s->h + r) * s->w + t;
+}
+
+/* Eight taps from t0 over kc positions from p0, transposed into a panel of
+ * width nr, straight from the image: at stride 1 without padding, with q,
+ * p0 and kc multiples of 8, every eight positions in a row of the panel
+ * lie in one output row, so each 8 x 8 block is eight image runs. */
+SB_ALWAYS_INLINE void col_trans_block_direct(float *dst, int nr, const float *x,
+                                             const sb_conv_shape *s, int t0, int p0, int kc)
+{
+    const float *tap[8];
+    for (int i = 0; i < 8; i++)
+        tap[i] = x + tap_offset(s, t0 + i);
+    int oh = p0 / s->q, ow = p0 % s->q;
+    for (int p = 0; p < kc; p += 8) {
+        const float *run[8];
+        for (int i = 0; i < 8; i++)
+            run[i] = tap[i] + (ptrdiff_t)oh * s->w + ow;
+        sb_transpose8_rows(dst + (ptrdiff_t)p * nr, nr, run);
+        if ((ow += 8) == s->q)
+            ow = 0, oh++;
+    }
+}
+
 /* B = col^T [pq][crs]: panels of nr taps, one row per position. Eight taps
  * at a time are cut from the image as rows of positions (contiguous runs),
- * then transposed into the panel. */
+ * then transposed into the panel; in the plain case above, without the
+ * copy in between. */
 _Static_assert(SB_GEMM_NR % 8 == 0 && SB_GEMM_NRN % 8 == 0, "panels hold whole 8-tap blocks");
 SB_ISA_CLONES
 static void pack_col_trans(float *dst, const void *src, int p0, int kc, int j0, int nc, int nr)
 {
     const conv_src *cs = src;
+    const sb_conv_shape *s = cs->s;
+    bool direct = s->stride == 1 && s->pad == 0 && s->q % 8 == 0 && p0 % 8 == 0 && kc % 8 == 0;
     float rows[8 * SB_GEMM_KC];
     SB_ASSERT(kc <= SB_GEMM_KC);
     for (int j = j0; j < j0 + nc; j += nr, dst += (ptrdiff_t)kc * nr) {
@@ -94,8 +127,12 @@ static void pack_col_trans(float *dst, const void *src, int p0, int kc, int j0, 
         for (int t = 0; t < nr; t += 8) {
             int nt = cols - t; /* taps of this block inside the panel's columns */
             nt = nt < 0 ? 0 : nt > 8 ? 8 : nt;
+            if (direct && nt == 8) {
+                col_trans_block_direct(dst + t, nr, cs->x, s, j + t, p0, kc);
+                continue;
+            }
             if (nt > 0)
-                sb_im2col_block(rows, kc, 1, cs->x, cs->s, j + t, nt, p0, kc);
+                sb_im2col_block(rows, kc, 1, cs->x, s, j + t, nt, p0, kc);
             memset(rows + (ptrdiff_t)nt * kc, 0, (size_t)(8 - nt) * (size_t)kc * sizeof(float));
             int p = 0;
             for (; p + 8 <= kc; p += 8)

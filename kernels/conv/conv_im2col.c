@@ -1,5 +1,4 @@
 /* im2col / col2im for one image: see conv_im2col.h. */
-#include <stdbool.h>
 #include <string.h>
 
 #include "conv_im2col.h"
@@ -65,15 +64,35 @@ static inline void im2col_tap(float *dst, ptrdiff_t ps, const float *x, const sb
 }
 
 /* The same at stride 1 without padding into contiguous positions (ps = 1),
- * the seed model's case: every run lies inside the input and is a copy. */
-static inline void im2col_tap_plain(float *dst, const float *x, const sb_conv_shape *s, int ch,
-                                    int r, int t, int oh, int ow, int nj)
+ * the seed model's case: every run lies inside the input and is a copy.
+ * The runs of output rows are the same for every tap, so they are the outer
+ * loop and each tap is one offset into x on from the last. */
+SB_ALWAYS_INLINE void im2col_block_plain(float *dst, ptrdiff_t ts, const float *x,
+                                         const sb_conv_shape *s, int t0, int nt, int oh,
+                                         int ow, int nj)
 {
     const int w = s->w, q = s->q;
-    const float *xt = x + ((ptrdiff_t)ch * s->h + r) * w + t;
+    const int ch0 = t0 / (s->r * s->s), r0 = t0 / s->s % s->r, c0 = t0 % s->s;
+    const ptrdiff_t off0 = ((ptrdiff_t)ch0 * s->h + r0) * w + c0;
     for (int done = 0; done < nj; oh++, ow = 0) {
         int len = q - ow < nj - done ? q - ow : nj - done;
-        sb_copy_run(dst + done, xt + (ptrdiff_t)oh * w + ow, len);
+        const float *from = x + (ptrdiff_t)oh * w + ow;
+        float *to = dst + done;
+        ptrdiff_t off = off0;
+        int r = r0, c = c0;
+        for (int tap = 0; tap < nt; tap++) {
+            sb_copy_run(to + (ptrdiff_t)tap * ts, from + off, len);
+            /* the next tap: one column on, or the next row, or the next channel */
+            off++;
+            if (++c == s->s) {
+                c = 0;
+                off += w - s->s;
+                if (++r == s->r) {
+                    r = 0;
+                    off += (ptrdiff_t)(s->h - s->r) * w;
+                }
+            }
+        }
         done += len;
     }
 }
@@ -84,15 +103,15 @@ SB_ISA_CLONES
 static void im2col_block(float *dst, ptrdiff_t ts, ptrdiff_t ps, const float *x,
                          const sb_conv_shape *s, int t0, int nt, int j0, int nj)
 {
+    int oh = j0 / s->q, ow = j0 % s->q;
+    if (ps == 1 && s->stride == 1 && s->pad == 0) {
+        im2col_block_plain(dst, ts, x, s, t0, nt, oh, ow, nj);
+        return;
+    }
     /* the divisions once per block: taps and positions are counted on */
     int ch = t0 / (s->r * s->s), r = t0 / s->s % s->r, t = t0 % s->s;
-    int oh = j0 / s->q, ow = j0 % s->q;
-    bool plain = ps == 1 && s->stride == 1 && s->pad == 0;
     for (int tap = 0; tap < nt; tap++) {
-        if (plain)
-            im2col_tap_plain(dst + (ptrdiff_t)tap * ts, x, s, ch, r, t, oh, ow, nj);
-        else
-            im2col_tap(dst + (ptrdiff_t)tap * ts, ps, x, s, ch, r, t, oh, ow, nj);
+        im2col_tap(dst + (ptrdiff_t)tap * ts, ps, x, s, ch, r, t, oh, ow, nj);
         if (++t == s->s) {
             t = 0;
             if (++r == s->r)

@@ -67,14 +67,14 @@ SB_ALWAYS_INLINE void sb_zero_vectors(float *d, int n)
     }
 }
 
-/* dst[j*ds + i] = src[i*ss + j] for i, j in 0..7: three rounds of shuffles
+/* dst[j*ds + i] = row[i][j] for i, j in 0..7: three rounds of shuffles
  * (pairs, quads, halves) on eight rows held in registers. */
-SB_ALWAYS_INLINE void sb_transpose8(float *restrict dst, ptrdiff_t ds, const float *restrict src,
-                                    ptrdiff_t ss)
+SB_ALWAYS_INLINE void sb_transpose8_rows(float *restrict dst, ptrdiff_t ds,
+                                         const float *const row[8])
 {
     sb_v8f r[8];
     for (int i = 0; i < 8; i++)
-        memcpy(&r[i], src + i * ss, sizeof r[i]);
+        memcpy(&r[i], row[i], sizeof r[i]);
     sb_v8f t[8], u[8];
     for (int i = 0; i < 8; i += 2) {
         t[i] = __builtin_shufflevector(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
@@ -95,6 +95,16 @@ SB_ALWAYS_INLINE void sb_transpose8(float *restrict dst, ptrdiff_t ds, const flo
         memcpy(dst + j * ds, &lo, sizeof lo);
         memcpy(dst + (j + 4) * ds, &hi, sizeof hi);
     }
+}
+
+/* dst[j*ds + i] = src[i*ss + j] for i, j in 0..7 */
+SB_ALWAYS_INLINE void sb_transpose8(float *restrict dst, ptrdiff_t ds, const float *restrict src,
+                                    ptrdiff_t ss)
+{
+    const float *row[8];
+    for (int i = 0; i < 8; i++)
+        row[i] = src + i * ss;
+    sb_transpose8_rows(dst, ds, row);
 }
 
 /* dst[j*ds + i] = src[i*ss + j] for i in 0..7, j in 0..15: two 8 x 8

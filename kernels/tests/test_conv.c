@@ -45,10 +45,56 @@ static sb_conv_shape shape_at(int i)
     case 1: return shape(2, 32, 26, 26, 64, 3, 3, 1, 0);   /* conv2 */
     case 2: return shape(3, 5, 7, 13, 3, 3, 3, 2, 1);      /* odd, padded, strided */
     case 3: return shape(5, 3, 9, 8, 13, 2, 3, 1, 1);      /* non-square filter */
+    /* rows of 8 positions (bwd_filter's panels transposed straight from the
+     * image), 27 taps: the last block of 8 is partial */
+    case 4: return shape(3, 3, 10, 10, 5, 3, 3, 1, 0);
     default: return shape(1, 1, 1, 1, 1, 1, 1, 1, 0);
     }
 }
-#define N_SHAPES 5
+#define N_SHAPES 6
+
+/* ---- im2col ---------------------------------------------------------------- */
+
+/* Column matrix element (tap, pos) by its definition (conv_im2col.h). */
+static float col_at(const float *x, const sb_conv_shape *s, int tap, int pos)
+{
+    int ch = tap / (s->r * s->s), r = tap / s->s % s->r, t = tap % s->s;
+    int ih = pos / s->q * s->stride - s->pad + r, iw = pos % s->q * s->stride - s->pad + t;
+    if (ih < 0 || ih >= s->h || iw < 0 || iw >= s->w)
+        return 0.0f;
+    return x[((ptrdiff_t)ch * s->h + ih) * s->w + iw];
+}
+
+/* Blocks of the column matrix, as a packer asks for them (contiguous
+ * positions, the plain path at stride 1 without padding, and strided
+ * positions, the general path), at every offset a block may start. */
+START_TEST(test_im2col_blocks_are_the_definition)
+{
+    const sb_conv_shape s = shape_at(_i);
+    const int pq = s.p * s.q, crs = s.c * s.r * s.s;
+    const size_t n_in = (size_t)s.c * s.h * s.w;
+    float *x = malloc(n_in * sizeof(float));
+    for (size_t i = 0; i < n_in; i++)
+        x[i] = (float)i + 1.0f; /* no zeros: a zero read from the image is an error */
+    const int nt = crs < 11 ? crs : 11, nj = pq < 37 ? pq : 37;
+    float *dst = malloc((size_t)nt * nj * sizeof(float));
+    for (int t0 = 0; t0 + nt <= crs; t0 += (crs - nt) / 3 + 1)
+        for (int j0 = 0; j0 + nj <= pq; j0 += (pq - nj) / 5 + 1)
+            for (int trans = 0; trans < 2; trans++) {
+                ptrdiff_t ts = trans ? 1 : nj, ps = trans ? nt : 1;
+                sb_im2col_block(dst, ts, ps, x, &s, t0, nt, j0, nj);
+                for (int a = 0; a < nt; a++)
+                    for (int b = 0; b < nj; b++) {
+                        float want = col_at(x, &s, t0 + a, j0 + b);
+                        ck_assert_msg(memcmp(&dst[a * ts + b * ps], &want, sizeof want) == 0,
+                                      "shape %d, tap %d, position %d, %s", _i, t0 + a, j0 + b,
+                                      trans ? "transposed" : "by rows");
+                    }
+            }
+    free(dst);
+    free(x);
+}
+END_TEST
 
 /* ---- families against ref -------------------------------------------------- */
 
@@ -288,6 +334,7 @@ Suite *make_conv_suite(void)
     Suite *s = suite_create("conv");
     TCase *tc = tcase_create("conv");
     tcase_set_timeout(tc, 300);
+    tcase_add_loop_test(tc, test_im2col_blocks_are_the_definition, 0, N_SHAPES);
     tcase_add_loop_test(tc, test_families_within_bound, 0, N_SHAPES);
     tcase_add_loop_test(tc, test_det_bitwise_across_threads, 0, N_SHAPES);
     tcase_add_loop_test(tc, test_det_is_the_gemm_on_im2col, 0, N_SHAPES);
