@@ -252,6 +252,69 @@ START_TEST(test_maxpool_odd_sizes_and_threads)
 }
 END_TEST
 
+/* The rules by their definition, on planes wide enough for the kernels'
+ * eight-window steps (and their overlapping last step), with values drawn
+ * from a few, so that ties, +0 against -0, infinities and NaNs with
+ * different payloads meet in every position of a window. */
+static float pool_value(float u)
+{
+    static const float values[] = {1.0f, 1.0f, 2.0f, 0.0f, -0.0f, -3.0f, INFINITY, -INFINITY};
+    int i = (int)(u * 10.0f);
+    if (i < 8)
+        return values[i];
+    float nan = NAN;
+    uint32_t bits;
+    memcpy(&bits, &nan, sizeof bits);
+    bits |= (uint32_t)i; /* a payload per draw: the output must keep the first NaN's */
+    memcpy(&nan, &bits, sizeof nan);
+    return nan;
+}
+
+START_TEST(test_maxpool_rules_on_wide_planes)
+{
+    const int widths[] = {16, 17, 24, 34, 35, 48};
+    for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
+        const sb_pool_shape s = {.n = 2, .c = 3, .h = 5, .w = widths[wi]};
+        const int ph = s.h / 2, pw = s.w / 2, planes = s.n * s.c;
+        const size_t in = (size_t)planes * s.h * s.w, out = (size_t)planes * ph * pw;
+        float *x = op_test_alloc_floats(in), *dy = op_test_alloc_floats(out);
+        float *want_y = op_test_alloc_floats(out), *want_dx = op_test_alloc_floats(in);
+        float *y = op_test_alloc_floats(out), *dx = op_test_alloc_floats(in);
+        op_test_fill_rng(x, in, 0.0f, 1.0f, INPUT_SEED, 20 + (uint32_t)wi);
+        for (size_t i = 0; i < in; i++)
+            x[i] = pool_value(x[i]);
+        op_test_fill_rng(dy, out, 1.0f, 2.0f, INPUT_SEED, 30 + (uint32_t)wi);
+        /* the definition: the first of the window's four in scan order that
+         * is a NaN, or else the first largest */
+        memset(want_dx, 0, in * sizeof *want_dx); /* +0 outside the winners */
+        for (int p = 0; p < planes; p++)
+            for (int i = 0; i < ph; i++)
+                for (int j = 0; j < pw; j++) {
+                    size_t top = ((size_t)p * s.h + 2 * (size_t)i) * s.w + 2 * (size_t)j;
+                    const size_t pos[4] = {top, top + 1, top + s.w, top + s.w + 1};
+                    size_t win = pos[0];
+                    for (int q = 0; q < 4 && !isnan(x[win]); q++)
+                        if (isnan(x[pos[q]]) || x[pos[q]] > x[win])
+                            win = pos[q];
+                    size_t o = ((size_t)p * ph + (size_t)i) * pw + (size_t)j;
+                    want_y[o] = x[win];
+                    want_dx[win] = dy[o];
+                }
+        for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+            const sb_kernel_table *k = sb_kernels((sb_family)f);
+            memset(dx, 0xff, in * sizeof *dx); /* NaN: an element left unwritten would show */
+            k->maxpool_fwd(y, x, &s);
+            k->maxpool_bwd(dx, dy, x, &s);
+            ck_assert_msg(op_test_same_bits(y, want_y, out), "maxpool_fwd %s, width %d",
+                          sb_family_name((sb_family)f), s.w);
+            ck_assert_msg(op_test_same_bits(dx, want_dx, in), "maxpool_bwd %s, width %d",
+                          sb_family_name((sb_family)f), s.w);
+        }
+        free(x), free(dy), free(want_y), free(want_dx), free(y), free(dx);
+    }
+}
+END_TEST
+
 START_TEST(test_maxpool_bwd_finite_difference)
 {
     /* distinct inputs spaced 1/8 apart (a shuffled ramp), perturbed by
@@ -468,6 +531,7 @@ Suite *make_elementwise_suite(void)
     tcase_add_test(pool, test_maxpool_tie_rule);
     tcase_add_test(pool, test_maxpool_nan_propagates);
     tcase_add_test(pool, test_maxpool_odd_sizes_and_threads);
+    tcase_add_test(pool, test_maxpool_rules_on_wide_planes);
     tcase_add_test(pool, test_maxpool_bwd_finite_difference);
     suite_add_tcase(s, pool);
     TCase *drop = tcase_create("dropout");
