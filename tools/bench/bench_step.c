@@ -3,9 +3,19 @@
  * (the harness's sb_trace_add_probe), for tools/bench/bench-all. Hashing is
  * done as `samebits run` does it: the model's ops hash the leaves of large
  * tensors while they are in cache (sb_hash_leaf) unless --no-fuse, which
- * hashes every tensor after its op. Prints one JSON object. Steps are timed from the first probe of a step to the first
- * probe of the next, so weight initialisation and the closing evaluation are
- * not counted; the median over steps 2..S is reported. */
+ * hashes every tensor after its op. Prints one JSON object. Steps are timed
+ * from the first probe of a step to the first probe of the next, so weight
+ * initialisation and the closing evaluation are not counted; the median
+ * over steps 2..S is reported.
+ *
+ * With --hash it also times the hashing itself: the leaf hashes the ops make
+ * (thread-seconds, summed over the threads that make them) and the probe
+ * hook (its wall time times the thread count: while it runs the other
+ * threads wait). Their sum over threads x the step's wall time is the
+ * step's `hash_share_inside`, the median over the timed steps. Unlike the
+ * difference between a hashed and an unhashed run, it is measured within
+ * one run, so a slow phase of a shared machine cannot swamp it; it leaves
+ * out what hashing costs the ops around it (caches, a blocked loop). */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +29,22 @@ typedef struct step_clock {
     sb_trace trace;
     int64_t step;       /* of the last probe seen */
     double *start;      /* start[s]: time of step s's first probe */
+    double *hashed;     /* hashed[s]: hashing thread-seconds before it */
     int64_t max_steps;
 } step_clock;
+
+/* Thread-seconds spent hashing so far. */
+static double hash_thread_s;
+
+/* sb_hash_leaf, timed; the ops call it from their parallel loops. */
+static void timed_leaf_hash(sb_leaf_digest *out, const void *bytes, size_t len)
+{
+    double t0 = omp_get_wtime();
+    sb_hash_leaf(out, bytes, len);
+    double dt = omp_get_wtime() - t0;
+#pragma omp atomic
+    hash_thread_s += dt;
+}
 
 static void on_probe(void *ctx, const sb_probe_point *p)
 {
@@ -28,17 +52,28 @@ static void on_probe(void *ctx, const sb_probe_point *p)
     if (p->step != c->step && p->step >= 1 && p->step <= c->max_steps + 1) {
         c->step = p->step;
         c->start[p->step] = omp_get_wtime();
+        c->hashed[p->step] = hash_thread_s;
     }
-    if (c->hash && sb_trace_add_probe(&c->trace, p) != SB_OK) {
+    if (!c->hash)
+        return;
+    double t0 = omp_get_wtime();
+    if (sb_trace_add_probe(&c->trace, p) != SB_OK) {
         fprintf(stderr, "bench-step: hashing a probe failed\n");
         exit(EXIT_FAILURE);
     }
+    hash_thread_s += (omp_get_wtime() - t0) * omp_get_max_threads();
 }
 
 static int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
     return (a > b) - (a < b);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 int main(int argc, char **argv)
@@ -85,28 +120,34 @@ int main(int argc, char **argv)
     cfg.max_steps = steps;
     step_clock clock = {.hash = hash, .step = 0, .max_steps = steps};
     clock.start = calloc((size_t)steps + 2, sizeof *clock.start);
+    clock.hashed = calloc((size_t)steps + 2, sizeof *clock.hashed);
     sb_trace_init(&clock.trace);
     sb_epoch_metrics metrics[16];
     int epochs_done = 0;
-    sb_leaf_hash_fn *leaf_hash = hash && fuse ? sb_hash_leaf : NULL;
+    sb_leaf_hash_fn *leaf_hash = hash && fuse ? timed_leaf_hash : NULL;
     if (sb_model_train(sb_kernels(SB_FAMILY_DET), &cfg, &train, &test, on_probe, &clock,
                        leaf_hash, metrics, &epochs_done) != SB_OK) {
         fprintf(stderr, "bench-step: training failed\n");
         return EXIT_FAILURE;
     }
     /* step s lasts from start[s] to start[s+1]; the last step has no end mark */
-    int n = 0;
-    double *sec = calloc((size_t)steps, sizeof *sec);
-    for (int s = 2; s < steps; s++)
-        sec[n++] = clock.start[s + 1] - clock.start[s];
-    qsort(sec, (size_t)n, sizeof *sec, cmp_double);
-    double median = n % 2 ? sec[n / 2] : 0.5 * (sec[n / 2 - 1] + sec[n / 2]);
+    int n = 0, threads = omp_get_max_threads();
+    double *sec = calloc((size_t)steps, sizeof *sec), *share = calloc((size_t)steps, sizeof *share);
+    for (int s = 2; s < steps; s++, n++) {
+        sec[n] = clock.start[s + 1] - clock.start[s];
+        share[n] = (clock.hashed[s + 1] - clock.hashed[s]) / (threads * sec[n]);
+    }
     printf("{\"threads\": %d, \"hash\": %s, \"fused\": %s, \"steps_timed\": %d, "
-           "\"step_s\": %.6f, \"probes\": %zu}\n",
-           omp_get_max_threads(), hash ? "true" : "false", leaf_hash ? "true" : "false", n,
-           median, clock.trace.n_records);
+           "\"step_s\": %.6f, \"probes\": %zu",
+           threads, hash ? "true" : "false", leaf_hash ? "true" : "false", n, median(sec, n),
+           clock.trace.n_records);
+    if (hash)
+        printf(", \"hash_share_inside\": %.5f", median(share, n));
+    printf("}\n");
     free(sec);
+    free(share);
     free(clock.start);
+    free(clock.hashed);
     sb_trace_free(&clock.trace);
     sb_dataset_free(&all);
     return EXIT_SUCCESS;
