@@ -49,7 +49,8 @@ static inline int is_max(float v, float m)
  * lane computes exactly what window_max and plane_bwd's flags compute for
  * its window. The plane loops take eight windows a step; a row whose
  * window count is not a multiple of eight ends with the last eight windows,
- * overlapping ones already done (they get the same values again).
+ * overlapping ones already done (they get the same values again, as x is
+ * not written: outputs must not overlap x, see check_apart).
  * Helpers take vectors by pointer: a 32-byte vector passed by value has a
  * different ABI with and without AVX, which compilers warn about even where
  * the helper is inlined. */
@@ -156,8 +157,9 @@ static void plane_fwd(float *y,         /* [h/2][w/2] */
 /* The backward finds the max, then gives the gradient to the first element
  * that matches it, with flags rather than the argmax's index: on real
  * activations the winner's position is unpredictable, and branching on it
- * made this loop 2.5 times slower. Every element of dx is written once: the
- * four of each window, then the row and column an odd size leaves out. */
+ * made this loop 2.5 times slower. Every element of dx is written: the four
+ * of each window (twice where a row's last eight-window step overlaps the
+ * one before), then the row and column an odd size leaves out. */
 SB_ISA_CLONES
 static void plane_bwd(float *dx,        /* [h][w] */
                       const float *dy,  /* [h/2][w/2] */
@@ -195,6 +197,14 @@ static void plane_bwd(float *dx,        /* [h][w] */
             dx[(h - 1) * w + c] = 0.0f;
 }
 
+/* The output (n_out floats) and x (n_in) must not overlap: the last
+ * eight-window step of a row reads x after the step before it stored. */
+static void check_apart(const float *out, size_t n_out, const float *x, size_t n_in)
+{
+    uintptr_t o = (uintptr_t)out, i = (uintptr_t)x;
+    SB_ASSERT(o + n_out * sizeof(float) <= i || i + n_in * sizeof(float) <= o);
+}
+
 static size_t plane_count(const sb_pool_shape *s)
 {
     SB_ASSERT(s->n >= 0 && s->c >= 0 && s->h >= 0 && s->w >= 0);
@@ -207,6 +217,7 @@ void sb_maxpool_fwd_ref(float *y,               /* [n][c][h/2][w/2] */
 {
     const size_t planes = plane_count(s), h = (size_t)s->h, w = (size_t)s->w;
     const size_t in = h * w, out = (h / 2) * (w / 2);
+    check_apart(y, planes * out, x, planes * in);
     for (size_t p = 0; p < planes; p++)
         plane_fwd(y + p * out, x + p * in, h, w);
 }
@@ -217,6 +228,7 @@ void sb_maxpool_fwd_par(float *y,               /* [n][c][h/2][w/2] */
 {
     const size_t planes = plane_count(s), h = (size_t)s->h, w = (size_t)s->w;
     const size_t in = h * w, out = (h / 2) * (w / 2);
+    check_apart(y, planes * out, x, planes * in);
 #pragma omp parallel for schedule(static)
     for (size_t p = 0; p < planes; p++)
         plane_fwd(y + p * out, x + p * in, h, w);
@@ -229,6 +241,7 @@ void sb_maxpool_bwd_ref(float *dx,              /* [n][c][h][w] */
 {
     const size_t planes = plane_count(s), h = (size_t)s->h, w = (size_t)s->w;
     const size_t in = h * w, out = (h / 2) * (w / 2);
+    check_apart(dx, planes * in, x, planes * in);
     for (size_t p = 0; p < planes; p++)
         plane_bwd(dx + p * in, dy + p * out, x + p * in, h, w);
 }
@@ -240,6 +253,7 @@ void sb_maxpool_bwd_par(float *dx,              /* [n][c][h][w] */
 {
     const size_t planes = plane_count(s), h = (size_t)s->h, w = (size_t)s->w;
     const size_t in = h * w, out = (h / 2) * (w / 2);
+    check_apart(dx, planes * in, x, planes * in);
 #pragma omp parallel for schedule(static)
     for (size_t p = 0; p < planes; p++)
         plane_bwd(dx + p * in, dy + p * out, x + p * in, h, w);

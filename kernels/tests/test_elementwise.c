@@ -254,18 +254,21 @@ END_TEST
 
 /* The rules by their definition, on planes wide enough for the kernels'
  * eight-window steps (and their overlapping last step), with values drawn
- * from a few, so that ties, +0 against -0, infinities and NaNs with
- * different payloads meet in every position of a window. */
+ * from a few, so that ties, +0 against -0, infinities and NaNs meet in
+ * every position of a window. The NaNs are quiet, of four kinds (payload 1
+ * or 2, either sign): the output must keep the first one's bits. */
 static float pool_value(float u)
 {
     static const float values[] = {1.0f, 1.0f, 2.0f, 0.0f, -0.0f, -3.0f, INFINITY, -INFINITY};
-    int i = (int)(u * 10.0f);
+    int i = (int)(u * 12.0f);
     if (i < 8)
         return values[i];
     float nan = NAN;
     uint32_t bits;
     memcpy(&bits, &nan, sizeof bits);
-    bits |= (uint32_t)i; /* a payload per draw: the output must keep the first NaN's */
+    bits |= (uint32_t)(i % 2 + 1);
+    if (i >= 10)
+        bits |= UINT32_C(1) << 31;
     memcpy(&nan, &bits, sizeof nan);
     return nan;
 }
@@ -284,6 +287,8 @@ START_TEST(test_maxpool_rules_on_wide_planes)
         for (size_t i = 0; i < in; i++)
             x[i] = pool_value(x[i]);
         op_test_fill_rng(dy, out, 1.0f, 2.0f, INPUT_SEED, 30 + (uint32_t)wi);
+        for (size_t o = 0; o < out; o += 7)
+            dy[o] = o % 2 ? -0.0f : NAN; /* a winner passes its gradient's bits on */
         /* the definition: the first of the window's four in scan order that
          * is a NaN, or else the first largest */
         memset(want_dx, 0, in * sizeof *want_dx); /* +0 outside the winners */
@@ -302,7 +307,9 @@ START_TEST(test_maxpool_rules_on_wide_planes)
                 }
         for (int f = 0; f < SB_FAMILY_COUNT; f++) {
             const sb_kernel_table *k = sb_kernels((sb_family)f);
-            memset(dx, 0xff, in * sizeof *dx); /* NaN: an element left unwritten would show */
+            /* NaN: an element left unwritten would show */
+            memset(y, 0xff, out * sizeof *y);
+            memset(dx, 0xff, in * sizeof *dx);
             k->maxpool_fwd(y, x, &s);
             k->maxpool_bwd(dx, dy, x, &s);
             ck_assert_msg(op_test_same_bits(y, want_y, out), "maxpool_fwd %s, width %d",
