@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "conv_im2col.h"
 #include "gemm/sb_dot_bound.h"
 #include "sb_kernels.h"
 
@@ -82,14 +83,14 @@ void sb_conv2d_bwd_filter_bound(float *dw, const float *dy, const float *x,
 #pragma omp parallel for schedule(static) collapse(2)
     for (int f = 0; f < s->k; f++)
         for (int tap = 0; tap < taps; tap++) {
-            int ch = tap / (s->r * s->s), r = tap / s->s % s->r, t = tap % s->s;
+            sb_conv_tap at = sb_conv_tap_of(s, tap);
             double sum = 0.0;
             for (int img = 0; img < s->n; img++)
                 for (int p = 0; p < s->p; p++)
                     for (int q = 0; q < s->q; q++)
                         sum += fabs((double)dy[(((size_t)img * s->k + f) * s->p + p) * s->q + q]) *
-                               x_abs(x, s, img, ch, p * s->stride - s->pad + r,
-                                     q * s->stride - s->pad + t);
+                               x_abs(x, s, img, at.ch, p * s->stride - s->pad + at.r,
+                                     q * s->stride - s->pad + at.t);
             dw[(size_t)f * taps + tap] = sb_dot_bound(nterms, sum);
         }
 }

@@ -80,14 +80,6 @@ static void pack_col(float *dst, const void *src, int p0, int kc, int j0, int nc
     }
 }
 
-/* Where tap t0 (c, r, s) of the column matrix starts in the image, at stride
- * 1 without padding: its element at position (oh, ow) is x[that + oh*w + ow]. */
-static ptrdiff_t tap_offset(const sb_conv_shape *s, int t0)
-{
-    int ch = t0 / (s->r * s->s), r = t0 / s->s % s->r, t = t0 % s->s;
-    return ((ptrdiff_t)ch * s->h + r) * s->w + t;
-}
-
 /* Eight taps from t0 over kc positions from p0, transposed into a panel of
  * width nr, straight from the image: at stride 1 without padding, with q,
  * p0 and kc multiples of 8, every eight positions in a row of the panel
@@ -97,7 +89,7 @@ SB_ALWAYS_INLINE void col_trans_block_direct(float *dst, int nr, const float *x,
 {
     const float *tap[8];
     for (int i = 0; i < 8; i++)
-        tap[i] = x + tap_offset(s, t0 + i);
+        tap[i] = x + sb_conv_tap_offset(s, sb_conv_tap_of(s, t0 + i));
     int oh = p0 / s->q, ow = p0 % s->q;
     for (int p = 0; p < kc; p += 8) {
         const float *run[8];

@@ -72,14 +72,14 @@ SB_ALWAYS_INLINE void im2col_block_plain(float *dst, ptrdiff_t ts, const float *
                                          int ow, int nj)
 {
     const int w = s->w, q = s->q;
-    const int ch0 = t0 / (s->r * s->s), r0 = t0 / s->s % s->r, c0 = t0 % s->s;
-    const ptrdiff_t off0 = ((ptrdiff_t)ch0 * s->h + r0) * w + c0;
+    const sb_conv_tap first = sb_conv_tap_of(s, t0);
+    const ptrdiff_t off0 = sb_conv_tap_offset(s, first);
     for (int done = 0; done < nj; oh++, ow = 0) {
         int len = q - ow < nj - done ? q - ow : nj - done;
         const float *from = x + (ptrdiff_t)oh * w + ow;
         float *to = dst + done;
         ptrdiff_t off = off0;
-        int r = r0, c = c0;
+        int r = first.r, c = first.t;
         for (int tap = 0; tap < nt; tap++) {
             sb_copy_run(to + (ptrdiff_t)tap * ts, from + off, len);
             /* the next tap: one column on, or the next row, or the next channel */
@@ -109,7 +109,8 @@ static void im2col_block(float *dst, ptrdiff_t ts, ptrdiff_t ps, const float *x,
         return;
     }
     /* the divisions once per block: taps and positions are counted on */
-    int ch = t0 / (s->r * s->s), r = t0 / s->s % s->r, t = t0 % s->s;
+    sb_conv_tap first = sb_conv_tap_of(s, t0);
+    int ch = first.ch, r = first.r, t = first.t;
     for (int tap = 0; tap < nt; tap++) {
         im2col_tap(dst + (ptrdiff_t)tap * ts, ps, x, s, ch, r, t, oh, ow, nj);
         if (++t == s->s) {

@@ -11,6 +11,24 @@
 
 #include "sb_kernels.h"
 
+/* A tap's input channel, filter row and filter column: tap (ch*R + r)*S + t. */
+typedef struct sb_conv_tap {
+    int ch, r, t;
+} sb_conv_tap;
+
+static inline sb_conv_tap sb_conv_tap_of(const sb_conv_shape *s, int tap)
+{
+    return (sb_conv_tap){tap / (s->r * s->s), tap / s->s % s->r, tap % s->s};
+}
+
+/* Where a tap's row of the column matrix starts in the image, at stride 1
+ * without padding: its element at output position (oh, ow) is
+ * x[that + oh*w + ow]. */
+static inline ptrdiff_t sb_conv_tap_offset(const sb_conv_shape *s, sb_conv_tap tap)
+{
+    return ((ptrdiff_t)tap.ch * s->h + tap.r) * s->w + tap.t;
+}
+
 /* col: element (tap, pos) at col[tap*rs + pos*cs]; x: [c][h][w] */
 void sb_im2col(float *col, const float *x, const sb_conv_shape *s,
                ptrdiff_t rs, ptrdiff_t cs);
