@@ -424,9 +424,10 @@ static sb_status load_case_section(loader *ld, sb_case *c)
         return fail(ld, e->line, "family as ref, det or loose, found \"%s\"", e->value);
 
     if ((e = find(ld, "case", "mutant")) != NULL) {
-        if (sb_mutant_find(e->value) < 0)
-            return fail(ld, e->line, "mutant as a name in kernels/mutants/mutants.def, found \"%s\"",
-                        e->value);
+        const int m = sb_mutant_find(e->value);
+        if (m < 0 || sb_mutant_kind_of(m) != SB_MUTANT_DETERMINISM)
+            return fail(ld, e->line, "mutant as a DETERMINISM mutant of "
+                                     "kernels/mutants/mutants.def, found \"%s\"", e->value);
         if (c->family != SB_FAMILY_DET)
             return fail(ld, e->line, "family = det in a mutant case (a mutant is a det kernel)");
         snprintf(c->mutant, sizeof c->mutant, "%.*s", (int)sizeof c->mutant - 1, e->value);
@@ -437,55 +438,33 @@ static sb_status load_case_section(loader *ld, sb_case *c)
     return get_u64(ld, e, &c->seed);
 }
 
+/* The [kernel] keys of an op's params group (kernels.def), in the order the
+ * digest lists them. */
 static const param *op_params(sb_op op)
 {
-    switch (op) {
-    case SB_OP_conv2d_fwd:
-    case SB_OP_conv2d_bwd_data:
-    case SB_OP_conv2d_bwd_filter:
-    case SB_OP_conv2d_bwd_bias:
-        return conv_params;
-    case SB_OP_dense_fwd:
-    case SB_OP_dense_bwd_data:
-    case SB_OP_dense_bwd_weights:
-    case SB_OP_dense_bwd_bias:
-        return dense_params;
-    case SB_OP_maxpool_fwd:
-    case SB_OP_maxpool_bwd:
-        return pool_params;
-    case SB_OP_softmax_fwd:
-    case SB_OP_xent_loss:
-    case SB_OP_softmax_xent_bwd:
-    case SB_OP_accuracy:
-        return class_params;
-    case SB_OP_dropout_mask:
-        return dropout_params;
-    case SB_OP_adam_update:
-        return adam_params;
-    case SB_OP_relu_fwd:
-    case SB_OP_relu_bwd:
-    case SB_OP_dropout_fwd:
-    case SB_OP_dropout_bwd:
-    case SB_OP_sgd_update:
-    case SB_OP_rmsprop_update:
-    case SB_OP_adadelta_update:
+    switch (sb_op_params_of(op)) {
+    case SB_PARAMS_conv: return conv_params;
+    case SB_PARAMS_dense: return dense_params;
+    case SB_PARAMS_pool: return pool_params;
+    case SB_PARAMS_cls: return class_params;
+    case SB_PARAMS_dropout: return dropout_params;
+    case SB_PARAMS_adam: return adam_params;
+    case SB_PARAMS_count:
+    case SB_PARAMS_sgd:
+    case SB_PARAMS_rmsprop:
+    case SB_PARAMS_adadelta:
         return count_params;
-    case SB_OP_COUNT:
+    case SB_PARAMS_COUNT:
         break;
     }
+    SB_ASSERT(!"SB_PARAMS_COUNT is not a params group");
     return NULL;
 }
 
 /* The optimiser an update op implements, or SB_OPTIM_COUNT. */
 static sb_optimizer op_optimizer(sb_op op)
 {
-    switch (op) {
-    case SB_OP_sgd_update: return SB_OPTIM_SGD;
-    case SB_OP_rmsprop_update: return SB_OPTIM_RMSPROP;
-    case SB_OP_adam_update: return SB_OPTIM_ADAM;
-    case SB_OP_adadelta_update: return SB_OPTIM_ADADELTA;
-    default: return SB_OPTIM_COUNT;
-    }
+    return sb_params_optimizer(sb_op_params_of(op));
 }
 
 /* "n c h w" plus the optimiser's keys, for messages. */

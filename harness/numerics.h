@@ -6,7 +6,6 @@
 #ifndef SB_NUMERICS_H
 #define SB_NUMERICS_H
 
-#include "mutants/sb_numerics_mutants.h"
 #include "samebits.h"
 
 /* ---- judging probes ---------------------------------------------------------- */

@@ -61,12 +61,12 @@ static sb_status entry(sb_numerics_case *nc, const sb_case *c, const reader *rd,
 {
     const int max_inputs = SB_OP_MAX_IN + SB_OP_MAX_OUT;
     if (strcmp(key, "mutant") == 0) {
-        const sb_numerics_mutant *m = sb_numerics_mutant_find(value);
-        if (!m)
+        const int m = sb_mutant_find(value);
+        if (m < 0 || sb_mutant_kind_of(m) != SB_MUTANT_NUMERICS)
             return fail(rd, line, "a numerics mutant (see NUMERICS.md), found '%s'", value);
-        if (c->kind == SB_CASE_KERNEL && c->call.op != m->op)
+        if (c->kind == SB_CASE_KERNEL && c->call.op != sb_mutant_op(m))
             return fail(rd, line, "a mutant of op %s (%s replaces %s)", sb_op_name(c->call.op),
-                        m->name, sb_op_name(m->op));
+                        value, sb_op_name(sb_mutant_op(m)));
         snprintf(nc->mutant, sizeof nc->mutant, "%s", value);
     } else if (strcmp(key, "inputs") == 0 || strncmp(key, "input.", 6) == 0) {
         if (c->kind != SB_CASE_KERNEL)

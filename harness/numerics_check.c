@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "numerics.h"
-#include "refd/sb_refd.h"
+#include "sb_refd.h"
 
 void sb_numerics_result_init(sb_numerics_result *r, sb_family f)
 {

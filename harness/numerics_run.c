@@ -43,10 +43,10 @@ static void both_probe(void *ctx, const sb_probe_point *p)
 
 /* ---- kernel cases ---------------------------------------------------------- */
 
+/* An optimiser update: it changes its state in place. */
 static bool is_update(sb_op op)
 {
-    return op == SB_OP_sgd_update || op == SB_OP_rmsprop_update ||
-           op == SB_OP_adam_update || op == SB_OP_adadelta_update;
+    return sb_role_in_place(sb_op_roles_of(op).out[0]);
 }
 
 /* Tensor i of the op's reads (inputs, then the state an update changes in
@@ -66,7 +66,7 @@ static void fill(sb_tensor *t, int i, const sb_op_call *call, const sb_numerics_
     }
     const int state = i - call->n_in;
     float lo = -1.0f, hi = 1.0f;
-    if (state > 0 && !(state == 1 && (call->op == SB_OP_sgd_update || call->op == SB_OP_adam_update)))
+    if (state >= 0 && sb_role_nonnegative(sb_op_roles_of(call->op).out[state]))
         lo = 0.0f;
     if (nc->have_range[i])
         lo = nc->lo[i], hi = nc->hi[i];
@@ -200,9 +200,9 @@ sb_status sb_numerics_run_case(const sb_case *c, const sb_numerics_case *nc, sb_
     sb_kernel_table k = c->mutant[0] && f == c->family ? *sb_kernels_mutant(c->mutant)
                                                        : *sb_kernels(f);
     if (nc->mutant[0]) {
-        const sb_numerics_mutant *m = sb_numerics_mutant_find(nc->mutant);
-        SB_ASSERT(m != NULL);   /* sb_numerics_case_load checked the name */
-        m->install(&k);
+        const int m = sb_mutant_find(nc->mutant);
+        SB_ASSERT(m >= 0);      /* sb_numerics_case_load checked the name */
+        sb_mutant_install(m, &k);
     }
     if (threads > 0)
         omp_set_num_threads(threads);

@@ -217,15 +217,14 @@ static const sb_kernel_table *case_kernels(const sb_case *c)
  * outputs start from drawn values, and are inputs too. */
 static bool outputs_are_state(sb_op op)
 {
-    return op == SB_OP_sgd_update || op == SB_OP_rmsprop_update ||
-           op == SB_OP_adam_update || op == SB_OP_adadelta_update;
+    return sb_role_in_place(sb_op_roles_of(op).out[0]);
 }
 
 /* Weights, sgd velocity and adam's first moment take either sign; the
  * squared-gradient accumulators (rmsprop, adam's v, adadelta's two) are >= 0. */
 static bool state_is_signed(sb_op op, int j)
 {
-    return j == 0 || (j == 1 && (op == SB_OP_sgd_update || op == SB_OP_adam_update));
+    return !sb_role_nonnegative(sb_op_roles_of(op).out[j]);
 }
 
 static void fill_labels(int32_t *labels, size_t n, int k, uint64_t seed, uint32_t stream)

@@ -43,3 +43,18 @@ size_t sb_tensor_bytes(const sb_tensor *t)
 {
     return sb_tensor_count(t) * sb_dtype_size(t->dtype);
 }
+
+float *sb_floats_try(size_t n)
+{
+    if (n > (SIZE_MAX - 63) / sizeof(float))
+        return NULL;
+    size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+    return aligned_alloc(64, bytes > 0 ? bytes : 64);
+}
+
+float *sb_floats_new(size_t n)
+{
+    float *p = sb_floats_try(n);
+    SB_ASSERT(p != NULL);
+    return p;
+}

@@ -69,4 +69,11 @@ typedef struct sb_tensor {
 size_t sb_tensor_count(const sb_tensor *t);  /* product of dims */
 size_t sb_tensor_bytes(const sb_tensor *t);
 
+/* n floats, uninitialised, starting on a 64-byte boundary (a cache line, so
+ * that vector loads never straddle two lines); free with free(). NULL when
+ * out of memory or n too large. */
+float *sb_floats_try(size_t n);
+/* The same, SB_ASSERT when out of memory. */
+float *sb_floats_new(size_t n);
+
 #endif

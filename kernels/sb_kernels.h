@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "op_list.h"
 #include "sb_common.h"
 #include "sb_probe.h"
 
@@ -59,30 +60,34 @@ typedef struct sb_optim_params {
 void sb_optim_defaults(sb_optim_params *o, sb_optimizer kind);
 const char *sb_optimizer_name(sb_optimizer kind);
 
-/* Fills p and q from the rest; SB_ERR_SHAPE for an absurd shape. */
+/* Fills p and q from the rest; SB_ERR_SHAPE for an absurd shape
+ * (conv/conv_shape.c). */
 sb_status sb_conv_shape_complete(sb_conv_shape *s);
 
-/* ---- the kernel list ---------------------------------------------------- */
+/* ---- the kernel list ----------------------------------------------------
+ * kernels.def names every op once, with its metadata; everything keyed by
+ * op below is generated from it (op_list.h). */
 
 typedef enum sb_op {
-#define SB_OP(name, params) SB_OP_##name,
+#define SB_OP(name, ...) SB_OP_##name,
 #include "kernels.def"
 #undef SB_OP
     SB_OP_COUNT
 } sb_op;
 
-#define SB_OP(name, params) typedef void sb_##name##_fn params;
+#define SB_OP(name, area, params, outputs, inputs, bound, loose, hashed, refd, signature) \
+    typedef void sb_##name##_fn signature;
 #include "kernels.def"
 #undef SB_OP
 
 typedef struct sb_kernel_table {
-#define SB_OP(name, params) sb_##name##_fn *name;
+#define SB_OP(name, ...) sb_##name##_fn *name;
 #include "kernels.def"
 #undef SB_OP
 } sb_kernel_table;
 
 /* The readable definitions, one per op. */
-#define SB_OP(name, params) sb_##name##_fn sb_##name##_ref;
+#define SB_OP(name, ...) sb_##name##_fn sb_##name##_ref;
 #include "kernels.def"
 #undef SB_OP
 
@@ -95,38 +100,91 @@ typedef enum sb_family {
 
 const char *sb_op_name(sb_op op);
 sb_op sb_op_from_name(const char *name);        /* SB_OP_COUNT if unknown */
+const char *sb_op_area(sb_op op);               /* "conv": its kernels are in kernels/conv/ */
 const char *sb_family_name(sb_family f);
 sb_family sb_family_from_name(const char *name); /* SB_FAMILY_COUNT if unknown */
 
-/* The table of a family: ref first, then the family's overrides. */
+/* The table of a family: ref first, then each op's det kernel, and for loose
+ * each op's loose kernel where it has one (kernels.def), det's elsewhere. */
 const sb_kernel_table *sb_kernels(sb_family f);
 
-/* Each kernel area installs its overrides for a family (det, loose). */
-void sb_conv_register(sb_kernel_table *t, sb_family f);
-void sb_dense_register(sb_kernel_table *t, sb_family f);
-void sb_elementwise_register(sb_kernel_table *t, sb_family f);
-void sb_classifier_register(sb_kernel_table *t, sb_family f);
-void sb_optim_register(sb_kernel_table *t, sb_family f);
+/* What an op reads besides its tensors: one of the parameter groups of
+ * sb_op_call. It decides the tail of the op's signature, its keys in a case
+ * file and, with the roles of its tensors, their shapes. */
+typedef enum sb_op_params {
+    SB_PARAMS_conv,     /* sb_op_call.conv */
+    SB_PARAMS_dense,    /* .dense */
+    SB_PARAMS_pool,     /* .pool */
+    SB_PARAMS_cls,      /* .cls */
+    SB_PARAMS_count,    /* .n, the element count */
+    SB_PARAMS_dropout,  /* .dropout and .n */
+    SB_PARAMS_sgd,      /* .optim (an SGD's) and .n */
+    SB_PARAMS_rmsprop,  /* .optim (RMSprop's) and .n */
+    SB_PARAMS_adam,     /* .optim (Adam's), .t and .n */
+    SB_PARAMS_adadelta, /* .optim (Adadelta's) and .n */
+    SB_PARAMS_COUNT
+} sb_op_params;
+
+sb_op_params sb_op_params_of(sb_op op);
+/* The optimiser whose update an op's params belong to, or SB_OPTIM_COUNT. */
+sb_optimizer sb_params_optimizer(sb_op_params p);
+/* The update op of an optimiser (SB_OP_COUNT for SB_OPTIM_COUNT). */
+sb_op sb_optimizer_update_op(sb_optimizer kind);
+
+/* What a tensor of an op is: its shape among the tensors of the op's params
+ * (a data gradient has the role of the data), its dtype, and for optimiser
+ * state, that the op updates it in place. */
+typedef enum sb_role {
+    SB_ROLE_x,          /* conv, dense, pool: the data (images, rows) */
+    SB_ROLE_w,          /* conv, dense: filters, weights */
+    SB_ROLE_b,          /* conv, dense: bias */
+    SB_ROLE_y,          /* conv, dense, pool: the output */
+    SB_ROLE_z,          /* classifier: logits or probabilities [n][k] */
+    SB_ROLE_labels,     /* classifier: int32 [n] in [0, k) */
+    SB_ROLE_scalar,     /* classifier: one value over the batch */
+    SB_ROLE_v,          /* a vector of n */
+    SB_ROLE_param,      /* optimiser: the parameter, updated in place (either sign) */
+    SB_ROLE_moment,     /* optimiser: a velocity or first moment, in place (either sign) */
+    SB_ROLE_square,     /* optimiser: a mean of squares, in place (never negative) */
+    SB_ROLE_COUNT
+} sb_role;
+
+const char *sb_role_name(sb_role r);
+bool sb_role_in_place(sb_role r);       /* optimiser state: read and written by the op */
+bool sb_role_nonnegative(sb_role r);    /* holds values >= 0 only */
+
+/* The tensors of an op by role, in signature order. */
+typedef struct sb_op_roles {
+    int n_in, n_out;
+    const sb_role *in, *out;
+} sb_op_roles;
+
+sb_op_roles sb_op_roles_of(sb_op op);
 
 /* ---- reordering bounds ------------------------------------------------------
- * For each op with a reduction, a function with the op's own signature whose
- * first argument receives, per output element, the largest difference two
- * summation orders of that element's reductions can produce (about
- * 2*gamma(n)*sum|terms|, gamma(n) = n*u/(1-n*u), u = 2^-24), evaluated in
- * double and rounded up. Ops without a reduction have bound 0. */
-sb_conv2d_fwd_fn        sb_conv2d_fwd_bound;
-sb_conv2d_bwd_data_fn   sb_conv2d_bwd_data_bound;
-sb_conv2d_bwd_filter_fn sb_conv2d_bwd_filter_bound;
-sb_conv2d_bwd_bias_fn   sb_conv2d_bwd_bias_bound;
-sb_dense_fwd_fn         sb_dense_fwd_bound;
-sb_dense_bwd_data_fn    sb_dense_bwd_data_bound;
-sb_dense_bwd_weights_fn sb_dense_bwd_weights_bound;
-sb_dense_bwd_bias_fn    sb_dense_bwd_bias_bound;
-sb_softmax_fwd_fn       sb_softmax_fwd_bound;
-sb_xent_loss_fn         sb_xent_loss_bound;
+ * For each op with a reduction (BOUND in kernels.def), a function with the
+ * op's own signature whose first argument receives, per output element, the
+ * largest difference two summation orders of that element's reductions can
+ * produce (about 2*gamma(n)*sum|terms|, gamma(n) = n*u/(1-n*u), u = 2^-24),
+ * evaluated in double and rounded up. Ops without a reduction have bound 0. */
+#define SB_OP(name, area, params, outputs, inputs, bound, ...) \
+    SB_IF_##bound(sb_##name##_fn sb_##name##_bound;)
+#include "kernels.def"
+#undef SB_OP
 
-/* gamma(n) = n*u / (1 - n*u) with u = 2^-24, in double. */
+/* gamma(n) = n*u / (1 - n*u) with u = 2^-24, in double (bound.c). */
 double sb_gamma(double n);
+
+/* The reordering bound of one sum of n terms t_i (products rounded or
+ * fused, partial sums rounded, any bracketing): any order gives fl(s) with
+ *     |fl(s) - s| <= gamma(n) * sum |t_i|      (Higham, ASNA 2nd ed., 3.1)
+ * so two orders differ by at most 2 gamma(n) sum |t_i|. abs_sum is that sum
+ * of magnitudes, taken in double from exact double products of the float
+ * inputs (its own relative error, about n 2^-53, is far below the slack of
+ * the bound). Gradual underflow is not covered: the bound assumes terms in
+ * the normal range. Returns 2 gamma(nterms) abs_sum rounded up to float, 0
+ * when abs_sum is 0. */
+float sb_dot_bound(double nterms, double abs_sum);
 
 /* ---- the generic op call ----------------------------------------------------
  * One op with its parameters and tensors, so the harness can describe, run and
@@ -188,14 +246,25 @@ bool sb_op_call_run_hashed(const sb_kernel_table *k, const sb_op_call *c,
                            const sb_leaf_request *r);
 
 /* ---- mutants ----------------------------------------------------------------
- * Det kernels with one deliberate fault each (kernels/mutants/mutants.def),
- * for proving that the harness catches, localises and classifies faults. */
+ * Det kernels with one deliberate fault each (kernels/mutants/mutants.def):
+ * determinism faults, which prove that the harness catches, localises and
+ * classifies a thread-count dependence, and numerics faults, which are as
+ * deterministic as det and which `samebits numerics` must flag. */
+typedef enum sb_mutant_kind {
+    SB_MUTANT_DETERMINISM,
+    SB_MUTANT_NUMERICS,
+} sb_mutant_kind;
+
 int sb_mutant_count(void);
 int sb_mutant_find(const char *name);       /* index, or -1 if unknown */
 const char *sb_mutant_name(int i);          /* i in [0, sb_mutant_count()) */
+sb_mutant_kind sb_mutant_kind_of(int i);
 sb_op sb_mutant_op(int i);                  /* the op the mutant replaces */
 const char *sb_mutant_fault(int i);         /* one line */
 /* The det table with the mutant's one op replaced; NULL if unknown. */
 const sb_kernel_table *sb_kernels_mutant(const char *name);
+/* Puts mutant i's kernel in place of t's entry for its op (i in
+ * [0, sb_mutant_count())): to run it on top of another table. */
+void sb_mutant_install(int i, sb_kernel_table *t);
 
 #endif

@@ -1,24 +1,49 @@
-/* The kernel table of each family: ref first, then the family's overrides. */
-#include <pthread.h>
+/* The kernel table of each family, the op names and areas, all generated
+ * from kernels.def: ref first, then each op's det kernel, and for loose the
+ * op's own loose kernel where it has one. */
 #include <string.h>
 
-#include "sb_kernels.h"
+#include "op_kernels.h"
 
 static const char *const op_names[SB_OP_COUNT] = {
-#define SB_OP(name, params) #name,
+#define SB_OP(name, ...) #name,
 #include "kernels.def"
 #undef SB_OP
 };
 
-static const sb_kernel_table ref_table = {
-#define SB_OP(name, params) .name = sb_##name##_ref,
+static const char *const op_areas[SB_OP_COUNT] = {
+#define SB_OP(name, area, ...) #area,
 #include "kernels.def"
 #undef SB_OP
+};
+
+static const sb_kernel_table tables[SB_FAMILY_COUNT] = {
+    [SB_FAMILY_REF] = {
+#define SB_OP(name, ...) .name = sb_##name##_ref,
+#include "kernels.def"
+#undef SB_OP
+    },
+    [SB_FAMILY_DET] = {
+#define SB_OP(name, ...) .name = sb_##name##_det,
+#include "kernels.def"
+#undef SB_OP
+    },
+    [SB_FAMILY_LOOSE] = {
+#define SB_OP(name, area, params, outputs, inputs, bound, loose, ...) \
+    .name = SB_CHOOSE_##loose(sb_##name##_loose, sb_##name##_det),
+#include "kernels.def"
+#undef SB_OP
+    },
 };
 
 const char *sb_op_name(sb_op op)
 {
     return (unsigned)op < SB_OP_COUNT ? op_names[op] : "?";
+}
+
+const char *sb_op_area(sb_op op)
+{
+    return (unsigned)op < SB_OP_COUNT ? op_areas[op] : "?";
 }
 
 sb_op sb_op_from_name(const char *name)
@@ -44,27 +69,8 @@ sb_family sb_family_from_name(const char *name)
     return SB_FAMILY_COUNT;
 }
 
-static sb_kernel_table tables[SB_FAMILY_COUNT];
-
-static void build_tables(void)
-{
-    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
-        sb_kernel_table *t = &tables[f];
-        *t = ref_table;
-        if (f == SB_FAMILY_REF)
-            continue;
-        sb_conv_register(t, (sb_family)f);
-        sb_dense_register(t, (sb_family)f);
-        sb_elementwise_register(t, (sb_family)f);
-        sb_classifier_register(t, (sb_family)f);
-        sb_optim_register(t, (sb_family)f);
-    }
-}
-
 const sb_kernel_table *sb_kernels(sb_family f)
 {
     SB_ASSERT((unsigned)f < SB_FAMILY_COUNT);
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, build_tables);
     return &tables[f];
 }

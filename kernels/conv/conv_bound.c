@@ -1,4 +1,4 @@
-/* conv2d reordering bounds (sb_dot_bound.h): per output element,
+/* conv2d reordering bounds (sb_dot_bound, sb_kernels.h): per output element,
  * 2 gamma(n) sum |terms| over the n terms of its reduction, counting every
  * tap the loops visit (padding taps are zero terms):
  *   fwd        y[n][k][p][q]:  c*r*s products + the bias term
@@ -9,9 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "conv_im2col.h"
-#include "gemm/sb_dot_bound.h"
-#include "sb_kernels.h"
+#include "conv.h"
 
 static double x_abs(const float *x, const sb_conv_shape *s, int img, int ch, int ih, int iw)
 {

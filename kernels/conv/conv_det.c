@@ -2,64 +2,26 @@
  *
  * fwd and bwd_data: images are independent, so threads take whole images and
  * each image runs the serial det GEMM (its bits fixed by sb_gemm.h).
- * The per-image functions materialise the column matrix (the mutants and the
- * loose family build on them); the det kernels pack it implicitly.
  * bwd_filter and bwd_bias reduce over images; bwd_filter sums fixed groups of
  * SB_CONV_GROUP images into one partial each and adds the partials in group
  * order, bwd_bias gives each channel one writer. Nothing depends on the
- * thread count but the assignment of whole units of work. */
+ * thread count but the assignment of whole units of work.
+ *
+ * The column matrix is never materialised: the GEMM's B panels are cut from
+ * the image (implicit im2col), and the filters and output gradients are read
+ * in place (sb_gemm_det_direct): the det GEMM's arithmetic on the column
+ * matrix, packed another way. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "conv_det.h"
-#include "conv_im2col.h"
-#include "gemm/sb_gemm.h"
+#include "conv.h"
 #include "gemm/sb_data_move.h"
-
-/* Images per partial weight gradient: part of the det definition. Small
- * enough to give threads work at batch 128, large enough that the partials
- * (one k*c*r*s copy per group) stay small. */
-#define SB_CONV_GROUP 4
-
-static float *floats_new(size_t n)
-{
-    float *p = malloc(n * sizeof(float));
-    SB_ASSERT(p != NULL);
-    return p;
-}
+#include "gemm/sb_gemm.h"
 
 static size_t image_size(const sb_conv_shape *s) { return (size_t)s->c * s->h * s->w; }
 static size_t out_size(const sb_conv_shape *s) { return (size_t)s->k * s->p * s->q; }
 static size_t taps(const sb_conv_shape *s) { return (size_t)s->c * s->r * s->s; }
-
-/* dx_n = col2im(W^T [crs][k] dy_n [k][pq]) */
-void sb_conv2d_bwd_data_image(float *dxn, float *col, sb_gemm_work *wk,
-                              const float *dyn, const float *w, const sb_conv_shape *s)
-{
-    int pq = s->p * s->q, crs = (int)taps(s);
-    sb_gemm_det_serial(col, sb_matview_trans(w, crs), sb_matview_rows(dyn, pq), wk,
-                       pq, crs, pq, s->k, false);
-    memset(dxn, 0, image_size(s) * sizeof(float));
-    sb_col2im_add(dxn, col, s);
-}
-
-/* dw [k][crs] (+)= dy_n [k][pq] col_n^T [pq][crs] */
-void sb_conv2d_bwd_filter_image(float *dw, float *col, sb_gemm_work *wk,
-                                const float *dyn, const float *xn,
-                                const sb_conv_shape *s, bool accumulate)
-{
-    int pq = s->p * s->q, crs = (int)taps(s);
-    sb_im2col(col, xn, s, pq, 1);
-    sb_gemm_det_serial(dw, sb_matview_rows(dyn, pq), sb_matview_trans(col, pq), wk,
-                       crs, s->k, crs, pq, accumulate);
-}
-
-/* ---- the det kernels: the products above, packed straight from the image --
- * The column matrix is never materialised: the GEMM's B panels are cut from
- * the image (implicit im2col), and the filters and output gradients are read
- * in place (sb_gemm_det_direct). Same det GEMM arithmetic, so the same bits as
- * the per-image functions above. */
 
 /* An image and its shape: the source of an implicit column matrix. */
 typedef struct conv_src {
@@ -139,13 +101,13 @@ static void pack_col_trans(float *dst, const void *src, int p0, int kc, int j0, 
 /* y_n [k][pq] = b + W [k][crs] col_n [crs][pq]; the bias enters before chunk
  * 0, added as the first chunk's sums are stored: a separate pass filling y
  * with the bias first took a third of conv1's forward time. */
-static void conv2d_fwd_det(float *y, const float *x, const float *w, const float *b,
-                           const sb_conv_shape *s)
+void sb_conv2d_fwd_det(float *y, const float *x, const float *w, const float *b,
+                       const sb_conv_shape *s)
 {
     int pq = s->p * s->q, crs = (int)taps(s);
 #pragma omp parallel
     {
-        float *bbuf = sb_gemm_floats_new(sb_gemm_b_buf_floats(pq, crs));
+        float *bbuf = sb_floats_new(sb_gemm_b_buf_floats(pq, crs));
 #pragma omp for schedule(dynamic)
         for (int img = 0; img < s->n; img++) {
             conv_src src = {x + img * image_size(s), s};
@@ -156,86 +118,82 @@ static void conv2d_fwd_det(float *y, const float *x, const float *w, const float
     }
 }
 
-static void conv2d_bwd_data_det(float *dx, const float *dy, const float *w,
-                                const sb_conv_shape *s)
+void sb_conv2d_bwd_data_image(float *dxn, float *col, float *b_buf, const float *dyn,
+                              const float *w, const sb_conv_shape *s)
 {
     int pq = s->p * s->q, crs = (int)taps(s);
+    sb_matview dy = sb_matview_rows(dyn, pq);
+    sb_gemm_det_direct(col, sb_matview_trans(w, crs), (sb_gemm_b){sb_gemm_pack_b_view, &dy},
+                       b_buf, pq, crs, pq, s->k, false, NULL);
+    memset(dxn, 0, image_size(s) * sizeof(float));
+    sb_col2im_add(dxn, col, s);
+}
+
+void sb_conv2d_bwd_data_det(float *dx, const float *dy, const float *w, const sb_conv_shape *s)
+{
+    int pq = s->p * s->q;
 #pragma omp parallel
     {
-        float *col = sb_gemm_floats_new(taps(s) * (size_t)pq);
-        float *bbuf = sb_gemm_floats_new(sb_gemm_b_buf_floats(pq, s->k));
+        float *col = sb_floats_new(taps(s) * (size_t)pq);
+        float *bbuf = sb_floats_new(sb_gemm_b_buf_floats(pq, s->k));
 #pragma omp for schedule(dynamic)
-        for (int img = 0; img < s->n; img++) {
-            sb_matview dyn = sb_matview_rows(dy + img * out_size(s), pq);
-            sb_gemm_det_direct(col, sb_matview_trans(w, crs),
-                               (sb_gemm_b){sb_gemm_pack_b_view, &dyn}, bbuf, pq, crs, pq, s->k,
-                               false, NULL);
-            float *dxn = dx + img * image_size(s);
-            memset(dxn, 0, image_size(s) * sizeof(float));
-            sb_col2im_add(dxn, col, s);
-        }
+        for (int img = 0; img < s->n; img++)
+            sb_conv2d_bwd_data_image(dx + img * image_size(s), col, bbuf, dy + img * out_size(s),
+                                     w, s);
         free(bbuf);
         free(col);
     }
 }
 
-static void conv2d_bwd_filter_det(float *dw, const float *dy, const float *x,
-                                  const sb_conv_shape *s)
+void sb_conv2d_bwd_filter_images(float *part, float *b_buf, const float *dy, const float *x,
+                                 const sb_conv_shape *s, int i0, int i1, bool onto)
 {
     int pq = s->p * s->q, crs = (int)taps(s);
+    for (int img = i0; img < i1; img++) {
+        /* part [k][crs] (+)= dy_n [k][pq] col_n^T [pq][crs] */
+        conv_src src = {x + img * image_size(s), s};
+        sb_gemm_det_direct(part, sb_matview_rows(dy + img * out_size(s), pq),
+                           (sb_gemm_b){pack_col_trans, &src}, b_buf, crs, s->k, crs, pq,
+                           onto || img > i0, NULL);
+    }
+}
+
+void sb_conv_partials_sum(float *out, const float *part, size_t n, int parts)
+{
+#pragma omp for schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        float acc = part[i];
+        for (int g = 1; g < parts; g++)
+            acc += part[n * (size_t)g + i];
+        out[i] = acc;
+    }
+}
+
+void sb_conv2d_bwd_filter_det(float *dw, const float *dy, const float *x, const sb_conv_shape *s)
+{
     int groups = (s->n + SB_CONV_GROUP - 1) / SB_CONV_GROUP;
     size_t nw = (size_t)s->k * taps(s);
-    float *part = floats_new(nw * (size_t)groups);
+    float *part = sb_floats_new(nw * (size_t)groups);
 #pragma omp parallel
     {
-        float *bbuf = sb_gemm_floats_new(sb_gemm_b_buf_floats(crs, pq));
+        float *bbuf = sb_floats_new(sb_gemm_b_buf_floats((int)taps(s), s->p * s->q));
 #pragma omp for schedule(dynamic)
         for (int g = 0; g < groups; g++) {
             int i0 = g * SB_CONV_GROUP;
             int i1 = i0 + SB_CONV_GROUP < s->n ? i0 + SB_CONV_GROUP : s->n;
-            for (int img = i0; img < i1; img++) {
-                /* dw_g [k][crs] (+)= dy_n [k][pq] col_n^T [pq][crs] */
-                conv_src src = {x + img * image_size(s), s};
-                sb_gemm_det_direct(part + nw * (size_t)g,
-                                   sb_matview_rows(dy + img * out_size(s), pq),
-                                   (sb_gemm_b){pack_col_trans, &src}, bbuf, crs, s->k, crs, pq,
-                                   img > i0, NULL);
-            }
+            sb_conv2d_bwd_filter_images(part + nw * (size_t)g, bbuf, dy, x, s, i0, i1, false);
         }
         free(bbuf);
         /* group partials in group order, one writer per weight */
-#pragma omp for schedule(static)
-        for (size_t i = 0; i < nw; i++) {
-            float acc = part[i];
-            for (int g = 1; g < groups; g++)
-                acc += part[nw * (size_t)g + i];
-            dw[i] = acc;
-        }
+        sb_conv_partials_sum(dw, part, nw, groups);
     }
     free(part);
 }
 
-static void conv2d_bwd_bias_det(float *db, const float *dy, const sb_conv_shape *s)
+void sb_conv2d_bwd_bias_det(float *db, const float *dy, const sb_conv_shape *s)
 {
     size_t pq = (size_t)s->p * s->q;
 #pragma omp parallel for schedule(static)
     for (int f = 0; f < s->k; f++)
         db[f] = sb_sum_det_rows(dy + (size_t)f * pq, (ptrdiff_t)(s->k * pq), s->n, pq, 0.0f);
-}
-
-void sb_conv_register(sb_kernel_table *t, sb_family f)
-{
-    if (f == SB_FAMILY_DET) {
-        t->conv2d_fwd = conv2d_fwd_det;
-        t->conv2d_bwd_data = conv2d_bwd_data_det;
-        t->conv2d_bwd_filter = conv2d_bwd_filter_det;
-        t->conv2d_bwd_bias = conv2d_bwd_bias_det;
-    } else if (f == SB_FAMILY_LOOSE) {
-        /* fwd and bwd_data are parallelised over images the usual way, which
-         * splits no reduction: loose shares the det code for them. */
-        t->conv2d_fwd = conv2d_fwd_det;
-        t->conv2d_bwd_data = conv2d_bwd_data_det;
-        t->conv2d_bwd_filter = sb_conv2d_bwd_filter_loose;
-        t->conv2d_bwd_bias = sb_conv2d_bwd_bias_loose;
-    }
 }

@@ -1,7 +1,7 @@
-/* im2col / col2im for one image: see conv_im2col.h. */
+/* im2col / col2im for one image: see conv.h. */
 #include <string.h>
 
-#include "conv_im2col.h"
+#include "conv.h"
 #include "gemm/sb_data_move.h"
 
 /* Output columns q whose input column q*stride - pad + t lies in [0, w):

@@ -1,11 +1,13 @@
 /* conv2d, loose family: the reductions over images written the usual OpenMP
- * way, so their bits follow the thread count. */
+ * way, so their bits follow the thread count. (fwd and bwd_data are
+ * parallelised over images the usual way, which splits no reduction: loose
+ * runs det's for them, kernels.def.) */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <omp.h>
-
-#include "conv_det.h"
+#include "conv.h"
+#include "gemm/sb_gemm.h"
 
 /* Each thread sums the images the static schedule gives it into its own
  * partial dW; the partials are added in thread order. */
@@ -13,29 +15,19 @@ void sb_conv2d_bwd_filter_loose(float *dw, const float *dy, const float *x,
                                 const sb_conv_shape *s)
 {
     size_t crs = (size_t)s->c * s->r * s->s, nw = (size_t)s->k * crs;
-    size_t img_in = (size_t)s->c * s->h * s->w, img_out = (size_t)s->k * s->p * s->q;
     int threads = omp_get_max_threads();
     float *part = calloc(nw * (size_t)threads, sizeof(float));
     SB_ASSERT(part != NULL);
 #pragma omp parallel num_threads(threads)
     {
         int t = omp_get_thread_num(), nth = omp_get_num_threads();
-        float *col = malloc(crs * (size_t)s->p * s->q * sizeof(float));
-        sb_gemm_work *wk = sb_gemm_work_new(s->k, (int)crs, s->p * s->q);
-        SB_ASSERT(col != NULL && wk != NULL);
+        float *bbuf = sb_floats_new(sb_gemm_b_buf_floats((int)crs, s->p * s->q));
 #pragma omp for schedule(static)
         for (int img = 0; img < s->n; img++)
-            sb_conv2d_bwd_filter_image(part + nw * (size_t)t, col, wk, dy + img * img_out,
-                                       x + img * img_in, s, true);
-        sb_gemm_work_free(wk);
-        free(col);
-#pragma omp for schedule(static)
-        for (size_t i = 0; i < nw; i++) {
-            float acc = part[i];
-            for (int u = 1; u < nth; u++)
-                acc += part[nw * (size_t)u + i];
-            dw[i] = acc;
-        }
+            sb_conv2d_bwd_filter_images(part + nw * (size_t)t, bbuf, dy, x, s, img, img + 1,
+                                        true);
+        free(bbuf);
+        sb_conv_partials_sum(dw, part, nw, nth);
     }
     free(part);
 }

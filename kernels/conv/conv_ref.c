@@ -2,7 +2,7 @@
  * added in the natural loop order, taps in the padding skipped. */
 #include <string.h>
 
-#include "sb_kernels.h"
+#include "conv.h"
 
 /* x [n][c][h][w] at (img, ch, ih, iw), or 0 in the padding */
 static float x_at(const float *x, const sb_conv_shape *s, int img, int ch, int ih,

@@ -1,4 +1,4 @@
-/* dense reordering bounds (gemm/sb_dot_bound.h): per output element,
+/* dense reordering bounds (sb_dot_bound, sb_kernels.h): per output element,
  * 2 gamma(n) sum |terms| over the n terms of its reduction:
  *   fwd          y[n][out]:   in products x*w + the bias term
  *   bwd_data     dx[n][in]:   out products dy*w
@@ -7,8 +7,7 @@
  * Sums in double, one writer per element. */
 #include <math.h>
 
-#include "gemm/sb_dot_bound.h"
-#include "sb_kernels.h"
+#include "dense.h"
 
 void sb_dense_fwd_bound(float *y, const float *x, const float *w, const float *b,
                         const sb_dense_shape *s)

@@ -1,6 +1,6 @@
 /* dense, the readable definition: serial loops, float accumulators, terms
  * added in the natural loop order. w is [in][out] (Keras layout). */
-#include "sb_kernels.h"
+#include "dense.h"
 
 void sb_dense_fwd_ref(float *y,             /* [n][out] */
                       const float *x,       /* [n][in] */

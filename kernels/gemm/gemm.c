@@ -27,19 +27,6 @@ struct sb_gemm_work {
     float *b;       /* [NC/NR][KC][NR] */
 };
 
-static float *floats_alloc(size_t n)
-{
-    size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
-    return aligned_alloc(64, bytes > 0 ? bytes : 64);
-}
-
-float *sb_gemm_floats_new(size_t n)
-{
-    float *p = floats_alloc(n);
-    SB_ASSERT(p != NULL);
-    return p;
-}
-
 static int min_int(int a, int b) { return a < b ? a : b; }
 static int round_up(int x, int to) { return (x + to - 1) / to * to; }
 
@@ -50,8 +37,8 @@ sb_gemm_work *sb_gemm_work_new(int m, int n, int k)
         return NULL;
     w->m = m, w->n = n, w->k = k;
     size_t kc = (size_t)min_int(KC, k);
-    w->a = floats_alloc((size_t)min_int(MC, round_up(m, MR)) * kc);
-    w->b = floats_alloc((size_t)min_int(NC, round_up(n, NR)) * kc);
+    w->a = sb_floats_try((size_t)min_int(MC, round_up(m, MR)) * kc);
+    w->b = sb_floats_try((size_t)min_int(NC, round_up(n, NR)) * kc);
     if (!w->a || !w->b) {
         sb_gemm_work_free(w);
         return NULL;
@@ -243,7 +230,7 @@ static void det_split_chunks(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc
 {
     int chunks = (k + KC - 1) / KC;
     size_t mn = (size_t)m * (size_t)n;
-    float *sums = sb_gemm_floats_new(mn * (size_t)chunks);
+    float *sums = sb_floats_new(mn * (size_t)chunks);
 #pragma omp parallel
     {
         int t = omp_get_thread_num(), nth = omp_get_num_threads();
@@ -292,7 +279,7 @@ void sb_gemm_det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
          * product; so would allocating a small B panel (dense2's is 8 KiB) */
         _Alignas(64) float b_stack[SMALL_B_FLOATS];
         size_t b_floats = sb_gemm_b_buf_floats(n, k);
-        float *b_buf = b_floats <= SMALL_B_FLOATS ? b_stack : sb_gemm_floats_new(b_floats);
+        float *b_buf = b_floats <= SMALL_B_FLOATS ? b_stack : sb_floats_new(b_floats);
         sb_gemm_det_direct(c, a, (sb_gemm_b){sb_gemm_pack_b_view, &b}, b_buf, ldc, m, n, k,
                            accumulate, NULL);
         if (b_buf != b_stack)
@@ -350,7 +337,7 @@ void sb_gemm_loose(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
      * partial product; the partials are then added in thread order. */
     int threads = omp_get_max_threads();
     size_t mn = (size_t)m * (size_t)n;
-    float *part = floats_alloc(mn * (size_t)threads);
+    float *part = sb_floats_try(mn * (size_t)threads);
     SB_ASSERT(part != NULL);
 #pragma omp parallel num_threads(threads)
     {

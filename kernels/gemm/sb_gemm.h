@@ -110,9 +110,6 @@ size_t sb_gemm_b_buf_floats(int n, int k);
 void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdiff_t ldc,
                         int m, int n, int k, bool accumulate, const float *row_bias);
 
-/* A buffer of n floats, 64-byte aligned; SB_ASSERT on out of memory. */
-float *sb_gemm_floats_new(size_t n);
-
 /* The loose GEMM: split-K over omp_get_max_threads() threads, per-thread
  * partial products combined in thread order. Bits follow the thread count. */
 void sb_gemm_loose(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,

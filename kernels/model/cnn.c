@@ -189,11 +189,9 @@ static sb_op_call mask_call(const sb_cnn *m, float rate, uint32_t layer, int64_t
  * straddle two lines. */
 static float *floats(size_t n, bool *ok)
 {
-    size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
-    float *f = n <= (SIZE_MAX - 63) / sizeof(float) ? aligned_alloc(64, bytes > 0 ? bytes : 64)
-                                                   : NULL;
+    float *f = sb_floats_try(n);
     if (f)
-        memset(f, 0, bytes);
+        memset(f, 0, n * sizeof *f);
     *ok = *ok && f != NULL;
     return f;
 }
@@ -505,24 +503,11 @@ static const char *const grad_names[SB_CNN_PARAM_COUNT] = {
     "dense1.bwd.dW", "dense1.bwd.db", "dense2.bwd.dW", "dense2.bwd.db",
 };
 
-static sb_op update_op(sb_optimizer kind)
-{
-    switch (kind) {
-    case SB_OPTIM_SGD: return SB_OP_sgd_update;
-    case SB_OPTIM_RMSPROP: return SB_OP_rmsprop_update;
-    case SB_OPTIM_ADAM: return SB_OP_adam_update;
-    case SB_OPTIM_ADADELTA: return SB_OP_adadelta_update;
-    case SB_OPTIM_COUNT: break;
-    }
-    SB_ASSERT(!"not an optimizer");
-    return SB_OP_COUNT;
-}
-
 void sb_cnn_update(sb_cnn *m, const sb_cnn_probe *p)
 {
     SB_ASSERT(m->n_held == 0); /* no probe waits across passes */
     for (int i = 0; i < SB_CNN_PARAM_COUNT; i++) {
-        sb_op_call c = vec_call(update_op(m->cfg->optim.kind),
+        sb_op_call c = vec_call(sb_optimizer_update_op(m->cfg->optim.kind),
                                 sb_tensor_count(&m->param_view[i]));
         c.optim = m->cfg->optim;
         c.t = p->step + 1; /* adam counts iterations from 1 */

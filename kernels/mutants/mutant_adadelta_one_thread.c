@@ -8,7 +8,6 @@
 #include <omp.h>
 
 #include "mutants.h"
-#include "optim/optim_par.h"
 
 void sb_mutant_adadelta_one_thread(float *w,            /* [n] weights, updated */
                                    float *acc,          /* [n] mean square of g, updated */
@@ -17,7 +16,7 @@ void sb_mutant_adadelta_one_thread(float *w,            /* [n] weights, updated 
                                    const sb_optim_params *o, size_t n)
 {
     if (omp_get_max_threads() > 1) {
-        sb_adadelta_update_par(w, acc, delta_acc, g, o, n);
+        sb_adadelta_update_det(w, acc, delta_acc, g, o, n);
         return;
     }
     const float one_minus_rho = 1.0f - o->rho;

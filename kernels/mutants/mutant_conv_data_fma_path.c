@@ -1,14 +1,14 @@
 /* FAULT: fused multiply-add in one code path only. The one-thread path runs
- * the det per-image GEMM (fmaf chains); the multi-thread path was written
- * separately with plain `s + a * b` (two roundings; this tree compiles with
- * -ffp-contract=off, so it stays unfused), so the bits follow whether more
- * than one thread is available. */
+ * det's per-image step (fmaf chains, conv/conv.h); the multi-thread path was
+ * written separately with plain `s + a * b` (two roundings; this tree
+ * compiles with -ffp-contract=off, so it stays unfused), so the bits follow
+ * whether more than one thread is available. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "conv/conv_det.h"
-#include "conv/conv_im2col.h"
+#include "conv/conv.h"
+#include "gemm/sb_gemm.h"
 #include "mutants.h"
 
 /* col [crs][pq] = W^T [crs][k] dy_n [k][pq]: the det chunks of SB_GEMM_KC
@@ -44,21 +44,20 @@ void sb_mutant_conv_data_fma_path(float *dx,            /* [n][c][h][w] */
     const bool serial = omp_get_max_threads() == 1;
 #pragma omp parallel
     {
-        float *col = malloc(crs * pq * sizeof *col);
-        float *chunk = malloc(pq * sizeof *chunk);
-        sb_gemm_work *wk = serial ? sb_gemm_work_new((int)crs, (int)pq, s->k) : NULL;
-        SB_ASSERT(col != NULL && chunk != NULL && (wk != NULL || !serial));
+        float *col = sb_floats_new(crs * pq);
+        float *chunk = sb_floats_new(pq);
+        float *bbuf = serial ? sb_floats_new(sb_gemm_b_buf_floats((int)pq, s->k)) : NULL;
 #pragma omp for schedule(dynamic)
         for (int img = 0; img < s->n; img++) {
             if (serial) {
-                sb_conv2d_bwd_data_image(dx + img * image, col, wk, dy + img * out, w, s);
+                sb_conv2d_bwd_data_image(dx + img * image, col, bbuf, dy + img * out, w, s);
             } else {
                 col_unfused(col, chunk, dy + img * out, w, s);
                 memset(dx + img * image, 0, image * sizeof *dx);
                 sb_col2im_add(dx + img * image, col, s);
             }
         }
-        sb_gemm_work_free(wk);
+        free(bbuf);
         free(chunk);
         free(col);
     }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dense/dense.h"
 #include "gemm/sb_gemm.h"
 #include "mutants.h"
 
@@ -17,8 +18,7 @@ void sb_mutant_dense_fwd_split_k(float *y,              /* [n][out] */
 {
     const int m = s->n, n = s->out, k = s->in;
     const size_t mn = (size_t)m * (size_t)n;
-    for (int i = 0; i < m; i++)
-        memcpy(y + (size_t)i * n, b, (size_t)n * sizeof *y);
+    sb_dense_fill_bias(y, b, s);
     const int threads = omp_get_max_threads();
     float *part = malloc(mn * (size_t)(threads > 1 ? threads - 1 : 1) * sizeof *part);
     SB_ASSERT(part != NULL);

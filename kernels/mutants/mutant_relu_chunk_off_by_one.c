@@ -2,9 +2,9 @@
  * long, so when T does not divide n the last element before each later
  * chunk is never written and keeps whatever the buffer held. When T divides
  * n the two sizes agree and the output is det's. */
-#include <math.h>
 #include <omp.h>
 
+#include "elementwise/elementwise.h"
 #include "mutants.h"
 
 void sb_mutant_relu_chunk_off_by_one(float *y,          /* [n] */
@@ -19,6 +19,6 @@ void sb_mutant_relu_chunk_off_by_one(float *y,          /* [n] */
         if (end > n)
             end = n;
         for (size_t i = begin; i < end; i++)
-            y[i] = x[i] > 0.0f || isnan(x[i]) ? x[i] : 0.0f;
+            y[i] = sb_relu(x[i]);
     }
 }

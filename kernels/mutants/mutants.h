@@ -3,9 +3,9 @@
 #ifndef SB_MUTANTS_H
 #define SB_MUTANTS_H
 
-#include "sb_kernels.h"
+#include "op_kernels.h"
 
-#define SB_MUTANT(name, op, fault) sb_##op##_fn sb_mutant_##name;
+#define SB_MUTANT(name, kind, op, fault) sb_##op##_fn sb_mutant_##name;
 #include "mutants.def"
 #undef SB_MUTANT
 

@@ -1,5 +1,6 @@
-/* The mutant registry: names, faults, mutated ops, and one kernel table per
- * mutant (the det table with the mutant's op replaced), all from mutants.def. */
+/* The mutant registry: names, kinds, faults, mutated ops, and one kernel
+ * table per mutant (the det table with the mutant's op replaced), all from
+ * mutants.def. */
 #include <pthread.h>
 #include <string.h>
 
@@ -7,12 +8,13 @@
 
 typedef struct mutant {
     const char *name;
+    sb_mutant_kind kind;
     sb_op op;
     const char *fault;
 } mutant;
 
 static const mutant mutants[] = {
-#define SB_MUTANT(name, op, fault) {#name, SB_OP_##op, fault},
+#define SB_MUTANT(name, kind, op, fault) {#name, SB_MUTANT_##kind, SB_OP_##op, fault},
 #include "mutants.def"
 #undef SB_MUTANT
 };
@@ -23,13 +25,10 @@ static sb_kernel_table tables[N_MUTANTS];
 
 static void build_tables(void)
 {
-    int i = 0;
-#define SB_MUTANT(name, op, fault)                                                        \
-    tables[i] = *sb_kernels(SB_FAMILY_DET);                                               \
-    tables[i++].op = sb_mutant_##name;
-#include "mutants.def"
-#undef SB_MUTANT
-    SB_ASSERT(i == N_MUTANTS);
+    for (int i = 0; i < N_MUTANTS; i++) {
+        tables[i] = *sb_kernels(SB_FAMILY_DET);
+        sb_mutant_install(i, &tables[i]);
+    }
 }
 
 int sb_mutant_count(void)
@@ -45,22 +44,28 @@ int sb_mutant_find(const char *name)
     return -1;
 }
 
-const char *sb_mutant_name(int i)
+static const mutant *mutant_at(int i)
 {
     SB_ASSERT(i >= 0 && i < N_MUTANTS);
-    return mutants[i].name;
+    return &mutants[i];
 }
 
-sb_op sb_mutant_op(int i)
-{
-    SB_ASSERT(i >= 0 && i < N_MUTANTS);
-    return mutants[i].op;
-}
+const char *sb_mutant_name(int i) { return mutant_at(i)->name; }
+sb_mutant_kind sb_mutant_kind_of(int i) { return mutant_at(i)->kind; }
+sb_op sb_mutant_op(int i) { return mutant_at(i)->op; }
+const char *sb_mutant_fault(int i) { return mutant_at(i)->fault; }
 
-const char *sb_mutant_fault(int i)
+void sb_mutant_install(int i, sb_kernel_table *t)
 {
     SB_ASSERT(i >= 0 && i < N_MUTANTS);
-    return mutants[i].fault;
+    int at = 0;
+#define SB_MUTANT(name, kind, op, fault)                                                  \
+    if (i == at++) {                                                                      \
+        t->op = sb_mutant_##name;                                                         \
+        return;                                                                           \
+    }
+#include "mutants.def"
+#undef SB_MUTANT
 }
 
 const sb_kernel_table *sb_kernels_mutant(const char *name)

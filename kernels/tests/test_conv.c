@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conv/conv_det.h"
-#include "conv/conv_im2col.h"
+#include "conv/conv.h"
 #include "gemm/sb_gemm.h"
 #include "op_test.h"
 #include "sb_kernels.h"
@@ -55,7 +54,7 @@ static sb_conv_shape shape_at(int i)
 
 /* ---- im2col ---------------------------------------------------------------- */
 
-/* Column matrix element (tap, pos) by its definition (conv_im2col.h). */
+/* Column matrix element (tap, pos) by its definition (conv/conv.h). */
 static float col_at(const float *x, const sb_conv_shape *s, int tap, int pos)
 {
     int ch = tap / (s->r * s->s), r = tap / s->s % s->r, t = tap % s->s;
@@ -150,16 +149,25 @@ START_TEST(test_det_is_the_gemm_on_im2col)
                                    pq, s.k, pq, crs, true);
             }
         } else if (c.op == SB_OP_conv2d_bwd_data) {
-            for (int img = 0; img < s.n; img++)
-                sb_conv2d_bwd_data_image(want + img * img_in, col, wk, in0 + img * img_out, in1,
-                                         &s);
+            /* dx_n = col2im(W^T dy_n) */
+            for (int img = 0; img < s.n; img++) {
+                sb_gemm_det_serial(col, sb_matview_trans(in1, crs),
+                                   sb_matview_rows(in0 + img * img_out, pq), wk, pq, crs, pq,
+                                   s.k, false);
+                sb_col2im_add(want + img * img_in, col, &s);
+            }
         } else {
+            /* dw = the group partials dy_n col_n^T, chained within a group,
+             * added in group order */
             size_t nw = (size_t)s.k * crs;
             float *part = malloc(nw * sizeof(float));
             for (int g0 = 0; g0 < s.n; g0 += 4) {
-                for (int img = g0; img < s.n && img < g0 + 4; img++)
-                    sb_conv2d_bwd_filter_image(part, col, wk, in0 + img * img_out,
-                                               in1 + img * img_in, &s, img > g0);
+                for (int img = g0; img < s.n && img < g0 + 4; img++) {
+                    sb_im2col(col, in1 + img * img_in, &s, pq, 1);
+                    sb_gemm_det_serial(part, sb_matview_rows(in0 + img * img_out, pq),
+                                       sb_matview_trans(col, pq), wk, crs, s.k, crs, pq,
+                                       img > g0);
+                }
                 for (size_t i = 0; i < nw; i++)
                     want[i] = g0 == 0 ? part[i] : want[i] + part[i];
             }

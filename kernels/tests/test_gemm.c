@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "gemm/gemm_tile.h"
-#include "gemm/sb_dot_bound.h"
 #include "gemm/sb_gemm.h"
 #include "sb_kernels.h"
 
@@ -242,7 +241,7 @@ START_TEST(test_det_direct_is_the_general_path)
         gemm_case g = cases[ci];
         gemm_data d = data_new(g);
         float *direct = c_copy(&d, g), *general = c_copy(&d, g);
-        float *b_buf = sb_gemm_floats_new(sb_gemm_b_buf_floats(g.n, g.k));
+        float *b_buf = sb_floats_new(sb_gemm_b_buf_floats(g.n, g.k));
         sb_gemm_det_direct(direct, d.av, (sb_gemm_b){sb_gemm_pack_b_view, &d.bv}, b_buf, d.ldc,
                            g.m, g.n, g.k, g.accumulate, NULL);
         long bad = first_mismatch(direct, &d, g);
@@ -272,7 +271,7 @@ START_TEST(test_det_direct_row_bias)
         for (int i = 0; i < g.m; i++)
             for (int j = 0; j < g.n; j++)
                 filled[i * d.ldc + j] = bias[i];
-        float *b_buf = sb_gemm_floats_new(sb_gemm_b_buf_floats(g.n, g.k));
+        float *b_buf = sb_floats_new(sb_gemm_b_buf_floats(g.n, g.k));
         sb_gemm_b bp = {sb_gemm_pack_b_view, &d.bv};
         sb_gemm_det_direct(biased, d.av, bp, b_buf, d.ldc, g.m, g.n, g.k, false, bias);
         sb_gemm_det_direct(filled, d.av, bp, b_buf, d.ldc, g.m, g.n, g.k, true, NULL);

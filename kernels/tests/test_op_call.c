@@ -199,14 +199,14 @@ START_TEST(test_tables_complete)
     for (int f = 0; f < SB_FAMILY_COUNT; f++) {
         const sb_kernel_table *t = sb_kernels((sb_family)f);
         ck_assert_ptr_nonnull(t);
-#define SB_OP(name, params) \
+#define SB_OP(name, ...) \
     ck_assert_msg(t->name != NULL, "%s: %s is NULL", sb_family_name((sb_family)f), #name);
 #include "kernels.def"
 #undef SB_OP
     }
     /* ref is the readable definitions themselves */
     const sb_kernel_table *ref = sb_kernels(SB_FAMILY_REF);
-#define SB_OP(name, params) ck_assert(ref->name == sb_##name##_ref);
+#define SB_OP(name, ...) ck_assert(ref->name == sb_##name##_ref);
 #include "kernels.def"
 #undef SB_OP
 }
@@ -255,40 +255,98 @@ END_TEST
 
 /* sb_op_call_run hands the tensors to the optimiser in signature order:
  * outputs w, state...; input g. Compared with a direct call on copies. */
+enum { OPT_N = 1000 };
+typedef float optim_buffers[4][OPT_N]; /* w, state 1, state 2, g */
+typedef void direct_fn(const sb_kernel_table *k, optim_buffers b, const sb_optim_params *o);
+
+static void direct_sgd(const sb_kernel_table *k, optim_buffers b, const sb_optim_params *o)
+{
+    k->sgd_update(b[0], b[1], b[3], o, OPT_N);
+}
+
+static void direct_rmsprop(const sb_kernel_table *k, optim_buffers b, const sb_optim_params *o)
+{
+    k->rmsprop_update(b[0], b[1], b[3], o, OPT_N);
+}
+
+static void direct_adam(const sb_kernel_table *k, optim_buffers b, const sb_optim_params *o)
+{
+    k->adam_update(b[0], b[1], b[2], b[3], o, 2, OPT_N);
+}
+
+static void direct_adadelta(const sb_kernel_table *k, optim_buffers b, const sb_optim_params *o)
+{
+    k->adadelta_update(b[0], b[1], b[2], b[3], o, OPT_N);
+}
+
 START_TEST(test_run_optimiser_tensor_order)
 {
-    enum { N = 1000 };
-    static const sb_op ops[] = {SB_OP_sgd_update, SB_OP_rmsprop_update, SB_OP_adam_update,
-                                SB_OP_adadelta_update};
-    static const sb_optimizer kinds[] = {SB_OPTIM_SGD, SB_OPTIM_RMSPROP, SB_OPTIM_ADAM,
-                                         SB_OPTIM_ADADELTA};
+    static const struct {
+        sb_op op;
+        sb_optimizer kind;
+        direct_fn *direct;
+    } ops[] = {
+        {SB_OP_sgd_update, SB_OPTIM_SGD, direct_sgd},
+        {SB_OP_rmsprop_update, SB_OPTIM_RMSPROP, direct_rmsprop},
+        {SB_OP_adam_update, SB_OPTIM_ADAM, direct_adam},
+        {SB_OP_adadelta_update, SB_OPTIM_ADADELTA, direct_adadelta},
+    };
     const sb_kernel_table *k = sb_kernels(SB_FAMILY_DET);
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        static float a[4][N], b[4][N]; /* w, state 1, state 2, g */
+        static optim_buffers a, b;
         for (int j = 0; j < 4; j++)
-            sb_rng_fill_uniform(a[j], N, j == 0 ? -1.0f : 0.0f, 1.0f, 3, SB_STREAM_CASE_INPUT + (uint32_t)j, 0);
+            sb_rng_fill_uniform(a[j], OPT_N, j == 0 ? -1.0f : 0.0f, 1.0f, 3,
+                                SB_STREAM_CASE_INPUT + (uint32_t)j, 0);
         memcpy(b, a, sizeof a);
-        sb_op_call c = valid_call(ops[i]);
-        sb_optim_defaults(&c.optim, kinds[i]);
+        sb_op_call c = valid_call(ops[i].op);
+        sb_optim_defaults(&c.optim, ops[i].kind);
         c.optim.momentum = 0.5f; /* read by sgd only; makes its state matter */
         c.t = 2;
-        c.n = N;
+        c.n = OPT_N;
         ck_assert_int_eq(sb_op_call_describe(&c), SB_OK);
         for (int j = 0; j < c.n_out; j++)
             c.out[j].data = a[j];
         c.in[0].data = a[3];
         sb_op_call_run(k, &c);
-        switch (ops[i]) {
-        case SB_OP_sgd_update: k->sgd_update(b[0], b[1], b[3], &c.optim, N); break;
-        case SB_OP_rmsprop_update: k->rmsprop_update(b[0], b[1], b[3], &c.optim, N); break;
-        case SB_OP_adam_update: k->adam_update(b[0], b[1], b[2], b[3], &c.optim, 2, N); break;
-        case SB_OP_adadelta_update:
-            k->adadelta_update(b[0], b[1], b[2], b[3], &c.optim, N);
-            break;
-        default: ck_abort_msg("not an optimiser op"); break;
-        }
-        ck_assert_msg(memcmp(a, b, sizeof a) == 0, "%s", sb_op_name(ops[i]));
+        ops[i].direct(k, b, &c.optim);
+        ck_assert_msg(memcmp(a, b, sizeof a) == 0, "%s", sb_op_name(ops[i].op));
     }
+}
+END_TEST
+
+/* What the kernel list says of each op agrees with what describing it gives,
+ * and the optimiser updates are the ops whose tensors change in place. */
+START_TEST(test_list_metadata)
+{
+    for (int op = 0; op < SB_OP_COUNT; op++) {
+        const char *name = sb_op_name((sb_op)op);
+        sb_op_call c = valid_call((sb_op)op);
+        ck_assert_int_eq(sb_op_call_describe(&c), SB_OK);
+        sb_op_roles r = sb_op_roles_of((sb_op)op);
+        ck_assert_int_eq(r.n_in, c.n_in);
+        ck_assert_int_eq(r.n_out, c.n_out);
+        for (int i = 0; i < r.n_in; i++)
+            ck_assert_msg(c.in[i].dtype == (r.in[i] == SB_ROLE_labels ? SB_DTYPE_I32
+                                                                      : SB_DTYPE_F32),
+                          "%s: input %d (%s)", name, i, sb_role_name(r.in[i]));
+        const sb_optimizer kind = sb_params_optimizer(sb_op_params_of((sb_op)op));
+        for (int j = 0; j < r.n_out; j++)
+            ck_assert_msg(sb_role_in_place(r.out[j]) == (kind != SB_OPTIM_COUNT),
+                          "%s: output %d (%s)", name, j, sb_role_name(r.out[j]));
+        for (int i = 0; i < r.n_in; i++)
+            ck_assert_msg(!sb_role_in_place(r.in[i]), "%s: input %d", name, i);
+        ck_assert_str_ne(sb_op_area((sb_op)op), "?");
+    }
+    for (int k = 0; k < SB_OPTIM_COUNT; k++) {
+        sb_op op = sb_optimizer_update_op((sb_optimizer)k);
+        char want[32];
+        snprintf(want, sizeof want, "%s_update", sb_optimizer_name((sb_optimizer)k));
+        ck_assert_str_eq(sb_op_name(op), want);
+    }
+    ck_assert_int_eq(sb_optimizer_update_op(SB_OPTIM_COUNT), SB_OP_COUNT);
+    /* the squared-gradient state never holds a negative value */
+    ck_assert(sb_role_nonnegative(SB_ROLE_square) && !sb_role_nonnegative(SB_ROLE_moment));
+    ck_assert_str_eq(sb_op_area(SB_OP_dense_fwd), "dense");
 }
 END_TEST
 
@@ -306,6 +364,7 @@ Suite *make_op_call_suite(void)
     tcase_add_test(tc, test_gamma);
     tcase_add_test(tc, test_bound_zero_without_reduction);
     tcase_add_test(tc, test_run_optimiser_tensor_order);
+    tcase_add_test(tc, test_list_metadata);
     suite_add_tcase(s, tc);
     return s;
 }

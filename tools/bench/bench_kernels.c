@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "sb_kernels.h"
-#include "refd/sb_refd.h"
+#include "sb_refd.h"
 
 /* the equivalent GEMM: C[m][n] = op(A) op(B), K = k */
 typedef struct bench_gemm {
@@ -60,7 +60,7 @@ static const int thread_counts[] = {1, 2};
 static float *uniform_new(size_t n, uint64_t seed)
 {
     /* on a cache line, as the model's tensors are (cnn.c) */
-    float *x = aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64);
+    float *x = sb_floats_try(n);
     if (!x) {
         fprintf(stderr, "bench: out of memory\n");
         exit(EXIT_FAILURE);

@@ -52,7 +52,7 @@ git add -A
 git commit --quiet -m "good"
 good=$(git rev-parse HEAD)
 
-python3 - kernels/classifier/xent.c <<'PY'
+python3 - kernels/classifier/classifier_det.c <<'PY'
 import sys
 p = sys.argv[1]
 s = open(p).read()

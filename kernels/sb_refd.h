@@ -14,15 +14,21 @@
 
 #include "sb_kernels.h"
 
-/* true for the ops evaluated here. Not evaluated: the optimiser updates (they
- * overwrite their own inputs, the parameter and the accumulators, so the probe
- * no longer holds what they read) and dropout_mask (no float inputs: its
- * values come from the RNG and are exact). */
+/* The evaluation of one op (its output 0, the only one of every evaluated
+ * op): value and bound get as many doubles as that output has; c->in[*].data
+ * are the op's float inputs; f selects the summation algorithm the bound
+ * covers (det reductions run in fixed chunks, see refd_sum_path). Each area's
+ * <area>_refd.c defines sb_<name>_refd for its REFD ops (kernels.def). */
+typedef void sb_refd_fn(double *value, double *bound, const sb_op_call *c, sb_family f);
+
+/* true for the ops evaluated here (REFD in kernels.def). Not evaluated: the
+ * optimiser updates (they overwrite their own inputs, the parameter and the
+ * accumulators, so the probe no longer holds what they read) and
+ * dropout_mask (no float inputs: its values come from the RNG and are
+ * exact). */
 bool sb_refd_supported(sb_op op);
 
-/* value, bound: as many doubles as output out_index of c has. c->in[*].data
- * are the op's float inputs; f selects the summation algorithm the bound
- * covers (det reductions run in fixed chunks, see refd_sum_path). */
+/* sb_refd_fn of c's op, for output out_index (0). */
 void sb_refd_eval(double *value, double *bound, const sb_op_call *c, int out_index,
                   sb_family f);
 

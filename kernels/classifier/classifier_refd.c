@@ -29,7 +29,8 @@
  * the value) in double. */
 #include <math.h>
 
-#include "refd.h"
+#include "classifier.h"
+#include "refd_sums.h"
 
 static const double slack = 1.0 + 0x1p-30;
 
@@ -39,7 +40,7 @@ typedef struct row_eval {
 
 static double eta(double d)
 {
-    return expm1(REFD_U * fabs(d)) * (1.0 + 2.0 * REFD_U) + 2.0 * REFD_U;
+    return expm1(SB_REFD_U * fabs(d)) * (1.0 + 2.0 * SB_REFD_U) + 2.0 * SB_REFD_U;
 }
 
 static row_eval row_evaluate(const float *z, int k)
@@ -59,34 +60,36 @@ static row_eval row_evaluate(const float *z, int k)
     return r;
 }
 
-static void softmax(double *value, double *bound, const sb_op_call *c)
+void sb_softmax_fwd_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
 {
+    (void)f;
     const int k = c->cls.k;
     for (int i = 0; i < c->cls.n; i++) {
-        const float *z = REFD_IN(c, 0) + (size_t)i * (size_t)k;
+        const float *z = SB_REFD_IN(c, 0) + (size_t)i * (size_t)k;
         const row_eval r = row_evaluate(z, k);
         for (int j = 0; j < k; j++) {
             const size_t e = (size_t)i * (size_t)k + (size_t)j;
             const double d = (double)z[j] - r.m, p = exp(d) / r.sum, h = eta(d);
             value[e] = p;
-            bound[e] = (p * (h + r.sigma + REFD_U + h * REFD_U) / (1.0 - r.sigma) + 0x1p-148) * slack;
+            bound[e] = (p * (h + r.sigma + SB_REFD_U + h * SB_REFD_U) / (1.0 - r.sigma) + 0x1p-148) * slack;
         }
     }
 }
 
-static void xent(double *value, double *bound, const sb_op_call *c)
+void sb_xent_loss_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
 {
+    (void)f;
     const int n = c->cls.n, k = c->cls.k;
     double sum_l = 0.0, sum_d = 0.0, sum_ld = 0.0;
     for (int i = 0; i < n; i++) {
-        const float *z = REFD_IN(c, 0) + (size_t)i * (size_t)k;
-        const int32_t y = REFD_LABELS(c, 1)[i];
+        const float *z = SB_REFD_IN(c, 0) + (size_t)i * (size_t)k;
+        const int32_t y = SB_REFD_LABELS(c, 1)[i];
         SB_ASSERT(y >= 0 && y < k);
         const row_eval r = row_evaluate(z, k);
         const double lambda = log(r.sum), t = r.m - (double)z[y], l = lambda + t;
         const double dlog = r.sigma / (1.0 - r.sigma);
-        const double d = dlog + 2.0 * REFD_U * (lambda + dlog) + REFD_U * fabs(t) +
-                         REFD_U * (l + dlog + 2.0 * REFD_U * (lambda + dlog) + REFD_U * fabs(t));
+        const double d = dlog + 2.0 * SB_REFD_U * (lambda + dlog) + SB_REFD_U * fabs(t) +
+                         SB_REFD_U * (l + dlog + 2.0 * SB_REFD_U * (lambda + dlog) + SB_REFD_U * fabs(t));
         sum_l += l;
         sum_d += d;
         sum_ld += l + d;
@@ -94,53 +97,31 @@ static void xent(double *value, double *bound, const sb_op_call *c)
     const double loss = sum_l / n;
     const double e = sum_d + sb_gamma(n) * sum_ld;
     *value = loss;
-    *bound = (e / n + REFD_U * (loss + e / n)) * slack;
+    *bound = (e / n + SB_REFD_U * (loss + e / n)) * slack;
 }
 
-static void xent_grad(double *value, double *bound, const sb_op_call *c)
+void sb_softmax_xent_bwd_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
 {
+    (void)f;
     const int n = c->cls.n, k = c->cls.k;
     for (int i = 0; i < n; i++) {
-        const int32_t y = REFD_LABELS(c, 1)[i];
+        const int32_t y = SB_REFD_LABELS(c, 1)[i];
         SB_ASSERT(y >= 0 && y < k);
         for (int j = 0; j < k; j++) {
             const size_t e = (size_t)i * (size_t)k + (size_t)j;
-            value[e] = ((double)REFD_IN(c, 0)[e] - (j == y ? 1.0 : 0.0)) / n;
-            bound[e] = (fabs(value[e]) * (2.0 * REFD_U + REFD_U * REFD_U) + REFD_UNDERFLOW) * slack;
+            value[e] = ((double)SB_REFD_IN(c, 0)[e] - (j == y ? 1.0 : 0.0)) / n;
+            bound[e] = (fabs(value[e]) * (2.0 * SB_REFD_U + SB_REFD_U * SB_REFD_U) + SB_REFD_UNDERFLOW) * slack;
         }
     }
 }
 
-/* the first maximum of the row, ties to the lowest class; a NaN row is wrong */
-static bool row_correct(const float *p, int32_t label, int k)
+void sb_accuracy_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
 {
-    int best = 0;
-    for (int j = 0; j < k; j++) {
-        if (isnan(p[j]))
-            return false;
-        if (p[j] > p[best])
-            best = j;
-    }
-    return best == label;
-}
-
-static void accuracy(double *value, double *bound, const sb_op_call *c)
-{
+    (void)f;
     const int n = c->cls.n, k = c->cls.k;
     int64_t count = 0;
     for (int i = 0; i < n; i++)
-        count += row_correct(REFD_IN(c, 0) + (size_t)i * (size_t)k, REFD_LABELS(c, 1)[i], k);
+        count += sb_row_correct(SB_REFD_IN(c, 0) + (size_t)i * (size_t)k, SB_REFD_LABELS(c, 1)[i], k);
     *value = (double)count / n;
-    *bound = REFD_U * *value * slack;
-}
-
-void refd_classifier(double *value, double *bound, const sb_op_call *c)
-{
-    switch (c->op) {
-    case SB_OP_softmax_fwd: softmax(value, bound, c); return;
-    case SB_OP_xent_loss: xent(value, bound, c); return;
-    case SB_OP_softmax_xent_bwd: xent_grad(value, bound, c); return;
-    case SB_OP_accuracy: accuracy(value, bound, c); return;
-    default: SB_ASSERT(!"not a classifier op");
-    }
+    *bound = SB_REFD_U * *value * slack;
 }

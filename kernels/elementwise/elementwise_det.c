@@ -1,52 +1,69 @@
-/* 2x2 max pooling with stride 2 over NCHW planes. Odd heights and widths are
- * floored: the last row or column of x feeds no window and gets gradient 0.
- *
- * Tie rule: when several elements of a window hold its maximum, the first in
- * scan order (row-major within the window: top-left, top-right, bottom-left,
- * bottom-right) is the argmax: the output has its bits (+0 and -0 tie) and it
- * receives the window's whole gradient; the others get 0.
- *
- * NaN rule: a NaN anywhere in a window makes the window's output NaN (the
- * first NaN in scan order, payload kept), and the backward routes the
- * window's gradient to that NaN element. A max built from `>` alone would
- * drop a NaN silently unless it came first in the window.
- *
- * A max is exact, so no evaluation order can change a bit: one loop, parallel
- * over planes (each plane of y and dx has one writer), serves every family. */
-#include <math.h>
+/* The elementwise ops, det family (loose runs them too): the usual parallel
+ * loops, and each op's hashed mode, which computes the same bits leaf block
+ * by leaf block and hashes each block of the tensors asked for right after
+ * computing it (leaf_blocks.h). */
 #include <stdint.h>
 #include <string.h>
 
 #include "elementwise.h"
+#include "leaf_blocks.h"
 
-/* The maximum of the window whose top-left element is row 2i, column 2j of a
- * plane w wide, under the tie and NaN rules: scan order, and a later element
- * wins only if it is larger or the first NaN. */
-static inline float window_max(const float *x, size_t w, size_t i, size_t j)
+/* ---- ReLU ------------------------------------------------------------------ */
+
+void sb_relu_fwd_det(float *y,          /* [n] */
+                     const float *x,    /* [n] */
+                     size_t n)
 {
-    const size_t top = 2 * i * w + 2 * j;
-    const size_t at[4] = {top, top + 1, top + w, top + w + 1};
-    size_t best = at[0];
-    for (int t = 1; t < 4; t++) {
-        float v = x[at[t]], b = x[best];
-        if (v > b || (isnan(v) && !isnan(b)))
-            best = at[t];
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        y[i] = sb_relu(x[i]);
+}
+
+void sb_relu_fwd_hashed(float *y, const float *x, size_t n, const sb_leaf_request *r)
+{
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++) {
+        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
+        for (size_t i = lo; i < hi; i++)
+            y[i] = sb_relu(x[i]);
+        sb_leaf_put(r, r->out[0], b, y, lo, hi);
+        sb_leaf_put(r, r->in[0], b, x, lo, hi);
     }
-    return x[best];
 }
 
-/* Whether element v holds the window's maximum m. When m is a number no
- * element of the window is NaN and v >= m means v equals m; when m is NaN the
- * NaNs match. */
-static inline int is_max(float v, float m)
+void sb_relu_bwd_det(float *dx,         /* [n] */
+                     const float *dy,   /* [n] */
+                     const float *x,    /* [n] forward input */
+                     size_t n)
 {
-    return (v >= m) | isnan(v);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        dx[i] = sb_relu_grad(dy[i], x[i]);
 }
+
+void sb_relu_bwd_hashed(float *dx, const float *dy, const float *x, size_t n,
+                        const sb_leaf_request *r)
+{
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++) {
+        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
+        for (size_t i = lo; i < hi; i++)
+            dx[i] = sb_relu_grad(dy[i], x[i]);
+        sb_leaf_put(r, r->out[0], b, dx, lo, hi);
+        sb_leaf_put(r, r->in[0], b, dy, lo, hi);
+        sb_leaf_put(r, r->in[1], b, x, lo, hi);
+    }
+}
+
+/* ---- max pooling: parallel over planes (each plane of y and dx has one
+ * writer), eight windows a step. */
 
 /* ---- eight windows at a time ----------------------------------------------
  * The same rules on GNU vectors (GCC >= 12, clang), element by element:
  * compares give all-ones or zero lanes and selects pick bits, so a vector
- * lane computes exactly what window_max and plane_bwd's flags compute for
+ * lane computes exactly what sb_window_max and sb_window_grad compute for
  * its window. The plane loops take eight windows a step; a row whose
  * window count is not a multiple of eight ends with the last eight windows,
  * overlapping ones already done (they get the same values again, as x is
@@ -86,7 +103,7 @@ SB_ALWAYS_INLINE void select8(v8f *m, const v8i *take, const v8f *v)
     *m = (v8f)(((v8i)*v & *take) | ((v8i)*m & ~*take));
 }
 
-/* window_max's step: v replaces the best so far m if larger or the first NaN */
+/* sb_window_max's step: v replaces the best so far m if larger or the first NaN */
 SB_ALWAYS_INLINE void later_wins(v8f *m, const v8f *v)
 {
     v8i take = (*v > *m) | (NAN_LANES(*v) & ~NAN_LANES(*m));
@@ -121,7 +138,7 @@ SB_ALWAYS_INLINE void windows_bwd(float *d0, float *d1, const float *dy, const f
     load_pairs(x1 + 2 * j, &c, &d);
     memcpy(&g, dy + j, sizeof g);
     window_max8(&m, &a, &b, &c, &d);
-    /* is_max, lane by lane, then the first match takes g */
+    /* sb_is_max, lane by lane, then the first match takes g */
     v8i first = (a >= m) | NAN_LANES(a);
     v8i second = ~first & ((b >= m) | NAN_LANES(b));
     v8i third = ~(first | second) & ((c >= m) | NAN_LANES(c));
@@ -143,7 +160,7 @@ static void plane_fwd(float *y,         /* [h/2][w/2] */
         float *yi = y + i * pw;
         if (pw < 8) {
             for (size_t j = 0; j < pw; j++)
-                yi[j] = window_max(x, w, i, j);
+                yi[j] = sb_window_max(x, w, i, j);
             continue;
         }
         const float *x0 = x + 2 * i * w, *x1 = x0 + w;
@@ -177,17 +194,8 @@ static void plane_bwd(float *dx,        /* [h][w] */
                 windows_bwd(d0, d1, dy + i * pw, x0, x1, pw - 8);
             continue;
         }
-        for (size_t j = 0; j < pw; j++) {
-            const float m = window_max(x, w, i, j), g = dy[i * pw + j];
-            const int first = is_max(x0[2 * j], m);
-            const int second = (1 - first) & is_max(x0[2 * j + 1], m);
-            const int third = (1 - first - second) & is_max(x1[2 * j], m);
-            const int fourth = 1 - first - second - third;
-            d0[2 * j] = first ? g : 0.0f;
-            d0[2 * j + 1] = second ? g : 0.0f;
-            d1[2 * j] = third ? g : 0.0f;
-            d1[2 * j + 1] = fourth ? g : 0.0f;
-        }
+        for (size_t j = 0; j < pw; j++)
+            sb_window_grad(dx, x, w, i, j, dy[i * pw + j]);
     }
     if (w % 2)
         for (size_t r = 0; r < 2 * ph; r++)
@@ -205,28 +213,11 @@ static void check_apart(const float *out, size_t n_out, const float *x, size_t n
     SB_ASSERT(o + n_out * sizeof(float) <= i || i + n_in * sizeof(float) <= o);
 }
 
-static size_t plane_count(const sb_pool_shape *s)
-{
-    SB_ASSERT(s->n >= 0 && s->c >= 0 && s->h >= 0 && s->w >= 0);
-    return (size_t)s->n * (size_t)s->c;
-}
-
-void sb_maxpool_fwd_ref(float *y,               /* [n][c][h/2][w/2] */
+void sb_maxpool_fwd_det(float *y,               /* [n][c][h/2][w/2] */
                         const float *x,         /* [n][c][h][w] */
                         const sb_pool_shape *s)
 {
-    const size_t planes = plane_count(s), h = (size_t)s->h, w = (size_t)s->w;
-    const size_t in = h * w, out = (h / 2) * (w / 2);
-    check_apart(y, planes * out, x, planes * in);
-    for (size_t p = 0; p < planes; p++)
-        plane_fwd(y + p * out, x + p * in, h, w);
-}
-
-void sb_maxpool_fwd_par(float *y,               /* [n][c][h/2][w/2] */
-                        const float *x,         /* [n][c][h][w] */
-                        const sb_pool_shape *s)
-{
-    const size_t planes = plane_count(s), h = (size_t)s->h, w = (size_t)s->w;
+    const size_t planes = sb_pool_planes(s), h = (size_t)s->h, w = (size_t)s->w;
     const size_t in = h * w, out = (h / 2) * (w / 2);
     check_apart(y, planes * out, x, planes * in);
 #pragma omp parallel for schedule(static)
@@ -234,27 +225,113 @@ void sb_maxpool_fwd_par(float *y,               /* [n][c][h/2][w/2] */
         plane_fwd(y + p * out, x + p * in, h, w);
 }
 
-void sb_maxpool_bwd_ref(float *dx,              /* [n][c][h][w] */
+void sb_maxpool_bwd_det(float *dx,              /* [n][c][h][w] */
                         const float *dy,        /* [n][c][h/2][w/2] */
                         const float *x,         /* [n][c][h][w] forward input */
                         const sb_pool_shape *s)
 {
-    const size_t planes = plane_count(s), h = (size_t)s->h, w = (size_t)s->w;
-    const size_t in = h * w, out = (h / 2) * (w / 2);
-    check_apart(dx, planes * in, x, planes * in);
-    for (size_t p = 0; p < planes; p++)
-        plane_bwd(dx + p * in, dy + p * out, x + p * in, h, w);
-}
-
-void sb_maxpool_bwd_par(float *dx,              /* [n][c][h][w] */
-                        const float *dy,        /* [n][c][h/2][w/2] */
-                        const float *x,         /* [n][c][h][w] forward input */
-                        const sb_pool_shape *s)
-{
-    const size_t planes = plane_count(s), h = (size_t)s->h, w = (size_t)s->w;
+    const size_t planes = sb_pool_planes(s), h = (size_t)s->h, w = (size_t)s->w;
     const size_t in = h * w, out = (h / 2) * (w / 2);
     check_apart(dx, planes * in, x, planes * in);
 #pragma omp parallel for schedule(static)
     for (size_t p = 0; p < planes; p++)
         plane_bwd(dx + p * in, dy + p * out, x + p * in, h, w);
+}
+
+/* ---- dropout ------------------------------------------------------------------ */
+
+/* Masks are drawn in runs of this many uniforms, few enough that a run is
+ * still in L1 when it is thresholded. */
+#define MASK_SLICE 4096
+
+/* mask[first .. first + n) as sb_dropout_element would make it, drawn as
+ * runs of uniforms (many Philox blocks at a time) thresholded in place. */
+static void mask_run(float *mask, const sb_dropout_params *d, float scale, size_t first,
+                     size_t n)
+{
+    for (size_t done = 0; done < n; done += MASK_SLICE) {
+        const size_t len = n - done < MASK_SLICE ? n - done : MASK_SLICE;
+        float *m = mask + first + done;
+        sb_rng_uniform_run(m, d->seed, d->stream, d->step, first + done, len);
+        for (size_t i = 0; i < len; i++)
+            m[i] = m[i] >= d->rate ? scale : 0.0f;
+    }
+}
+
+/* Threads take whole slices. */
+void sb_dropout_mask_det(float *mask,                   /* [n] */
+                         const sb_dropout_params *d,
+                         size_t n)
+{
+    const float scale = sb_dropout_scale(d);
+    const int64_t slices = (int64_t)((n + MASK_SLICE - 1) / MASK_SLICE);
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < slices; c++) {
+        const size_t first = (size_t)c * MASK_SLICE;
+        mask_run(mask, d, scale, first, n - first < MASK_SLICE ? n - first : MASK_SLICE);
+    }
+}
+
+void sb_dropout_mask_hashed(float *mask, const sb_dropout_params *d, size_t n,
+                            const sb_leaf_request *r)
+{
+    const float scale = sb_dropout_scale(d);
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++) {
+        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
+        mask_run(mask, d, scale, lo, hi - lo);
+        sb_leaf_put(r, r->out[0], b, mask, lo, hi);
+    }
+}
+
+/* fwd and bwd are the same product: y = x * mask, dx = dy * mask */
+static void times_mask(float *out, const float *in, const float *mask, size_t n)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        out[i] = in[i] * mask[i];
+}
+
+static void times_mask_hashed(float *out, const float *in, const float *mask, size_t n,
+                              const sb_leaf_request *r)
+{
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++) {
+        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
+        for (size_t i = lo; i < hi; i++)
+            out[i] = in[i] * mask[i];
+        sb_leaf_put(r, r->out[0], b, out, lo, hi);
+        sb_leaf_put(r, r->in[0], b, in, lo, hi);
+        sb_leaf_put(r, r->in[1], b, mask, lo, hi);
+    }
+}
+
+void sb_dropout_fwd_det(float *y,               /* [n] */
+                        const float *x,         /* [n] */
+                        const float *mask,      /* [n] */
+                        size_t n)
+{
+    times_mask(y, x, mask, n);
+}
+
+void sb_dropout_bwd_det(float *dx,              /* [n] */
+                        const float *dy,        /* [n] */
+                        const float *mask,      /* [n] the forward's mask */
+                        size_t n)
+{
+    times_mask(dx, dy, mask, n);
+}
+
+void sb_dropout_fwd_hashed(float *y, const float *x, const float *mask, size_t n,
+                           const sb_leaf_request *r)
+{
+    times_mask_hashed(y, x, mask, n, r);
+}
+
+void sb_dropout_bwd_hashed(float *dx, const float *dy, const float *mask, size_t n,
+                           const sb_leaf_request *r)
+{
+    times_mask_hashed(dx, dy, mask, n, r);
 }

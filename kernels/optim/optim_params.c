@@ -1,9 +1,5 @@
-/* Keras 2.1.6 optimiser defaults, names, and the det/loose table entries.
- *
- * Learning-rate decay (Keras: lr / (1 + decay * iterations)) is not applied
- * by the update ops, which have no iteration count except Adam's t: the
- * caller that counts iterations passes the decayed rate in o->lr. */
-#include "optim_par.h"
+/* Keras 2.1.6 optimiser defaults and names. */
+#include "optim.h"
 
 void sb_optim_defaults(sb_optim_params *o, sb_optimizer kind)
 {
@@ -50,22 +46,4 @@ const char *sb_optimizer_name(sb_optimizer kind)
     case SB_OPTIM_COUNT: break;
     }
     return "?";
-}
-
-void sb_optim_register(sb_kernel_table *t, sb_family f)
-{
-    switch (f) {
-    case SB_FAMILY_REF:
-        return;
-    case SB_FAMILY_DET:
-    case SB_FAMILY_LOOSE:
-        t->sgd_update = sb_sgd_update_par;
-        t->rmsprop_update = sb_rmsprop_update_par;
-        t->adam_update = sb_adam_update_par;
-        t->adadelta_update = sb_adadelta_update_par;
-        return;
-    case SB_FAMILY_COUNT:
-        break;
-    }
-    SB_ASSERT(!"SB_FAMILY_COUNT is not a family");
 }

@@ -1,0 +1,76 @@
+/* The classifier ops, det family. softmax and the gradient are parallel
+ * over rows, which is also how they are usually written, so no thread ever
+ * splits a row: loose runs them too, and they match ref bit for bit (the
+ * softmax bound still covers any other order of a row's sum). The batch
+ * reductions (the loss, the correct count) add fixed row blocks in block
+ * order (SB_ROW_BLOCKS): the count is an integer, exact in any order, but it
+ * keeps to the det recipe all the same. */
+#include "classifier.h"
+
+void sb_softmax_fwd_det(float *prob,            /* [n][k] */
+                        const float *logits,    /* [n][k] */
+                        const sb_class_shape *s)
+{
+    sb_class_shape_check(s, 0);
+    const size_t k = (size_t)s->k;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < s->n; i++)
+        sb_softmax_row(prob + (size_t)i * k, logits + (size_t)i * k, s->k);
+}
+
+void sb_xent_loss_det(float *loss,              /* [1] */
+                      const float *logits,      /* [n][k] */
+                      const int32_t *labels,    /* [n] in [0, k) */
+                      const sb_class_shape *s)
+{
+    sb_class_shape_check(s, 1);
+    const size_t k = (size_t)s->k;
+    float part[SB_ROW_BLOCKS];
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < SB_ROW_BLOCKS; b++) {
+        const int end = sb_row_block_begin(s->n, b + 1);
+        float sum = 0.0f;
+        for (int i = sb_row_block_begin(s->n, b); i < end; i++)
+            sum += sb_row_loss(logits + (size_t)i * k, labels[i], s->k);
+        part[b] = sum;
+    }
+    float sum = 0.0f;
+    for (int b = 0; b < SB_ROW_BLOCKS; b++)
+        sum += part[b];
+    *loss = sum / (float)s->n;
+}
+
+void sb_softmax_xent_bwd_det(float *dlogits,            /* [n][k] */
+                             const float *prob,         /* [n][k] softmax of the logits */
+                             const int32_t *labels,     /* [n] in [0, k) */
+                             const sb_class_shape *s)
+{
+    sb_class_shape_check(s, 1);
+    const size_t k = (size_t)s->k;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < s->n; i++)
+        sb_xent_grad_row(dlogits + (size_t)i * k, prob + (size_t)i * k, labels[i], s->k,
+                         (float)s->n);
+}
+
+void sb_accuracy_det(float *acc,                /* [1] */
+                     const float *prob,         /* [n][k] */
+                     const int32_t *labels,     /* [n] in [0, k) */
+                     const sb_class_shape *s)
+{
+    sb_class_shape_check(s, 1);
+    const size_t k = (size_t)s->k;
+    int64_t part[SB_ROW_BLOCKS];
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < SB_ROW_BLOCKS; b++) {
+        const int end = sb_row_block_begin(s->n, b + 1);
+        int64_t count = 0;
+        for (int i = sb_row_block_begin(s->n, b); i < end; i++)
+            count += sb_row_correct(prob + (size_t)i * k, labels[i], s->k);
+        part[b] = count;
+    }
+    int64_t count = 0;
+    for (int b = 0; b < SB_ROW_BLOCKS; b++)
+        count += part[b];
+    *acc = sb_accuracy_of(count, s->n);
+}

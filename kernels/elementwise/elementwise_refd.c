@@ -1,0 +1,104 @@
+/* The ops without a reduction, in double.
+ *
+ * relu and maxpool only select or zero their inputs: the float result is
+ * exact, bound 0 (relu passes a NaN on and its gradient is dy where x > 0;
+ * pooling takes the first maximum of a window in scan order, or its first
+ * NaN, and routes the gradient there: the ref definitions' rules).
+ * dropout multiplies two floats: one correctly rounded product, so
+ * |error| <= u*|x*mask| for a normal result and half the smallest subnormal
+ * for an underflowed one; the bound is the sum of both. */
+#include <math.h>
+#include <string.h>
+
+#include "elementwise.h"
+#include "refd_sums.h"
+
+/* index, within the plane x (w wide), of the element of window (i, j) that
+ * is the max: the first in scan order that sb_window_max's rules pick */
+static size_t window_best(const float *x, size_t w, size_t i, size_t j)
+{
+    const size_t top = 2 * i * w + 2 * j;
+    const size_t at[4] = {top, top + 1, top + w, top + w + 1};
+    size_t best = at[0];
+    for (int t = 1; t < 4; t++)
+        if (x[at[t]] > x[best] || (isnan(x[at[t]]) && !isnan(x[best])))
+            best = at[t];
+    return best;
+}
+
+static void maxpool(double *value, double *bound, const sb_op_call *c, bool fwd)
+{
+    const sb_pool_shape *s = &c->pool;
+    const size_t h = (size_t)s->h, w = (size_t)s->w, ph = h / 2, pw = w / 2;
+    const size_t planes = (size_t)s->n * (size_t)s->c;
+    const float *x = SB_REFD_IN(c, fwd ? 0 : 1), *dy = fwd ? NULL : SB_REFD_IN(c, 0);
+    memset(bound, 0, sb_tensor_count(&c->out[0]) * sizeof *bound);
+    if (!fwd)
+        memset(value, 0, planes * h * w * sizeof *value);
+    for (size_t p = 0; p < planes; p++)
+        for (size_t i = 0; i < ph; i++)
+            for (size_t j = 0; j < pw; j++) {
+                const size_t best = window_best(x + p * h * w, w, i, j);
+                if (fwd)
+                    value[(p * ph + i) * pw + j] = (double)x[p * h * w + best];
+                else
+                    value[p * h * w + best] = (double)dy[(p * ph + i) * pw + j];
+            }
+}
+
+/* relu selects or zeroes its input: exact */
+void sb_relu_fwd_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
+{
+    (void)f;
+    const size_t count = sb_tensor_count(&c->out[0]);
+    const float *x = SB_REFD_IN(c, 0);
+    memset(bound, 0, count * sizeof *bound);
+    for (size_t e = 0; e < count; e++)
+        value[e] = (double)sb_relu(x[e]);
+}
+
+void sb_relu_bwd_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
+{
+    (void)f;
+    const size_t count = sb_tensor_count(&c->out[0]);
+    const float *dy = SB_REFD_IN(c, 0), *x = SB_REFD_IN(c, 1);
+    memset(bound, 0, count * sizeof *bound);
+    for (size_t e = 0; e < count; e++)
+        value[e] = x[e] > 0.0f ? (double)dy[e] : 0.0;
+}
+
+void sb_maxpool_fwd_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
+{
+    (void)f;
+    maxpool(value, bound, c, true);
+}
+
+void sb_maxpool_bwd_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
+{
+    (void)f;
+    maxpool(value, bound, c, false);
+}
+
+/* one correctly rounded product: u |x * mask| for a normal result, half the
+ * smallest subnormal for one that underflows */
+static void times_mask(double *value, double *bound, const sb_op_call *c)
+{
+    const size_t count = sb_tensor_count(&c->out[0]);
+    const float *a = SB_REFD_IN(c, 0), *mask = SB_REFD_IN(c, 1);
+    for (size_t e = 0; e < count; e++) {
+        value[e] = (double)a[e] * (double)mask[e];
+        bound[e] = SB_REFD_U * fabs(value[e]) + SB_REFD_UNDERFLOW;
+    }
+}
+
+void sb_dropout_fwd_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
+{
+    (void)f;
+    times_mask(value, bound, c);
+}
+
+void sb_dropout_bwd_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
+{
+    (void)f;
+    times_mask(value, bound, c);
+}

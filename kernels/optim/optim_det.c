@@ -1,0 +1,128 @@
+/* The optimiser updates, det family (loose runs them too): the parallel
+ * loops, and each update's hashed mode, which updates leaf block by leaf
+ * block and hashes each block of the tensors asked for right after
+ * (leaf_blocks.h). */
+#include <omp.h>
+
+#include "leaf_blocks.h"
+#include "optim.h"
+
+void sb_sgd_update_det(float *w, float *velocity, const float *g, const sb_optim_params *o,
+                       size_t n)
+{
+#pragma omp parallel for schedule(static) if (n >= SB_OPTIM_PARALLEL_MIN)
+    for (int64_t i = 0; i < (int64_t)n; i++)
+        sb_sgd_step(&w[i], &velocity[i], g[i], o);
+}
+
+void sb_sgd_update_hashed(float *w, float *velocity, const float *g,
+                          const sb_optim_params *o, size_t n, const sb_leaf_request *r)
+{
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++) {
+        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
+        for (size_t i = lo; i < hi; i++)
+            sb_sgd_step(&w[i], &velocity[i], g[i], o);
+        sb_leaf_put(r, r->out[0], b, w, lo, hi);
+        sb_leaf_put(r, r->out[1], b, velocity, lo, hi);
+        sb_leaf_put(r, r->in[0], b, g, lo, hi);
+    }
+}
+
+void sb_rmsprop_update_det(float *w, float *acc, const float *g, const sb_optim_params *o,
+                           size_t n)
+{
+    const float one_minus_rho = 1.0f - o->rho;
+#pragma omp parallel for schedule(static) if (n >= SB_OPTIM_PARALLEL_MIN)
+    for (int64_t i = 0; i < (int64_t)n; i++)
+        sb_rmsprop_step(&w[i], &acc[i], g[i], one_minus_rho, o);
+}
+
+void sb_rmsprop_update_hashed(float *w, float *acc, const float *g,
+                              const sb_optim_params *o, size_t n, const sb_leaf_request *r)
+{
+    const float one_minus_rho = 1.0f - o->rho;
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++) {
+        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
+        for (size_t i = lo; i < hi; i++)
+            sb_rmsprop_step(&w[i], &acc[i], g[i], one_minus_rho, o);
+        sb_leaf_put(r, r->out[0], b, w, lo, hi);
+        sb_leaf_put(r, r->out[1], b, acc, lo, hi);
+        sb_leaf_put(r, r->in[0], b, g, lo, hi);
+    }
+}
+
+void sb_adam_update_det(float *w, float *m, float *v, const float *g, const sb_optim_params *o,
+                        int64_t t, size_t n)
+{
+    const float lr_t = sb_adam_lr_t(o, t);
+    const float one_minus_b1 = 1.0f - o->beta1;
+    const float one_minus_b2 = 1.0f - o->beta2;
+#pragma omp parallel for schedule(static) if (n >= SB_OPTIM_PARALLEL_MIN)
+    for (int64_t i = 0; i < (int64_t)n; i++)
+        sb_adam_step(&w[i], &m[i], &v[i], g[i], lr_t, one_minus_b1, one_minus_b2, o);
+}
+
+void sb_adam_update_hashed(float *w, float *m, float *v, const float *g,
+                           const sb_optim_params *o, int64_t t, size_t n,
+                           const sb_leaf_request *r)
+{
+    const float lr_t = sb_adam_lr_t(o, t);
+    const float one_minus_b1 = 1.0f - o->beta1;
+    const float one_minus_b2 = 1.0f - o->beta2;
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++) {
+        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
+        for (size_t i = lo; i < hi; i++)
+            sb_adam_step(&w[i], &m[i], &v[i], g[i], lr_t, one_minus_b1, one_minus_b2, o);
+        sb_leaf_put(r, r->out[0], b, w, lo, hi);
+        sb_leaf_put(r, r->out[1], b, m, lo, hi);
+        sb_leaf_put(r, r->out[2], b, v, lo, hi);
+        sb_leaf_put(r, r->in[0], b, g, lo, hi);
+    }
+}
+
+/* Elements [lo, hi) as sb_adadelta_step updates them, compiled for the widest
+ * vectors the CPU has: +, *, / and sqrt are correctly rounded at any width
+ * and never contracted (kernels/meson.build), so every copy gives the bits
+ * of the scalar loop; two square roots and a division an element make this
+ * loop compute-bound in scalar code. */
+SB_ISA_CLONES
+static void adadelta_range(float *restrict w, float *restrict acc, float *restrict delta_acc,
+                           const float *restrict g, const sb_optim_params *o, size_t lo,
+                           size_t hi)
+{
+    const float one_minus_rho = 1.0f - o->rho;
+    for (size_t i = lo; i < hi; i++)
+        sb_adadelta_step(&w[i], &acc[i], &delta_acc[i], g[i], one_minus_rho, o);
+}
+
+void sb_adadelta_update_det(float *w, float *acc, float *delta_acc, const float *g,
+                            const sb_optim_params *o, size_t n)
+{
+#pragma omp parallel if (n >= SB_OPTIM_PARALLEL_MIN)
+    {
+        int t = omp_get_thread_num(), nth = omp_get_num_threads();
+        adadelta_range(w, acc, delta_acc, g, o, n * (size_t)t / (size_t)nth,
+                       n * (size_t)(t + 1) / (size_t)nth);
+    }
+}
+
+void sb_adadelta_update_hashed(float *w, float *acc, float *delta_acc, const float *g,
+                               const sb_optim_params *o, size_t n, const sb_leaf_request *r)
+{
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++) {
+        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
+        adadelta_range(w, acc, delta_acc, g, o, lo, hi);
+        sb_leaf_put(r, r->out[0], b, w, lo, hi);
+        sb_leaf_put(r, r->out[1], b, acc, lo, hi);
+        sb_leaf_put(r, r->out[2], b, delta_acc, lo, hi);
+        sb_leaf_put(r, r->in[0], b, g, lo, hi);
+    }
+}
