@@ -1,4 +1,14 @@
+#include <string.h>
+
 #include "sb_common.h"
+
+int sb_name_index(const char *const *names, int count, const char *name)
+{
+    int i = 0;
+    while (name && i < count && strcmp(names[i], name) != 0)
+        i++;
+    return name ? i : count;
+}
 
 const char *sb_status_name(sb_status s)
 {

@@ -20,6 +20,10 @@ typedef enum sb_status {
 
 const char *sb_status_name(sb_status s);
 
+/* The index of `name` in names[0 .. count), or count when it is not there
+ * (or is NULL): the lookup behind every *_from_name. */
+int sb_name_index(const char *const *names, int count, const char *name);
+
 /* Broken invariants (second tier): always on, never compiled out. */
 #define SB_ASSERT(cond)                                                        \
     do {                                                                       \

@@ -1,8 +1,6 @@
 /* The kernel table of each family, the op names and areas, all generated
  * from kernels.def: ref first, then each op's det kernel, and for loose the
  * op's own loose kernel where it has one. */
-#include <string.h>
-
 #include "op_kernels.h"
 
 static const char *const op_names[SB_OP_COUNT] = {
@@ -48,10 +46,7 @@ const char *sb_op_area(sb_op op)
 
 sb_op sb_op_from_name(const char *name)
 {
-    for (int i = 0; i < SB_OP_COUNT; i++)
-        if (strcmp(op_names[i], name) == 0)
-            return (sb_op)i;
-    return SB_OP_COUNT;
+    return (sb_op)sb_name_index(op_names, SB_OP_COUNT, name);
 }
 
 static const char *const family_names[SB_FAMILY_COUNT] = {"ref", "det", "loose"};
@@ -63,10 +58,7 @@ const char *sb_family_name(sb_family f)
 
 sb_family sb_family_from_name(const char *name)
 {
-    for (int i = 0; i < SB_FAMILY_COUNT; i++)
-        if (strcmp(family_names[i], name) == 0)
-            return (sb_family)i;
-    return SB_FAMILY_COUNT;
+    return (sb_family)sb_name_index(family_names, SB_FAMILY_COUNT, name);
 }
 
 const sb_kernel_table *sb_kernels(sb_family f)

@@ -40,6 +40,13 @@ void sb_conv2d_bwd_filter_images(float *part, float *b_buf, const float *dy, con
  * element: an orphaned `omp for`, called by every thread of a team. */
 void sb_conv_partials_sum(float *out, const float *part, size_t n, int parts);
 
+/* Det's weight gradient over the partials in part (room for
+ * ceil(n / SB_CONV_GROUP) copies of dw): each group of SB_CONV_GROUP images
+ * summed into its partial (onto: added to what the partial holds), then the
+ * partials added in group order. */
+void sb_conv2d_bwd_filter_groups(float *dw, float *part, const float *dy, const float *x,
+                                 const sb_conv_shape *s, bool onto);
+
 /* A tap's input channel, filter row and filter column: tap (ch*R + r)*S + t. */
 typedef struct sb_conv_tap {
     int ch, r, t;

@@ -169,11 +169,11 @@ void sb_conv_partials_sum(float *out, const float *part, size_t n, int parts)
     }
 }
 
-void sb_conv2d_bwd_filter_det(float *dw, const float *dy, const float *x, const sb_conv_shape *s)
+void sb_conv2d_bwd_filter_groups(float *dw, float *part, const float *dy, const float *x,
+                                 const sb_conv_shape *s, bool onto)
 {
     int groups = (s->n + SB_CONV_GROUP - 1) / SB_CONV_GROUP;
     size_t nw = (size_t)s->k * taps(s);
-    float *part = sb_floats_new(nw * (size_t)groups);
 #pragma omp parallel
     {
         float *bbuf = sb_floats_new(sb_gemm_b_buf_floats((int)taps(s), s->p * s->q));
@@ -181,12 +181,19 @@ void sb_conv2d_bwd_filter_det(float *dw, const float *dy, const float *x, const 
         for (int g = 0; g < groups; g++) {
             int i0 = g * SB_CONV_GROUP;
             int i1 = i0 + SB_CONV_GROUP < s->n ? i0 + SB_CONV_GROUP : s->n;
-            sb_conv2d_bwd_filter_images(part + nw * (size_t)g, bbuf, dy, x, s, i0, i1, false);
+            sb_conv2d_bwd_filter_images(part + nw * (size_t)g, bbuf, dy, x, s, i0, i1, onto);
         }
         free(bbuf);
         /* group partials in group order, one writer per weight */
         sb_conv_partials_sum(dw, part, nw, groups);
     }
+}
+
+void sb_conv2d_bwd_filter_det(float *dw, const float *dy, const float *x, const sb_conv_shape *s)
+{
+    int groups = (s->n + SB_CONV_GROUP - 1) / SB_CONV_GROUP;
+    float *part = sb_floats_new((size_t)s->k * taps(s) * (size_t)groups);
+    sb_conv2d_bwd_filter_groups(dw, part, dy, x, s, false);
     free(part);
 }
 
