@@ -1,6 +1,6 @@
-/* The generic op call: describe, run and bound any op from its parameters,
- * and what kernels.def says of each op (its params, the roles of its
- * tensors, whether it reduces). Dispatch is generated from the list. */
+/* The generic op call: describe, run and bound any op from its parameters.
+ * The tensors come from the roles the kernel list gives them (op_info.c);
+ * dispatch is generated from the list. */
 #include <string.h>
 
 #include "op_kernels.h"
@@ -8,103 +8,6 @@
 /* Largest tensor an op call may describe: 2^28 elements (1 GiB of float),
  * far above the model's shapes, far below what would exhaust memory. */
 #define SB_MAX_ELEMENTS ((int64_t)1 << 28)
-
-/* ---- what the list says of each op ---------------------------------------- */
-
-typedef struct op_info {
-    sb_op_params params;
-    bool reduces;
-    int n_out, n_in;
-    sb_role out[SB_OP_MAX_OUT], in[SB_OP_MAX_IN];
-} op_info;
-
-static const op_info ops[SB_OP_COUNT] = {
-#define SB_OP(name, area, params, outputs, inputs, bound, ...)                             \
-    [SB_OP_##name] = {SB_PARAMS_##params, SB_CHOOSE_##bound(true, false),                  \
-                      SB_COUNT_##outputs, SB_COUNT_##inputs, SB_ROLES_##outputs,           \
-                      SB_ROLES_##inputs},
-#include "kernels.def"
-#undef SB_OP
-};
-
-static const op_info *info_of(sb_op op)
-{
-    SB_ASSERT((unsigned)op < SB_OP_COUNT);
-    return &ops[op];
-}
-
-sb_op_params sb_op_params_of(sb_op op)
-{
-    return info_of(op)->params;
-}
-
-bool sb_op_has_reduction(sb_op op)
-{
-    return (unsigned)op < SB_OP_COUNT && ops[op].reduces;
-}
-
-sb_op_roles sb_op_roles_of(sb_op op)
-{
-    const op_info *i = info_of(op);
-    return (sb_op_roles){i->n_in, i->n_out, i->in, i->out};
-}
-
-sb_optimizer sb_params_optimizer(sb_op_params p)
-{
-    switch (p) {
-    case SB_PARAMS_sgd: return SB_OPTIM_SGD;
-    case SB_PARAMS_rmsprop: return SB_OPTIM_RMSPROP;
-    case SB_PARAMS_adam: return SB_OPTIM_ADAM;
-    case SB_PARAMS_adadelta: return SB_OPTIM_ADADELTA;
-    case SB_PARAMS_conv:
-    case SB_PARAMS_dense:
-    case SB_PARAMS_pool:
-    case SB_PARAMS_cls:
-    case SB_PARAMS_count:
-    case SB_PARAMS_dropout:
-    case SB_PARAMS_COUNT:
-        break;
-    }
-    return SB_OPTIM_COUNT;
-}
-
-sb_op sb_optimizer_update_op(sb_optimizer kind)
-{
-    for (int op = 0; op < SB_OP_COUNT; op++)
-        if (kind != SB_OPTIM_COUNT && sb_params_optimizer(ops[op].params) == kind)
-            return (sb_op)op;
-    return SB_OP_COUNT;
-}
-
-typedef struct role_info {
-    const char *name;
-    sb_dtype dtype;
-    bool in_place, nonnegative;
-} role_info;
-
-static const role_info roles[SB_ROLE_COUNT] = {
-    [SB_ROLE_x] = {"x", SB_DTYPE_F32, false, false},
-    [SB_ROLE_w] = {"w", SB_DTYPE_F32, false, false},
-    [SB_ROLE_b] = {"b", SB_DTYPE_F32, false, false},
-    [SB_ROLE_y] = {"y", SB_DTYPE_F32, false, false},
-    [SB_ROLE_z] = {"z", SB_DTYPE_F32, false, false},
-    [SB_ROLE_labels] = {"labels", SB_DTYPE_I32, false, true},
-    [SB_ROLE_scalar] = {"scalar", SB_DTYPE_F32, false, false},
-    [SB_ROLE_v] = {"v", SB_DTYPE_F32, false, false},
-    [SB_ROLE_param] = {"param", SB_DTYPE_F32, true, false},
-    [SB_ROLE_moment] = {"moment", SB_DTYPE_F32, true, false},
-    [SB_ROLE_square] = {"square", SB_DTYPE_F32, true, true},
-};
-
-static const role_info *role_of(sb_role r)
-{
-    SB_ASSERT((unsigned)r < SB_ROLE_COUNT);
-    return &roles[r];
-}
-
-const char *sb_role_name(sb_role r) { return role_of(r)->name; }
-bool sb_role_in_place(sb_role r) { return role_of(r)->in_place; }
-bool sb_role_nonnegative(sb_role r) { return role_of(r)->nonnegative; }
 
 /* ---- describing ------------------------------------------------------------ */
 
@@ -127,7 +30,7 @@ static bool role_shapes(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
     const sb_dense_shape *dn = &c->dense;
     const sb_pool_shape *pl = &c->pool;
     const sb_class_shape *cl = &c->cls;
-    switch (info_of(c->op)->params) {
+    switch (sb_op_params_of(c->op)) {
     case SB_PARAMS_conv:
         if (sb_conv_shape_complete(&c->conv) != SB_OK)
             return false;
@@ -180,7 +83,7 @@ static bool role_shapes(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
 static sb_tensor tensor_of(const sb_tensor shape[SB_ROLE_COUNT], sb_role r)
 {
     SB_ASSERT((unsigned)r < SB_ROLE_COUNT && shape[r].ndim > 0);
-    SB_ASSERT(shape[r].dtype == roles[r].dtype);
+    SB_ASSERT(shape[r].dtype == sb_role_dtype(r));
     return shape[r];
 }
 
@@ -207,13 +110,13 @@ sb_status sb_op_call_describe(sb_op_call *c)
     sb_tensor shape[SB_ROLE_COUNT];
     if (!role_shapes(c, shape))
         return SB_ERR_SHAPE;
-    const op_info *i = info_of(c->op);
-    c->n_in = i->n_in;
-    c->n_out = i->n_out;
-    for (int k = 0; k < i->n_in; k++)
-        c->in[k] = tensor_of(shape, i->in[k]);
-    for (int k = 0; k < i->n_out; k++)
-        c->out[k] = tensor_of(shape, i->out[k]);
+    const sb_op_roles r = sb_op_roles_of(c->op);
+    c->n_in = r.n_in;
+    c->n_out = r.n_out;
+    for (int k = 0; k < r.n_in; k++)
+        c->in[k] = tensor_of(shape, r.in[k]);
+    for (int k = 0; k < r.n_out; k++)
+        c->out[k] = tensor_of(shape, r.out[k]);
     return shape_is_sane(c) ? SB_OK : SB_ERR_SHAPE;
 }
 

@@ -150,6 +150,7 @@ typedef enum sb_role {
 } sb_role;
 
 const char *sb_role_name(sb_role r);
+sb_dtype sb_role_dtype(sb_role r);      /* SB_DTYPE_I32 for labels, F32 for the rest */
 bool sb_role_in_place(sb_role r);       /* optimiser state: read and written by the op */
 bool sb_role_nonnegative(sb_role r);    /* holds values >= 0 only */
 

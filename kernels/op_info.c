@@ -1,0 +1,100 @@
+/* What the kernel list says of each op besides its kernels: its params
+ * group, the roles of its tensors, whether it reduces; and what each role
+ * is. Tables generated from kernels.def. */
+#include "op_kernels.h"
+
+typedef struct op_info {
+    sb_op_params params;
+    bool reduces;
+    int n_out, n_in;
+    sb_role out[SB_OP_MAX_OUT], in[SB_OP_MAX_IN];
+} op_info;
+
+static const op_info ops[SB_OP_COUNT] = {
+#define SB_OP(name, area, params, outputs, inputs, bound, ...)                             \
+    [SB_OP_##name] = {SB_PARAMS_##params, SB_CHOOSE_##bound(true, false),                  \
+                      SB_COUNT_##outputs, SB_COUNT_##inputs, SB_ROLES_##outputs,           \
+                      SB_ROLES_##inputs},
+#include "kernels.def"
+#undef SB_OP
+};
+
+static const op_info *info_of(sb_op op)
+{
+    SB_ASSERT((unsigned)op < SB_OP_COUNT);
+    return &ops[op];
+}
+
+sb_op_params sb_op_params_of(sb_op op)
+{
+    return info_of(op)->params;
+}
+
+bool sb_op_has_reduction(sb_op op)
+{
+    return (unsigned)op < SB_OP_COUNT && ops[op].reduces;
+}
+
+sb_op_roles sb_op_roles_of(sb_op op)
+{
+    const op_info *i = info_of(op);
+    return (sb_op_roles){i->n_in, i->n_out, i->in, i->out};
+}
+
+sb_optimizer sb_params_optimizer(sb_op_params p)
+{
+    switch (p) {
+    case SB_PARAMS_sgd: return SB_OPTIM_SGD;
+    case SB_PARAMS_rmsprop: return SB_OPTIM_RMSPROP;
+    case SB_PARAMS_adam: return SB_OPTIM_ADAM;
+    case SB_PARAMS_adadelta: return SB_OPTIM_ADADELTA;
+    case SB_PARAMS_conv:
+    case SB_PARAMS_dense:
+    case SB_PARAMS_pool:
+    case SB_PARAMS_cls:
+    case SB_PARAMS_count:
+    case SB_PARAMS_dropout:
+    case SB_PARAMS_COUNT:
+        break;
+    }
+    return SB_OPTIM_COUNT;
+}
+
+sb_op sb_optimizer_update_op(sb_optimizer kind)
+{
+    for (int op = 0; op < SB_OP_COUNT; op++)
+        if (kind != SB_OPTIM_COUNT && sb_params_optimizer(ops[op].params) == kind)
+            return (sb_op)op;
+    return SB_OP_COUNT;
+}
+
+typedef struct role_info {
+    const char *name;
+    sb_dtype dtype;
+    bool in_place, nonnegative;
+} role_info;
+
+static const role_info roles[SB_ROLE_COUNT] = {
+    [SB_ROLE_x] = {"x", SB_DTYPE_F32, false, false},
+    [SB_ROLE_w] = {"w", SB_DTYPE_F32, false, false},
+    [SB_ROLE_b] = {"b", SB_DTYPE_F32, false, false},
+    [SB_ROLE_y] = {"y", SB_DTYPE_F32, false, false},
+    [SB_ROLE_z] = {"z", SB_DTYPE_F32, false, false},
+    [SB_ROLE_labels] = {"labels", SB_DTYPE_I32, false, true},
+    [SB_ROLE_scalar] = {"scalar", SB_DTYPE_F32, false, false},
+    [SB_ROLE_v] = {"v", SB_DTYPE_F32, false, false},
+    [SB_ROLE_param] = {"param", SB_DTYPE_F32, true, false},
+    [SB_ROLE_moment] = {"moment", SB_DTYPE_F32, true, false},
+    [SB_ROLE_square] = {"square", SB_DTYPE_F32, true, true},
+};
+
+static const role_info *role_of(sb_role r)
+{
+    SB_ASSERT((unsigned)r < SB_ROLE_COUNT);
+    return &roles[r];
+}
+
+const char *sb_role_name(sb_role r) { return role_of(r)->name; }
+sb_dtype sb_role_dtype(sb_role r) { return role_of(r)->dtype; }
+bool sb_role_in_place(sb_role r) { return role_of(r)->in_place; }
+bool sb_role_nonnegative(sb_role r) { return role_of(r)->nonnegative; }
