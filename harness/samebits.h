@@ -1,24 +1,25 @@
 /* libsamebits: probes, hashes, traces, golden files, case files, sweeps,
  * comparison, divergence location and reports.
  *
- * Module map (one file per job in harness/):
- *   hash.c     tree XXH3-128 of a tensor, or its root from leaf digests
- *   trace.c    trace records, text read/write
- *   golden.c   golden files: atomic write, checked read
- *   casefile.c case files (INI) -> sb_case
- *   npy.c      NumPy .npy write/read
- *   run.c      one configuration in this process (the `run` child)
- *   spawn.c    a child process with a thread count and a timeout
- *   sweep.c    every (threads, repeat) of a case, each in its own process
- *   compare.c  first divergent probe of two traces
- *   elemdiff.c element-wise differences (abs, rel, ULP, ranges)
- *   locate.c   dump and classify the first divergence
- *   verdict.c  verdict names and the verdict of a divergence
- *   report_*.c text, JSON, JUnit, TAP (report_file.c: atomic report files)
- *   user.c     the C API that puts a user's own kernel under the harness
- *   numerics_*.c  the numerics mode (numerics.h, NUMERICS.md)
- * The command's own code is cli_*.c (cli.h); formats are in FORMATS.md,
- * REPORTS.md and NUMERICS.md, the command in CLI.md.
+ * Module map: one folder of harness/ per stage of the flow, in flow order,
+ * one file per job:
+ *   case/casefile.c   case files (INI) -> sb_case
+ *   run/run.c         one configuration in this process (the `run` child), the probe sink
+ *   run/spawn.c       a child process with a thread count and a timeout
+ *   run/user.c        the C API that puts a user's own kernel under the harness
+ *   trace/hash.c      tree XXH3-128 of a tensor, or its root from leaf digests
+ *   trace/trace.c     trace records, text read/write
+ *   trace/golden.c    golden files: atomic write, checked read
+ *   trace/npy.c       NumPy .npy write/read (the locator's dumps)
+ *   judge/compare.c   first divergent probe of two traces
+ *   judge/elemdiff.c  element-wise differences (abs, rel, ULP, ranges)
+ *   judge/locate.c    dump and classify the first divergence
+ *   judge/verdict.c   verdict names, the verdict of a divergence, a run's outcome
+ *   sweep/sweep.c     every (threads, repeat) of a case, each in its own process
+ *   report/report_*.c text, JSON, JUnit, TAP (report_file.c: atomic report files)
+ *   numerics/         the numerics mode (numerics.h, NUMERICS.md)
+ * The command's own code is cli/ (cli.h, one cli_<command>.c per subcommand);
+ * formats are in FORMATS.md, REPORTS.md and NUMERICS.md, the command in CLI.md.
  */
 #ifndef SAMEBITS_H
 #define SAMEBITS_H

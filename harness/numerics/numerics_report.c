@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "numerics.h"
-#include "report_file.h"
+#include "report/report_file.h"
 
 /* ---- text ------------------------------------------------------------------ */
 

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "report_file.h"
+#include "report/report_file.h"
 
 static const char mutants_usage[] =
     "usage: samebits mutants CASE... [--json FILE] [--tap] [--data-dir DIR] [--work-dir DIR]\n"

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "numerics.h"
+#include "numerics/numerics.h"
 
 static const char numerics_usage[] =
     "usage: samebits numerics CASE... [--family F] [--threads N] [--json FILE]\n"

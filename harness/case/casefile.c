@@ -913,7 +913,7 @@ static void case_digest(sb_case *c)
 
 static sb_status check_sections(loader *ld)
 {
-    /* [numerics] belongs to `samebits numerics` (numerics_case.c), which
+    /* [numerics] belongs to `samebits numerics` (numerics/numerics_case.c), which
      * checks its keys; it changes nothing in a run's trace. */
     static const char *const known[] = {"case", "kernel", "train", "sweep", "numerics",
                                         "expect", NULL};

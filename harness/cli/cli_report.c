@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "report_file.h"
+#include "report/report_file.h"
 
 static const char report_usage[] =
     "usage: samebits report --merge FILE... [--json OUT] [--junit OUT] [--tap]\n"
