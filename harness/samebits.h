@@ -3,9 +3,12 @@
  *
  * Module map: one folder of harness/ per stage of the flow, in flow order,
  * one file per job:
+ *   support/          internal: the one error formatter, the argument layer
+ *                     (options, integers, seconds, thread lists), work directories
  *   case/casefile.c   case files (INI) -> sb_case
  *   run/run.c         one configuration in this process (the `run` child), the probe sink
  *   run/spawn.c       a child process with a thread count and a timeout
+ *   run/child.c       the `run` child: its command line, its trace, how it ended
  *   run/user.c        the C API that puts a user's own kernel under the harness
  *   trace/hash.c      tree XXH3-128 of a tensor, or its root from leaf digests
  *   trace/trace.c     trace records, text read/write
@@ -261,6 +264,25 @@ typedef struct sb_spawn_options {
 
 sb_status sb_spawn_with(char *const argv[], const sb_spawn_options *o, sb_child_result *r);
 
+/* Runs one configuration in a child `self_exe run CASE --threads N --trace
+ * FILE` (CASE is c->path; with `--max-steps N` when max_steps > 0), its
+ * stderr captured to stderr_path (NULL: ours), and reads trace_path into *t
+ * when the child exits 0. On a nonzero exit err says how it ended, with the
+ * child's last stderr line. SB_ERR_INPUT when it exited with SB_EXIT_INPUT
+ * (bad case, missing data; err is then the child's own message) or its
+ * trace does not read; SB_ERR_IO when it cannot be started; SB_OK
+ * otherwise, with *cr saying how it ended. */
+sb_status sb_run_child(const sb_case *c, const char *self_exe, int threads,
+                       double timeout_seconds, int64_t max_steps, const char *trace_path,
+                       const char *stderr_path, sb_child_result *cr, sb_trace *t,
+                       char *err, size_t errlen);
+
+/* The case's reference configuration in a child (its stderr ours, its trace
+ * through work_dir), into *t: what a golden is made of. SB_EXIT_OK;
+ * SB_EXIT_INPUT or SB_EXIT_CRASH (crashed or timed out) with err. */
+int sb_reference_run(const sb_case *c, const char *self_exe, const char *work_dir, sb_trace *t,
+                     char *err, size_t errlen);
+
 /* ---- comparing and locating ---------------------------------------------- */
 
 typedef struct sb_elem_diff {
@@ -404,17 +426,6 @@ typedef struct sb_sweep_options {
     long shard_offset;          /* items of the cases before this one */
 } sb_sweep_options;
 
-/* Runs one configuration in a child (with `--max-steps N` when max_steps > 0),
- * its stderr captured to stderr_path (NULL: ours), and reads trace_path into
- * *t when the child exits 0. On a nonzero exit err gets the child's last
- * stderr line. SB_ERR_INPUT when it exited with SB_EXIT_INPUT (bad case,
- * missing data) or its trace does not read; SB_ERR_IO when it cannot be
- * started; SB_OK otherwise, with *cr saying how it ended. */
-sb_status sb_run_child(const sb_case *c, const char *self_exe, int threads,
-                       double timeout_seconds, int64_t max_steps, const char *trace_path,
-                       const char *stderr_path, sb_child_result *cr, sb_trace *t,
-                       char *err, size_t errlen);
-
 /* Fills r (r->runs allocated, free with sb_case_result_free). SB_ERR_INPUT
  * when a child reports an input error: err names it and the sweep stops. */
 sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
@@ -429,6 +440,12 @@ enum {
     SB_EXIT_INPUT = 2,          /* usage or input error: bad case, missing golden or data */
     SB_EXIT_CRASH = 3,          /* a configuration crashed or timed out */
 };
+
+/* The exit status of a sweep with these results: SB_EXIT_INPUT on an input
+ * error, else SB_EXIT_CRASH when a run not as expected crashed or timed
+ * out, else SB_EXIT_UNEXPECTED when any other run is not as expected (a
+ * run not reached is no failure), else SB_EXIT_OK. */
+int sb_sweep_exit(const sb_case_result *r, int n, bool input_error);
 
 /* ---- a user's own kernel under the harness -----------------------------------
  * A program that links libsamebits describes its kernel and hands its

@@ -17,6 +17,7 @@
 
 #include "samebits.h"
 #include "sb_rng.h"
+#include "support/support.h"
 
 /* ---- collecting entries ------------------------------------------------------ */
 
@@ -51,22 +52,18 @@ typedef struct loader {
     sb_status status;           /* first error; err holds its message */
 } loader;
 
-#if defined(__GNUC__)
+/* The first error wins: later ones keep its message. */
 __attribute__((format(printf, 3, 4)))
-#endif
 static sb_status fail(loader *ld, int line, const char *fmt, ...)
 {
     if (ld->status != SB_OK)
         return ld->status;
-    char what[320];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    ld->status =
+        sb_err_vexpected(ld->err, ld->errlen, ld->path, sb_at_line((size_t)line), fmt, ap);
     va_end(ap);
-    if (ld->errlen)
-        snprintf(ld->err, ld->errlen, "%s:%d: expected %s", ld->path, line, what);
-    ld->status = SB_ERR_INPUT;
-    return SB_ERR_INPUT;
+    return ld->status;
 }
 
 /* inih's line source: counts lines and notes section headers (which inih
@@ -134,20 +131,9 @@ static int section_line(const loader *ld, const char *section)
     return 0;
 }
 
-static bool parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || *end != '\0' || errno != 0 || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
 static sb_status get_i64(loader *ld, const entry *e, int64_t lo, int64_t hi, int64_t *out)
 {
-    if (!parse_i64(e->value, lo, hi, out))
+    if (!sb_int_parse(e->value, lo, hi, out, NULL, 0))
         return fail(ld, e->line, "%s as an integer in [%lld, %lld], found \"%s\"", e->key,
                     (long long)lo, (long long)hi, e->value);
     return SB_OK;
@@ -199,7 +185,8 @@ static sb_status get_range(loader *ld, const entry *e, int64_t *begin, int64_t *
     char *dots = strstr(buf, "..");
     if (dots != NULL) {
         *dots = '\0';
-        if (parse_i64(buf, 0, INT64_MAX, begin) && parse_i64(dots + 2, 0, INT64_MAX, end)) {
+        if (sb_int_parse(buf, 0, INT64_MAX, begin, NULL, 0) &&
+            sb_int_parse(dots + 2, 0, INT64_MAX, end, NULL, 0)) {
             if (*begin < *end)
                 return SB_OK;
             return fail(ld, e->line, "%s as begin..end with begin < end, found \"%s\"", e->key,
@@ -627,47 +614,14 @@ static sb_status load_train_section(loader *ld, sb_case *c)
     return get_range(ld, e, &c->test_begin, &c->test_end);
 }
 
-/* "1..8", "1,2,4,6,8" or a mix such as "1..4, 6, 8". */
+/* "1..8", "1,2,4,6,8" or a mix such as "1..4, 6, 8": the one thread-list
+ * grammar (support.h). */
 static sb_status get_threads(loader *ld, const entry *e, sb_case *c)
 {
-    bool seen[SB_MAX_THREADS + 1] = {false};
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", e->value);
-    c->n_threads = 0;
-    for (char *item = buf; item != NULL;) {
-        char *comma = strchr(item, ',');
-        if (comma)
-            *comma = '\0';
-        while (*item == ' ' || *item == '\t')
-            item++;
-        size_t len = strlen(item);
-        while (len > 0 && (item[len - 1] == ' ' || item[len - 1] == '\t'))
-            item[--len] = '\0';
-        int64_t lo, hi;
-        char *dots = strstr(item, "..");
-        bool ok;
-        if (dots) {
-            *dots = '\0';
-            ok = parse_i64(item, 1, SB_MAX_THREADS, &lo) &&
-                 parse_i64(dots + 2, 1, SB_MAX_THREADS, &hi);
-        } else {
-            ok = parse_i64(item, 1, SB_MAX_THREADS, &lo);
-            hi = lo;
-        }
-        if (!ok)
-            return fail(ld, e->line, "threads as counts in [1, %d] or ranges a..b, joined by "
-                                     "commas, found \"%s\"", SB_MAX_THREADS, e->value);
-        if (lo > hi)
-            return fail(ld, e->line, "threads ranges as a..b with a <= b, found \"%s\"", e->value);
-        for (int64_t t = lo; t <= hi; t++) {
-            if (seen[t])
-                return fail(ld, e->line, "each thread count once in threads, %lld is repeated",
-                            (long long)t);
-            seen[t] = true;
-            c->threads[c->n_threads++] = (int)t;
-        }
-        item = comma ? comma + 1 : NULL;
-    }
+    char why[160];
+    if (!sb_thread_list_parse(e->value, c->threads, &c->n_threads, why, sizeof why))
+        return fail(ld, e->line, "threads as counts in [1, %d] and ranges a..b or a-b, "
+                                 "each count once (%s)", SB_MAX_THREADS, why);
     return SB_OK;
 }
 
@@ -748,7 +702,7 @@ static sb_status load_sweep_section(loader *ld, sb_case *c)
             continue;
         int64_t t;
         bool listed = false;
-        if (parse_i64(e->key + 7, 1, SB_MAX_THREADS, &t))
+        if (sb_int_parse(e->key + 7, 1, SB_MAX_THREADS, &t, NULL, 0))
             for (int k = 0; k < c->n_threads; k++)
                 listed = listed || c->threads[k] == t;
         if (!listed)
@@ -949,8 +903,7 @@ static sb_status load(loader *ld, sb_case *c)
     if (ld->line_too_long)
         return fail(ld, ld->line, "a line shorter than %d bytes", ld->max_line - 1);
     if (ferror(ld->f)) {
-        if (ld->errlen)
-            snprintf(ld->err, ld->errlen, "%s:%d: read failed", ld->path, ld->line);
+        sb_err_set(ld->err, ld->errlen, "%s:%d: read failed", ld->path, ld->line);
         return SB_ERR_IO;
     }
     if (bad_line > 0)
@@ -983,14 +936,12 @@ sb_status sb_case_load(sb_case *c, const char *path, char *err, size_t errlen)
     if (errlen)
         err[0] = '\0';
     if (strlen(path) >= sizeof c->path) {
-        if (errlen)
-            snprintf(err, errlen, "%s: path too long", path);
+        sb_err_set(err, errlen, "%s: path too long", path);
         return SB_ERR_USAGE;
     }
     FILE *f = fopen(path, "r");
     if (f == NULL) {
-        if (errlen)
-            snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        sb_err_set(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return SB_ERR_IO;
     }
     loader *ld = calloc(1, sizeof *ld);

@@ -1,12 +1,14 @@
-/* The `samebits` command: one file per subcommand, helpers in cli_args.c.
- * Every subcommand returns an SB_EXIT_* code and prints its errors as one line
- * on stderr. */
+/* The `samebits` command: one file per subcommand, the command line in
+ * cli_args.c, the commands that sweep lists of cases in cli_batch.c. Every
+ * subcommand returns an SB_EXIT_* code and prints its errors as one line on
+ * stderr. */
 #ifndef CLI_H
 #define CLI_H
 
 #include <stdbool.h>
 
 #include "samebits.h"
+#include "support/support.h"
 
 int cli_run(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
@@ -18,23 +20,34 @@ int cli_report(int argc, char **argv);
 int cli_numerics(int argc, char **argv);
 int cli_mutants(int argc, char **argv);
 
-/* The sweep's exit status for these results (cli_sweep.c). */
-int cli_sweep_exit(const sb_case_result *r, int n, bool input_error);
 /* Adds "shard": {"index": I, "count": N} (I 1-based) to a JSON report, so
  * that `report --merge` can put the runs back in the unsharded order. */
 bool cli_report_mark_shard(const char *path, int index, int count);
 
-/* Option parsing: argv[*i] is "--name VALUE" or "--name=VALUE". Returns 1 and
- * sets *value (advancing *i past a separate value) when argv[*i] is the
- * option, 0 when it is not, -1 (message printed) when the value is missing. */
-int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **value);
-bool cli_is_help(const char *arg);
-/* An argument that looks like an option but is none the subcommand knows. */
-int cli_unknown_option(const char *cmd, const char *arg);
+/* ---- the command line (cli_args.c) -------------------------------------------
+ * The argument layer is the library's (support/support.h); these print its
+ * messages in the command's voice ("samebits: --threads: ..."). */
 
-/* "1,2,4" or "1-8" or "1,2,4-8" into threads[0..*n), each in 1..SB_MAX_THREADS. */
+/* One subcommand's command line: its option table and its positional
+ * arguments (CASE..., TRACE TRACE). */
+typedef struct cli_line {
+    const char *cmd;                  /* "sweep" */
+    const char *usage;                /* for --help (stdout) and too few arguments (stderr) */
+    const sb_option *options;
+    const char **positional;          /* room for max_positional */
+    int min_positional, max_positional;
+    int n_positional;                 /* out */
+} cli_line;
+
+/* Parses argv[1..argc). SB_EXIT_OK; -1 after printing the usage for --help
+ * or -h; SB_EXIT_INPUT after printing what is wrong (for too few positional
+ * arguments, or too many of a command that takes up to two, the usage). */
+int cli_line_parse(cli_line *l, int argc, char **argv);
+
+bool cli_is_help(const char *arg);
+/* "1,2,4", "1-8", "1..8" or a mix (the thread-list grammar, FORMATS.md). */
 bool cli_parse_threads(const char *s, int *threads, int *n, const char *what);
-bool cli_parse_int(const char *s, long lo, long hi, long *v, const char *what);
+bool cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *v, const char *what);
 bool cli_parse_seconds(const char *s, double *v, const char *what);
 /* The value of --max-steps: a step count >= 1. */
 bool cli_parse_max_steps(const char *s, int64_t *v);
@@ -45,12 +58,12 @@ bool cli_self_exe(char *out, size_t outlen);
  * data set's default). A --data-dir is exported so that every child, the
  * locator's re-runs included, sees it. */
 const char *cli_data_dir(const char *option);
-/* A fresh directory under $TMPDIR (or /tmp): samebits.<what>.XXXXXX. */
-bool cli_temp_dir(char *out, size_t outlen, const char *what);
-/* Removes dir when it is empty; true when it was removed. */
-bool cli_dir_remove_if_empty(const char *dir);
-/* Removes dir and everything under it (symbolic links are not followed). */
-void cli_dir_remove_tree(const char *dir);
+/* The work directory: --work-dir (created if need be) or a fresh
+ * samebits.<cmd>.XXXXXX under $TMPDIR, which *temporary then says. */
+bool cli_work_dir(char *out, size_t outlen, const char *given, const char *cmd,
+                  bool *temporary);
+
+/* ---- cases and batches of them (cli_batch.c) ---------------------------------- */
 
 /* Loads a case and prints "path:line: what" on failure. */
 bool cli_case_load(sb_case *c, const char *path);
@@ -76,10 +89,10 @@ typedef struct cli_batch {
 
 /* The start of such a command: parse(args, argc, argv) reads the arguments
  * into args, which holds *b (returning SB_EXIT_OK, an exit status, or -1 after
- * printing the help); then finds this executable, opens the work directory
- * (--work-dir, created if need be, else a fresh samebits.<cmd>.XXXXXX),
- * exports the data directory and allocates cases and results. False, with the
- * exit status in *rc and b freed, when the command stops here. */
+ * printing the help; b->paths has room for argc paths); then finds this
+ * executable, opens the work directory (cli_work_dir), exports the data
+ * directory and allocates cases and results. False, with the exit status in
+ * *rc and b freed, when the command stops here. */
 bool cli_batch_open(cli_batch *b, const char *cmd, int (*parse)(void *, int, char **),
                     void *args, int argc, char **argv, int *rc);
 /* The end, for exit status rc: a temporary work directory goes when rc is

@@ -89,29 +89,12 @@ static sb_status dumps_classify(sb_divergence *d, const sb_trace *a, const sb_tr
 int cli_diff(int argc, char **argv)
 {
     const char *paths[2], *dumps = NULL;
-    int n = 0;
-    for (int i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            fputs(diff_usage, stdout);
-            return SB_EXIT_OK;
-        }
-        int m = cli_opt_value(argc, argv, &i, "--dumps", &dumps);
-        if (m < 0)
-            return SB_EXIT_INPUT;
-        if (m > 0)
-            continue;
-        if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return cli_unknown_option("diff", argv[i]);
-        if (n == 2) {
-            fputs(diff_usage, stderr);
-            return SB_EXIT_INPUT;
-        }
-        paths[n++] = argv[i];
-    }
-    if (n != 2) {
-        fputs(diff_usage, stderr);
-        return SB_EXIT_INPUT;
-    }
+    const sb_option options[] = {{"--dumps", &dumps, NULL}, {NULL, NULL, NULL}};
+    cli_line l = {.cmd = "diff", .usage = diff_usage, .options = options,
+                  .positional = paths, .min_positional = 2, .max_positional = 2};
+    int parsed = cli_line_parse(&l, argc, argv);
+    if (parsed != SB_EXIT_OK)
+        return parsed < 0 ? SB_EXIT_OK : parsed;
     sb_trace a, b;
     sb_trace_init(&a);
     sb_trace_init(&b);

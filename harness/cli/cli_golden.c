@@ -62,34 +62,23 @@ static int golden_one(const char *path, const char *self, const char *work)
                 path, c.mutant, c.golden_path);
         return SB_EXIT_INPUT;
     }
-    char trace_path[1024];
-    if ((size_t)snprintf(trace_path, sizeof trace_path, "%s/%s.trace", work, c.name) >=
-        sizeof trace_path) {
-        fprintf(stderr, "%s: work directory path too long\n", work);
-        return SB_EXIT_INPUT;
-    }
     sb_trace t;
     sb_trace_init(&t);
-    sb_child_result cr;
     char err[512] = "";
-    /* the child's stderr is ours: the user sees what the reference run says */
-    sb_status st = sb_run_child(&c, self, c.reference_threads, c.timeout_seconds, 0, trace_path,
-                                NULL, &cr, &t, err, sizeof err);
-    unlink(trace_path);
-    if (st != SB_OK) {
+    int rc = sb_reference_run(&c, self, work, &t, err, sizeof err);
+    if (rc == SB_EXIT_INPUT) {
         fprintf(stderr, "%s: %s\n", path, err);
-        return SB_EXIT_INPUT;
+        return rc;
     }
-    if (cr.end != SB_CHILD_EXITED || cr.exit_code != 0) {
+    if (rc == SB_EXIT_CRASH) {
         fprintf(stderr, "%s: reference run at %d threads %s; golden left as it was\n", path,
                 c.reference_threads, err);
         sb_trace_free(&t);
-        return SB_EXIT_CRASH;
+        return rc;
     }
     char change[768];
     bool unchanged;
     change_describe(change, sizeof change, &c, &t, &unchanged);
-    int rc = SB_EXIT_OK;
     if (!unchanged && sb_golden_write(&t, c.golden_path, err, sizeof err) != SB_OK) {
         fprintf(stderr, "%s\n", err);
         rc = SB_EXIT_INPUT;
@@ -104,46 +93,28 @@ int cli_golden(int argc, char **argv)
 {
     const char *data_dir = NULL;
     const char **cases = calloc((size_t)argc, sizeof *cases);
-    int n_cases = 0;
     if (!cases)
         return SB_EXIT_INPUT;
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (cli_is_help(argv[i])) {
-            fputs(golden_usage, stdout);
-            free(cases);
-            return SB_EXIT_OK;
-        }
-        if ((m = cli_opt_value(argc, argv, &i, "--data-dir", &data_dir))) {
-            if (m < 0) {
-                free(cases);
-                return SB_EXIT_INPUT;
-            }
-        } else if (argv[i][0] == '-') {
-            free(cases);
-            return cli_unknown_option("golden", argv[i]);
-        } else {
-            cases[n_cases++] = argv[i];
-        }
-    }
+    const sb_option options[] = {{"--data-dir", &data_dir, NULL}, {NULL, NULL, NULL}};
+    cli_line l = {.cmd = "golden", .usage = golden_usage, .options = options,
+                  .positional = cases, .min_positional = 1, .max_positional = argc};
+    int rc = cli_line_parse(&l, argc, argv);
     char self[1024], work[1024];
-    if (n_cases == 0)
-        fputs(golden_usage, stderr);
-    if (n_cases == 0 || !cli_self_exe(self, sizeof self) ||
-        !cli_temp_dir(work, sizeof work, "golden")) {
+    bool temporary;
+    if (rc != SB_EXIT_OK || !cli_self_exe(self, sizeof self) ||
+        !cli_work_dir(work, sizeof work, NULL, "golden", &temporary)) {
         free(cases);
-        return SB_EXIT_INPUT;
+        return rc < 0 ? SB_EXIT_OK : SB_EXIT_INPUT;
     }
     cli_data_dir(data_dir);
 
-    int rc = SB_EXIT_OK;
-    for (int i = 0; i < n_cases; i++) {
+    for (int i = 0; i < l.n_positional; i++) {
         int r = golden_one(cases[i], self, work);
         /* the worst outcome decides: input error, then crash */
         if (r == SB_EXIT_INPUT || (r == SB_EXIT_CRASH && rc != SB_EXIT_INPUT))
             rc = r;
     }
-    cli_dir_remove_tree(work);
+    sb_dir_remove_tree(work);
     free(cases);
     return rc;
 }

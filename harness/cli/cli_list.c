@@ -1,4 +1,6 @@
 /* samebits list: what each case will run. */
+#include <stdlib.h>
+
 #include "cli.h"
 
 static const char list_usage[] =
@@ -67,26 +69,24 @@ static void case_print(const sb_case *c)
 
 int cli_list(int argc, char **argv)
 {
-    int rc = SB_EXIT_OK, n = 0;
-    for (int i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            fputs(list_usage, stdout);
-            return SB_EXIT_OK;
-        }
-        if (argv[i][0] == '-')
-            return cli_unknown_option("list", argv[i]);
-    }
-    for (int i = 1; i < argc; i++, n++) {
-        sb_case c;
-        if (!cli_case_load(&c, argv[i])) {
-            rc = SB_EXIT_INPUT;
-            continue;
-        }
-        case_print(&c);
-    }
-    if (n == 0) {
-        fputs(list_usage, stderr);
+    const char **cases = calloc((size_t)argc, sizeof *cases);
+    if (!cases)
         return SB_EXIT_INPUT;
+    const sb_option options[] = {{NULL, NULL, NULL}};
+    cli_line l = {.cmd = "list", .usage = list_usage, .options = options,
+                  .positional = cases, .min_positional = 1, .max_positional = argc};
+    int rc = cli_line_parse(&l, argc, argv);
+    /* every case is listed, also those after one that does not load */
+    bool loaded = true;
+    for (int i = 0; rc == SB_EXIT_OK && i < l.n_positional; i++) {
+        sb_case c;
+        if (cli_case_load(&c, cases[i]))
+            case_print(&c);
+        else
+            loaded = false;
     }
-    return rc;
+    free(cases);
+    if (rc != SB_EXIT_OK)
+        return rc < 0 ? SB_EXIT_OK : rc;
+    return loaded ? SB_EXIT_OK : SB_EXIT_INPUT;
 }

@@ -1,9 +1,4 @@
 /* samebits locate: where two thread counts of a case part ways. */
-#include <errno.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "cli.h"
 
 static const char locate_usage[] =
@@ -91,29 +86,18 @@ int cli_locate(int argc, char **argv)
 {
     const char *case_path = NULL, *threads_s = NULL, *work_s = NULL, *data_dir = NULL,
                *max_steps_s = NULL;
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (cli_is_help(argv[i])) {
-            fputs(locate_usage, stdout);
-            return SB_EXIT_OK;
-        }
-        if ((m = cli_opt_value(argc, argv, &i, "--threads", &threads_s)) ||
-            (m = cli_opt_value(argc, argv, &i, "--work-dir", &work_s)) ||
-            (m = cli_opt_value(argc, argv, &i, "--data-dir", &data_dir)) ||
-            (m = cli_opt_value(argc, argv, &i, "--max-steps", &max_steps_s))) {
-            if (m < 0)
-                return SB_EXIT_INPUT;
-        } else if (argv[i][0] == '-') {
-            return cli_unknown_option("locate", argv[i]);
-        } else if (!case_path) {
-            case_path = argv[i];
-        } else {
-            fprintf(stderr, "samebits locate: one case at a time ('%s' is extra)\n", argv[i]);
-            return SB_EXIT_INPUT;
-        }
-    }
+    const sb_option options[] = {
+        {"--threads", &threads_s, NULL}, {"--work-dir", &work_s, NULL},
+        {"--data-dir", &data_dir, NULL}, {"--max-steps", &max_steps_s, NULL},
+        {NULL, NULL, NULL},
+    };
+    cli_line l = {.cmd = "locate", .usage = locate_usage, .options = options,
+                  .positional = &case_path, .min_positional = 1, .max_positional = 1};
+    int rc = cli_line_parse(&l, argc, argv);
+    if (rc != SB_EXIT_OK)
+        return rc < 0 ? SB_EXIT_OK : rc;
     int threads[SB_MAX_THREADS], n = 0;
-    if (!case_path || !threads_s) {
+    if (!threads_s) {
         fputs(locate_usage, stderr);
         return SB_EXIT_INPUT;
     }
@@ -131,21 +115,13 @@ int cli_locate(int argc, char **argv)
     int a = n == 2 ? threads[0] : c.reference_threads, b = threads[n - 1];
 
     char self[1024], work[1024];
-    if (!cli_self_exe(self, sizeof self))
+    bool temporary;
+    if (!cli_self_exe(self, sizeof self) ||
+        !cli_work_dir(work, sizeof work, work_s, "locate", &temporary))
         return SB_EXIT_INPUT;
-    if (work_s) {
-        if (mkdir(work_s, 0777) != 0 && errno != EEXIST) {
-            fprintf(stderr, "%s: cannot create the work directory: %s\n", work_s,
-                    strerror(errno));
-            return SB_EXIT_INPUT;
-        }
-        snprintf(work, sizeof work, "%s", work_s);
-    } else if (!cli_temp_dir(work, sizeof work, "locate")) {
-        return SB_EXIT_INPUT;
-    }
     cli_data_dir(data_dir);
-    int rc = locate_case(&c, self, work, a, b, max_steps);
-    if (rc == SB_EXIT_OK && !work_s)
-        cli_dir_remove_tree(work);
+    rc = locate_case(&c, self, work, a, b, max_steps);
+    if (rc == SB_EXIT_OK && temporary)
+        sb_dir_remove_tree(work);
     return rc;
 }

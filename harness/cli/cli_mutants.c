@@ -42,30 +42,16 @@ typedef struct mutant_score {
 static int mutants_parse(void *args, int argc, char **argv)
 {
     mutants_args *a = args;
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (cli_is_help(argv[i])) {
-            fputs(mutants_usage, stdout);
-            return -1;
-        }
-        if ((m = cli_opt_value(argc, argv, &i, "--json", &a->json)) ||
-            (m = cli_opt_value(argc, argv, &i, "--data-dir", &a->b.data_dir)) ||
-            (m = cli_opt_value(argc, argv, &i, "--work-dir", &a->b.work_dir))) {
-            if (m < 0)
-                return SB_EXIT_INPUT;
-        } else if (strcmp(argv[i], "--tap") == 0) {
-            a->tap = true;
-        } else if (argv[i][0] == '-') {
-            return cli_unknown_option("mutants", argv[i]);
-        } else {
-            a->b.paths[a->b.n_paths++] = argv[i];
-        }
-    }
-    if (a->b.n_paths == 0) {
-        fputs(mutants_usage, stderr);
-        return SB_EXIT_INPUT;
-    }
-    return SB_EXIT_OK;
+    const sb_option options[] = {
+        {"--json", &a->json, NULL},         {"--data-dir", &a->b.data_dir, NULL},
+        {"--work-dir", &a->b.work_dir, NULL}, {"--tap", NULL, &a->tap},
+        {NULL, NULL, NULL},
+    };
+    cli_line l = {.cmd = "mutants", .usage = mutants_usage, .options = options,
+                  .positional = a->b.paths, .min_positional = 1, .max_positional = argc};
+    int rc = cli_line_parse(&l, argc, argv);
+    a->b.n_paths = l.n_positional;
+    return rc;
 }
 
 static void score_case(mutant_score *s, const sb_case_result *r)

@@ -30,31 +30,16 @@ typedef struct numerics_args {
 
 static int numerics_parse(numerics_args *a, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (cli_is_help(argv[i])) {
-            fputs(numerics_usage, stdout);
-            return -1;
-        }
-        if ((m = cli_opt_value(argc, argv, &i, "--family", &a->family)) ||
-            (m = cli_opt_value(argc, argv, &i, "--threads", &a->threads)) ||
-            (m = cli_opt_value(argc, argv, &i, "--json", &a->json)) ||
-            (m = cli_opt_value(argc, argv, &i, "--data-dir", &a->data_dir))) {
-            if (m < 0)
-                return SB_EXIT_INPUT;
-        } else if (strcmp(argv[i], "--all-probes") == 0) {
-            a->all_probes = true;
-        } else if (argv[i][0] == '-') {
-            return cli_unknown_option("numerics", argv[i]);
-        } else {
-            a->cases[a->n_cases++] = argv[i];
-        }
-    }
-    if (a->n_cases == 0) {
-        fputs(numerics_usage, stderr);
-        return SB_EXIT_INPUT;
-    }
-    return SB_EXIT_OK;
+    const sb_option options[] = {
+        {"--family", &a->family, NULL}, {"--threads", &a->threads, NULL},
+        {"--json", &a->json, NULL},     {"--data-dir", &a->data_dir, NULL},
+        {"--all-probes", NULL, &a->all_probes}, {NULL, NULL, NULL},
+    };
+    cli_line l = {.cmd = "numerics", .usage = numerics_usage, .options = options,
+                  .positional = a->cases, .min_positional = 1, .max_positional = argc};
+    int rc = cli_line_parse(&l, argc, argv);
+    a->n_cases = l.n_positional;
+    return rc;
 }
 
 typedef struct case_slot {
@@ -84,7 +69,7 @@ int cli_numerics(int argc, char **argv)
     }
     int rc = numerics_parse(&a, argc, argv);
     sb_family family = SB_FAMILY_COUNT;
-    long threads = 0;
+    int64_t threads = 0;
     if (rc == SB_EXIT_OK && a.family &&
         (family = sb_family_from_name(a.family)) == SB_FAMILY_COUNT) {
         fprintf(stderr, "--family: expected ref, det or loose, got '%s'\n", a.family);

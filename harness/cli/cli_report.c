@@ -349,31 +349,20 @@ typedef struct report_args {
 
 static int report_parse(report_args *a, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (cli_is_help(argv[i])) {
-            fputs(report_usage, stdout);
-            return -1;
-        }
-        if ((m = cli_opt_value(argc, argv, &i, "--json", &a->json)) ||
-            (m = cli_opt_value(argc, argv, &i, "--junit", &a->junit))) {
-            if (m < 0)
-                return SB_EXIT_INPUT;
-        } else if (strcmp(argv[i], "--tap") == 0) {
-            a->tap = true;
-        } else if (strcmp(argv[i], "--merge") == 0) {
-            a->merge = true;
-        } else if (argv[i][0] == '-') {
-            return cli_unknown_option("report", argv[i]);
-        } else {
-            a->files[a->n_files++] = argv[i];
-        }
-    }
-    if (!a->merge || a->n_files == 0) {
+    const sb_option options[] = {
+        {"--json", &a->json, NULL}, {"--junit", &a->junit, NULL},
+        {"--tap", NULL, &a->tap},   {"--merge", NULL, &a->merge},
+        {NULL, NULL, NULL},
+    };
+    cli_line l = {.cmd = "report", .usage = report_usage, .options = options,
+                  .positional = a->files, .min_positional = 1, .max_positional = argc};
+    int rc = cli_line_parse(&l, argc, argv);
+    a->n_files = l.n_positional;
+    if (rc == SB_EXIT_OK && !a->merge) {
         fputs(report_usage, stderr);
         return SB_EXIT_INPUT;
     }
-    return SB_EXIT_OK;
+    return rc;
 }
 
 /* Loads and merges; n_cases and the arrays are set even on failure so that
@@ -438,7 +427,7 @@ int cli_report(int argc, char **argv)
         if (a.tap)
             sb_report_tap(stdout, results, n_cases);
     }
-    rc = cli_sweep_exit(results, ok ? n_cases : 0, !ok);
+    rc = sb_sweep_exit(results, ok ? n_cases : 0, !ok);
     for (int i = 0; i < n_cases; i++)
         sb_case_result_free(&results[i]);
     for (int i = 0; s && i < a.n_files; i++)

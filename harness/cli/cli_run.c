@@ -48,40 +48,25 @@ int cli_run(int argc, char **argv)
     const char *case_path = NULL, *trace_path = NULL, *threads_s = NULL, *dump = NULL,
                *dump_step_s = NULL, *dump_dir = NULL, *data_dir = NULL, *max_steps_s = NULL;
     bool dump_all = false;
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (cli_is_help(argv[i])) {
-            fputs(run_usage, stdout);
-            return SB_EXIT_OK;
-        }
-        if (strcmp(argv[i], "--dump-all") == 0) {
-            dump_all = true;
-        } else if ((m = cli_opt_value(argc, argv, &i, "--threads", &threads_s)) ||
-            (m = cli_opt_value(argc, argv, &i, "--trace", &trace_path)) ||
-            (m = cli_opt_value(argc, argv, &i, "--dump-step", &dump_step_s)) ||
-            (m = cli_opt_value(argc, argv, &i, "--dump-dir", &dump_dir)) ||
-            (m = cli_opt_value(argc, argv, &i, "--dump", &dump)) ||
-            (m = cli_opt_value(argc, argv, &i, "--max-steps", &max_steps_s)) ||
-            (m = cli_opt_value(argc, argv, &i, "--data-dir", &data_dir))) {
-            if (m < 0)
-                return SB_EXIT_INPUT;
-        } else if (argv[i][0] == '-') {
-            return cli_unknown_option("run", argv[i]);
-        } else if (!case_path) {
-            case_path = argv[i];
-        } else {
-            fprintf(stderr, "samebits run: one case at a time ('%s' is extra)\n", argv[i]);
-            return SB_EXIT_INPUT;
-        }
-    }
+    const sb_option options[] = {
+        {"--threads", &threads_s, NULL},     {"--trace", &trace_path, NULL},
+        {"--dump-step", &dump_step_s, NULL}, {"--dump-dir", &dump_dir, NULL},
+        {"--dump", &dump, NULL},             {"--dump-all", NULL, &dump_all},
+        {"--max-steps", &max_steps_s, NULL}, {"--data-dir", &data_dir, NULL},
+        {NULL, NULL, NULL},
+    };
+    cli_line l = {.cmd = "run", .usage = run_usage, .options = options,
+                  .positional = &case_path, .min_positional = 1, .max_positional = 1};
+    int parsed = cli_line_parse(&l, argc, argv);
+    if (parsed != SB_EXIT_OK)
+        return parsed < 0 ? SB_EXIT_OK : parsed;
     bool dumping = dump || dump_all;
-    if (!case_path || !threads_s || !trace_path || (dump && dump_all) ||
+    if (!threads_s || !trace_path || (dump && dump_all) ||
         (dumping && (!dump_step_s || !dump_dir)) || (!dumping && (dump_step_s || dump_dir))) {
         fputs(run_usage, stderr);
         return SB_EXIT_INPUT;
     }
-    long threads, dump_step = 0;
-    int64_t max_steps = 0;
+    int64_t threads, dump_step = 0, max_steps = 0;
     if (!cli_parse_int(threads_s, 1, SB_MAX_THREADS, &threads, "--threads") ||
         (dump_step_s && !cli_parse_int(dump_step_s, 0, INT32_MAX, &dump_step, "--dump-step")) ||
         (max_steps_s && !cli_parse_max_steps(max_steps_s, &max_steps)))

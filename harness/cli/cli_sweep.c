@@ -55,38 +55,21 @@ static int sweep_parse(void *args, int argc, char **argv)
     sweep_args *a = args;
     const char *threads_s = NULL, *repeat_s = NULL, *timeout_s = NULL, *shard_s = NULL,
                *max_steps_s = NULL;
-    for (int i = 1; i < argc; i++) {
-        int m;
-        if (cli_is_help(argv[i])) {
-            fputs(sweep_usage, stdout);
-            return -1;
-        }
-        if ((m = cli_opt_value(argc, argv, &i, "--threads", &threads_s)) ||
-            (m = cli_opt_value(argc, argv, &i, "--repeat", &repeat_s)) ||
-            (m = cli_opt_value(argc, argv, &i, "--timeout", &timeout_s)) ||
-            (m = cli_opt_value(argc, argv, &i, "--json", &a->json)) ||
-            (m = cli_opt_value(argc, argv, &i, "--junit", &a->junit)) ||
-            (m = cli_opt_value(argc, argv, &i, "--data-dir", &a->b.data_dir)) ||
-            (m = cli_opt_value(argc, argv, &i, "--work-dir", &a->b.work_dir)) ||
-            (m = cli_opt_value(argc, argv, &i, "--shard", &shard_s)) ||
-            (m = cli_opt_value(argc, argv, &i, "--max-steps", &max_steps_s))) {
-            if (m < 0)
-                return SB_EXIT_INPUT;
-        } else if (strcmp(argv[i], "--tap") == 0) {
-            a->tap = true;
-        } else if (strcmp(argv[i], "--keep-traces") == 0) {
-            a->o.keep_traces = true;
-        } else if (argv[i][0] == '-') {
-            return cli_unknown_option("sweep", argv[i]);
-        } else {
-            a->b.paths[a->b.n_paths++] = argv[i];
-        }
-    }
-    if (a->b.n_paths == 0) {
-        fputs(sweep_usage, stderr);
-        return SB_EXIT_INPUT;
-    }
-    long repeat = 0;
+    const sb_option options[] = {
+        {"--threads", &threads_s, NULL},     {"--repeat", &repeat_s, NULL},
+        {"--timeout", &timeout_s, NULL},     {"--json", &a->json, NULL},
+        {"--junit", &a->junit, NULL},        {"--data-dir", &a->b.data_dir, NULL},
+        {"--work-dir", &a->b.work_dir, NULL}, {"--shard", &shard_s, NULL},
+        {"--max-steps", &max_steps_s, NULL}, {"--tap", NULL, &a->tap},
+        {"--keep-traces", NULL, &a->o.keep_traces}, {NULL, NULL, NULL},
+    };
+    cli_line l = {.cmd = "sweep", .usage = sweep_usage, .options = options,
+                  .positional = a->b.paths, .min_positional = 1, .max_positional = argc};
+    int rc = cli_line_parse(&l, argc, argv);
+    a->b.n_paths = l.n_positional;
+    if (rc != SB_EXIT_OK)
+        return rc;
+    int64_t repeat = 0;
     if (threads_s) {
         if (!cli_parse_threads(threads_s, a->threads, &a->o.n_threads, "--threads"))
             return SB_EXIT_INPUT;
@@ -99,26 +82,6 @@ static int sweep_parse(void *args, int argc, char **argv)
         return SB_EXIT_INPUT;
     a->o.repeats = (int)repeat;
     return SB_EXIT_OK;
-}
-
-/* Worst outcome first: input error, then crash or timeout, then any other
- * verdict the case did not expect. A run not reached is no failure. */
-int cli_sweep_exit(const sb_case_result *r, int n, bool input_error)
-{
-    if (input_error)
-        return SB_EXIT_INPUT;
-    int rc = SB_EXIT_OK;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < r[i].n_runs; j++) {
-            const sb_run_result *x = &r[i].runs[j];
-            if (sb_run_outcome(x) != SB_OUTCOME_NOT_AS_EXPECTED)
-                continue;
-            if (x->verdict == SB_VERDICT_CRASH || x->verdict == SB_VERDICT_TIMEOUT)
-                rc = SB_EXIT_CRASH;
-            else if (rc == SB_EXIT_OK)
-                rc = SB_EXIT_UNEXPECTED;
-        }
-    return rc;
 }
 
 /* Loads the case and its golden and sweeps it; false on an input error. */
@@ -183,7 +146,7 @@ int cli_sweep(int argc, char **argv)
     }
     if (!reports_write(&a, b->results, b->n_done))
         input_error = true;
-    rc = cli_sweep_exit(b->results, b->n_done, input_error);
+    rc = sb_sweep_exit(b->results, b->n_done, input_error);
 
     /* a temporary work directory goes when all went as expected; otherwise
      * its dumps and stderr files are what the user looks at next */

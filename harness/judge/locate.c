@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "run/child.h"
 #include "samebits.h"
+#include "support/support.h"
 
 /* The paths of one re-run. */
 typedef struct rerun {
@@ -28,7 +30,7 @@ static sb_status dir_make(const char *path, char *err, size_t errlen)
 {
     if (mkdir(path, 0777) == 0 || errno == EEXIST)
         return SB_OK;
-    snprintf(err, errlen, "%s: cannot create directory: %s", path, strerror(errno));
+    sb_err_set(err, errlen, "%s: cannot create directory: %s", path, strerror(errno));
     return SB_ERR_IO;
 }
 
@@ -50,62 +52,37 @@ static sb_status rerun_paths(rerun *r, const char *work_dir, int threads, bool a
               && path_fits(snprintf(r->log, sizeof r->log, "%s/stderr.log", r->dir),
                            sizeof r->log);
     if (!ok) {
-        snprintf(err, errlen, "%s: work directory path too long", work_dir);
+        sb_err_set(err, errlen, "%s: work directory path too long", work_dir);
         return SB_ERR_USAGE;
     }
     return dir_make(r->dir, err, errlen);
 }
 
-/* Runs one child; stale outputs of an earlier locate are removed first so
- * that a child which fails to write them cannot pass for one that did. */
+/* Runs one child; stale dumps of an earlier locate are removed first so
+ * that a child which fails to write them cannot pass for one that did (the
+ * child's stale trace goes the same way in sb_child_spawn). */
 static sb_status rerun_spawn(const rerun *r, const sb_case *c, const char *self_exe,
                              const sb_divergence *d, char *err, size_t errlen)
 {
-    unlink(r->trace);
     unlink(r->dump);
     unlink(r->bound);
-    char threads[16], step[32];
-    snprintf(threads, sizeof threads, "%d", r->threads);
-    snprintf(step, sizeof step, "%" PRId64, d->step);
-    /* argv strings are not modified by posix_spawn; copies keep -Wcast-qual quiet */
-    char exe[1024], path[sizeof c->path], probe[sizeof d->probe], dir[sizeof r->dir],
-        trace[sizeof r->trace];
-    snprintf(exe, sizeof exe, "%s", self_exe);
-    snprintf(path, sizeof path, "%s", c->path);
-    snprintf(probe, sizeof probe, "%s", d->probe);
-    snprintf(dir, sizeof dir, "%s", r->dir);
-    snprintf(trace, sizeof trace, "%s", r->trace);
-    char arg_run[] = "run", arg_threads[] = "--threads", arg_trace[] = "--trace",
-         arg_dump[] = "--dump", arg_step[] = "--dump-step", arg_dir[] = "--dump-dir";
-    char *argv[] = {exe, arg_run, path, arg_threads, threads, arg_trace, trace, arg_dump,
-                    probe, arg_step, step, arg_dir, dir, NULL};
     /* the child's complaints are kept beside its dumps */
-    sb_spawn_options o = {.threads = r->threads,
-                          .timeout_seconds = c->timeout_seconds,
-                          .stderr_path = r->log};
+    sb_child_run run = {.self_exe = self_exe, .c = c, .threads = r->threads,
+                        .timeout_seconds = c->timeout_seconds, .trace_path = r->trace,
+                        .stderr_path = r->log, .dump_probe = d->probe, .dump_step = d->step,
+                        .dump_dir = r->dir};
     sb_child_result res;
-    sb_status st = sb_spawn_with(argv, &o, &res);
+    char how[320];
+    sb_status st = sb_child_spawn(&run, &res, how, sizeof how);
     if (st != SB_OK) {
-        snprintf(err, errlen, "%s: cannot start the re-run at %d threads (%s)", c->path,
-                 r->threads, sb_status_name(st));
+        sb_err_set(err, errlen, "%s: re-run at %d threads: %s", c->path, r->threads, how);
         return st;
     }
-    switch (res.end) {
-    case SB_CHILD_EXITED:
-        if (res.exit_code == 0)
-            return SB_OK;
-        snprintf(err, errlen, "%s: re-run at %d threads exited with status %d (see %s)",
-                 c->path, r->threads, res.exit_code, r->log);
-        return SB_ERR_IO;
-    case SB_CHILD_SIGNALED:
-        snprintf(err, errlen, "%s: re-run at %d threads died of signal %d (see %s)", c->path,
-                 r->threads, res.signal, r->log);
-        return SB_ERR_IO;
-    case SB_CHILD_TIMED_OUT:
-        snprintf(err, errlen, "%s: re-run at %d threads timed out after %.1f s", c->path,
-                 r->threads, res.seconds);
-        return SB_ERR_IO;
-    }
+    if (res.end == SB_CHILD_EXITED && res.exit_code == 0)
+        return SB_OK;
+    sb_child_describe(how, sizeof how, &res, r->log);
+    sb_err_set(err, errlen, "%s: re-run at %d threads %s (see %s)", c->path, r->threads, how,
+               r->log);
     return SB_ERR_IO;
 }
 
@@ -120,8 +97,8 @@ static sb_status rerun_record(const sb_trace *t, const rerun *r, const sb_diverg
             return SB_OK;
         }
     }
-    snprintf(err, errlen, "%s: record %zu is not step %" PRId64 " %s", r->trace, d->index,
-             d->step, d->probe);
+    sb_err_set(err, errlen, "%s: record %zu is not step %" PRId64 " %s", r->trace, d->index,
+               d->step, d->probe);
     return SB_ERR_INPUT;
 }
 
@@ -145,7 +122,7 @@ static sb_status dumps_diff(const rerun *ref, const rerun *run, sb_elem_diff *e,
     if (st == SB_OK)
         st = sb_npy_read(run->dump, &b, err, errlen);
     if (st == SB_OK && !same_shape(&a, &b)) {
-        snprintf(err, errlen, "%s: dtype or shape differs from %s", run->dump, ref->dump);
+        sb_err_set(err, errlen, "%s: dtype or shape differs from %s", run->dump, ref->dump);
         st = SB_ERR_SHAPE;
     }
     bool have_bound = st == SB_OK && a.dtype == SB_DTYPE_F32 && access(ref->bound, F_OK) == 0;
@@ -153,8 +130,8 @@ static sb_status dumps_diff(const rerun *ref, const rerun *run, sb_elem_diff *e,
         st = sb_npy_read(ref->bound, &bound, err, errlen);
         if (st == SB_OK && (bound.dtype != SB_DTYPE_F32
                             || sb_tensor_count(&bound) != sb_tensor_count(&a))) {
-            snprintf(err, errlen, "%s: bound is not f32 with %zu elements", ref->bound,
-                     sb_tensor_count(&a));
+            sb_err_set(err, errlen, "%s: bound is not f32 with %zu elements", ref->bound,
+                       sb_tensor_count(&a));
             st = SB_ERR_SHAPE;
         }
     }
@@ -193,12 +170,12 @@ sb_status sb_locate(const sb_case *c, const char *self_exe, int threads,
                     char *err, size_t errlen)
 {
     if (!d->found || d->structural) {
-        snprintf(err, errlen, "%s: nothing to locate (%s)", c->path,
-                 d->found ? "the probe sequence differs" : "no divergence");
+        sb_err_set(err, errlen, "%s: nothing to locate (%s)", c->path,
+                   d->found ? "the probe sequence differs" : "no divergence");
         return SB_ERR_USAGE;
     }
     if (strlen(self_exe) >= 1024) {
-        snprintf(err, errlen, "%s: path of the samebits executable too long", c->path);
+        sb_err_set(err, errlen, "%s: path of the samebits executable too long", c->path);
         return SB_ERR_USAGE;
     }
     rerun ref, run;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "numerics.h"
+#include "support/support.h"
 
 typedef struct reader {
     const char *path;
@@ -18,14 +19,12 @@ typedef struct reader {
 __attribute__((format(printf, 3, 4)))
 static sb_status fail(const reader *rd, int line, const char *fmt, ...)
 {
-    char what[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    sb_status st = sb_err_vexpected(rd->err, rd->errlen, rd->path, sb_at_line((size_t)line), fmt,
+                                    ap);
     va_end(ap);
-    if (rd->errlen)
-        snprintf(rd->err, rd->errlen, "%s:%d: expected %s", rd->path, line, what);
-    return SB_ERR_INPUT;
+    return st;
 }
 
 static char *trim(char *s)
@@ -112,8 +111,7 @@ sb_status sb_numerics_case_load(sb_numerics_case *nc, const sb_case *c, char *er
     reader rd = {c->path, err, errlen};
     FILE *f = fopen(c->path, "r");
     if (!f) {
-        if (errlen)
-            snprintf(err, errlen, "%s: cannot open: %s", c->path, strerror(errno));
+        sb_err_set(err, errlen, "%s: cannot open: %s", c->path, strerror(errno));
         return SB_ERR_IO;
     }
     char buf[512];

@@ -10,23 +10,13 @@
  * when the run is the case's own configuration (its family, no mutant, the
  * default inputs): the report then says whether the bits were the golden's. */
 #include <omp.h>
-#include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "numerics.h"
 #include "sb_dataset.h"
 #include "sb_rng.h"
-
-__attribute__((format(printf, 3, 4)))
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (errlen)
-        vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
+#include "support/support.h"
 
 /* The numerics hook and the trace sink, both fed every probe. */
 typedef struct both {
@@ -79,7 +69,7 @@ static sb_status run_kernel(const sb_case *c, const sb_numerics_case *nc,
 {
     sb_op_call call = c->call;
     if (sb_op_call_describe(&call) != SB_OK) {
-        set_err(err, errlen, "%s: the shape of op %s is absurd", c->path, sb_op_name(call.op));
+        sb_err_set(err, errlen, "%s: the shape of op %s is absurd", c->path, sb_op_name(call.op));
         return SB_ERR_INPUT;
     }
     const int n_state = is_update(call.op) ? call.n_out : 0;
@@ -122,7 +112,7 @@ static sb_status run_kernel(const sb_case *c, const sb_numerics_case *nc,
             hook(ctx, &p);
         }
     } else {
-        set_err(err, errlen, "%s: %s for the op's tensors", c->path, sb_status_name(st));
+        sb_err_set(err, errlen, "%s: %s for the op's tensors", c->path, sb_status_name(st));
     }
     for (int i = 0; i < n_reads; i++)
         free(reads[i].data);
@@ -142,8 +132,8 @@ static sb_status run_train(const sb_case *c, const sb_kernel_table *k, const cha
         return SB_ERR_INPUT;
     if (sb_dataset_slice(&train, &all, c->train_begin, c->train_end) != SB_OK ||
         sb_dataset_slice(&test, &all, c->test_begin, c->test_end) != SB_OK) {
-        set_err(err, errlen, "%s: the train or test range is outside data set %s", c->path,
-                c->dataset);
+        sb_err_set(err, errlen, "%s: the train or test range is outside data set %s", c->path,
+                   c->dataset);
         sb_dataset_free(&all);
         return SB_ERR_INPUT;
     }
@@ -153,7 +143,7 @@ static sb_status run_train(const sb_case *c, const sb_kernel_table *k, const cha
                                             metrics, &epochs_done)
                            : SB_ERR_NOMEM;
     if (st != SB_OK)
-        set_err(err, errlen, "%s: training failed: %s", c->path, sb_status_name(st));
+        sb_err_set(err, errlen, "%s: training failed: %s", c->path, sb_status_name(st));
     for (int e = 0; st == SB_OK && e < epochs_done; e++)
         st = sb_trace_add_metrics(trace, &metrics[e]);
     free(metrics);
@@ -220,7 +210,7 @@ sb_status sb_numerics_run_case(const sb_case *c, const sb_numerics_case *nc, sb_
                        : run_train(c, &k, data_dir, both_probe, &b, &trace, err, errlen);
     if (st == SB_OK && r->status != SB_OK) {
         st = r->status;
-        set_err(err, errlen, "%s: numerics check failed: %s", c->path, sb_status_name(st));
+        sb_err_set(err, errlen, "%s: numerics check failed: %s", c->path, sb_status_name(st));
     }
     if (st == SB_OK)
         st = sb_run_sink_finish(&sink, err, errlen);

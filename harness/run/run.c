@@ -7,23 +7,12 @@
  * of one step (--dump-all) with a manifest of their ops and inputs. */
 #include <errno.h>
 #include <omp.h>
-#include <stdarg.h>
 #include <string.h>
 
 #include "samebits.h"
 #include "sb_dataset.h"
 #include "sb_rng.h"
-
-__attribute__((format(printf, 3, 4)))
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
+#include "support/support.h"
 
 /* ---- the sink ------------------------------------------------------------- */
 
@@ -33,7 +22,7 @@ static bool dump_path(sb_run_sink *s, char path[1024], const char *name, const c
     int n = snprintf(path, 1024, "%s/%s%s", s->o->dump_dir, name, suffix);
     if (n >= 0 && n < 1024)
         return true;
-    snprintf(s->err, sizeof s->err, "%.200s: dump path too long", s->o->dump_dir);
+    sb_err_set(s->err, sizeof s->err, "%.200s: dump path too long", s->o->dump_dir);
     return false;
 }
 
@@ -48,7 +37,7 @@ static void manifest_create(sb_run_sink *s)
     }
     FILE *f = fopen(path, "w");
     if (!f || fclose(f) != 0) {
-        snprintf(s->err, sizeof s->err, "%.200s: cannot write: %s", path, strerror(errno));
+        sb_err_set(s->err, sizeof s->err, "%.200s: cannot write: %s", path, strerror(errno));
         s->status = SB_ERR_IO;
     }
 }
@@ -81,7 +70,7 @@ static sb_status dump_tensor(sb_run_sink *s, const char *name, const char *suffi
         return SB_ERR_USAGE;
     sb_status st = sb_npy_write(path, t);
     if (st != SB_OK)
-        snprintf(s->err, sizeof s->err, "%.200s: cannot write (%s)", path, sb_status_name(st));
+        sb_err_set(s->err, sizeof s->err, "%.200s: cannot write (%s)", path, sb_status_name(st));
     return st;
 }
 
@@ -94,7 +83,7 @@ static sb_status manifest_add(sb_run_sink *s, const sb_probe_point *p)
         return SB_ERR_USAGE;
     FILE *f = fopen(path, "a");
     if (!f) {
-        snprintf(s->err, sizeof s->err, "%.200s: cannot write: %s", path, strerror(errno));
+        sb_err_set(s->err, sizeof s->err, "%.200s: cannot write: %s", path, strerror(errno));
         return SB_ERR_IO;
     }
     fprintf(f, "%s\t%s\t", p->name, p->op);
@@ -105,7 +94,7 @@ static sb_status manifest_add(sb_run_sink *s, const sb_probe_point *p)
     fputc('\n', f);
     bool failed = ferror(f) != 0;
     if (fclose(f) != 0 || failed) {
-        snprintf(s->err, sizeof s->err, "%.200s: cannot write", path);
+        sb_err_set(s->err, sizeof s->err, "%.200s: cannot write", path);
         return SB_ERR_IO;
     }
     return SB_OK;
@@ -124,8 +113,8 @@ static bool name_repeats_in_step(const sb_run_sink *s, const sb_probe_point *p)
 static sb_status dump_probe(sb_run_sink *s, const sb_probe_point *p)
 {
     if (!s->o->dump_dir || strchr(p->name, '/')) {
-        snprintf(s->err, sizeof s->err, "cannot dump probe %.200s: %s", p->name,
-                 s->o->dump_dir ? "name has a '/'" : "no dump directory");
+        sb_err_set(s->err, sizeof s->err, "cannot dump probe %.200s: %s", p->name,
+                   s->o->dump_dir ? "name has a '/'" : "no dump directory");
         return SB_ERR_USAGE;
     }
     sb_status st = dump_tensor(s, p->name, "", p->tensor);
@@ -167,15 +156,16 @@ void sb_run_sink_probe(void *ctx, const sb_probe_point *p)
     }
     s->status = sb_trace_add_probe(s->trace, p);
     if (s->status != SB_OK) {
-        snprintf(s->err, sizeof s->err, "probe %.200s: cannot add to the trace (%s)",
-                 p->name, sb_status_name(s->status));
+        sb_err_set(s->err, sizeof s->err, "probe %.200s: cannot add to the trace (%s)",
+                   p->name, sb_status_name(s->status));
         return;
     }
     if (!dump_wanted(s, p))
         return;
     if (s->o->dump_all && name_repeats_in_step(s, p)) {
-        snprintf(s->err, sizeof s->err, "probe %.160s appears twice at step %lld: cannot dump both",
-                 p->name, (long long)p->step);
+        sb_err_set(s->err, sizeof s->err,
+                   "probe %.160s appears twice at step %lld: cannot dump both", p->name,
+                   (long long)p->step);
         s->status = SB_ERR_INPUT;
         return;
     }
@@ -189,14 +179,14 @@ sb_status sb_run_sink_finish(sb_run_sink *s, char *err, size_t errlen)
         char step[32];
         snprintf(step, sizeof step, "%lld", (long long)s->o->dump_step);
         if (s->o->dump_all)
-            snprintf(s->err, sizeof s->err, "no probe at step %s", step);
+            sb_err_set(s->err, sizeof s->err, "no probe at step %s", step);
         else
-            snprintf(s->err, sizeof s->err, "probe %.160s at step %s never happened",
-                     s->o->dump_probe, step);
+            sb_err_set(s->err, sizeof s->err, "probe %.160s at step %s never happened",
+                       s->o->dump_probe, step);
         s->status = SB_ERR_INPUT;
     }
     if (s->status != SB_OK)
-        set_err(err, errlen, "%s", s->err);
+        sb_err_set(err, errlen, "%s", s->err);
     return s->status;
 }
 
@@ -297,14 +287,15 @@ static sb_status run_kernel(const sb_case *c, sb_run_sink *sink, char *err, size
     memset(&b, 0, sizeof b);
     b.call = c->call;
     if (sb_op_call_describe(&b.call) != SB_OK) {
-        set_err(err, errlen, "%s: the shape of op %s is absurd", c->path, sb_op_name(c->call.op));
+        sb_err_set(err, errlen, "%s: the shape of op %s is absurd", c->path,
+                   sb_op_name(c->call.op));
         return SB_ERR_INPUT;
     }
     sb_status st = kernel_buffers_alloc(&b);
     if (st == SB_OK)
         st = kernel_inputs_fill(&b, c->seed);
     if (st != SB_OK) {
-        set_err(err, errlen, "%s: %s for the op's tensors", c->path, sb_status_name(st));
+        sb_err_set(err, errlen, "%s: %s for the op's tensors", c->path, sb_status_name(st));
         kernel_buffers_free(&b);
         return st;
     }
@@ -354,8 +345,9 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
         return SB_ERR_INPUT;
     if (sb_dataset_slice(&train, &all, c->train_begin, c->train_end) != SB_OK ||
         sb_dataset_slice(&test, &all, c->test_begin, c->test_end) != SB_OK) {
-        set_err(err, errlen, "%s: the train or test range is outside data set %s (%lld samples)",
-                c->path, c->dataset, (long long)all.n);
+        sb_err_set(err, errlen,
+                   "%s: the train or test range is outside data set %s (%lld samples)", c->path,
+                   c->dataset, (long long)all.n);
         sb_dataset_free(&all);
         return SB_ERR_INPUT;
     }
@@ -388,7 +380,7 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
     st = sb_model_train(case_kernels(c), &cfg, &train, &test, sb_run_sink_probe, sink,
                         leaf_hash, metrics, &epochs_done);
     if (st != SB_OK)
-        set_err(err, errlen, "%s: training failed: %s", c->path, sb_status_name(st));
+        sb_err_set(err, errlen, "%s: training failed: %s", c->path, sb_status_name(st));
     for (int e = 0; st == SB_OK && e < epochs_done; e++)
         st = sb_trace_add_metrics(sink->trace, &metrics[e]);
     free(metrics);

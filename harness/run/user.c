@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #include "samebits.h"
+#include "support/support.h"
 
 /* Default thread counts of a user sweep. */
 static const int default_threads[] = {1, 2, 3, 4};
@@ -36,97 +37,35 @@ static void user_usage(FILE *f, const char *prog)
             prog, prog, prog);
 }
 
-/* "--name VALUE" or "--name=VALUE"; 1 matched, 0 not this option, -1 no value. */
-static int opt_value(int argc, char **argv, int *i, const char *name, const char **value)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) != 0)
-        return 0;
-    if (argv[*i][n] == '=') {
-        *value = argv[*i] + n + 1;
-        return 1;
-    }
-    if (argv[*i][n] != '\0')
-        return 0;
-    if (*i + 1 >= argc)
-        return -1;
-    *value = argv[++*i];
-    return 1;
-}
-
 static bool args_parse(user_args *a, int argc, char **argv)
 {
     memset(a, 0, sizeof a[0]);
     if (argc < 2)
         return false;
     a->cmd = argv[1];
-    struct {
-        const char *name;
-        const char **value;
-    } opts[] = {
-        {"--threads", &a->threads}, {"--trace", &a->trace},     {"--dump-step", &a->dump_step},
-        {"--dump-dir", &a->dump_dir}, {"--dump", &a->dump},     {"--repeat", &a->repeat},
-        {"--timeout", &a->timeout}, {"--golden", &a->golden},   {"--work-dir", &a->work_dir},
-        {"--json", &a->json},       {"--junit", &a->junit},
+    const sb_option options[] = {
+        {"--threads", &a->threads, NULL},   {"--trace", &a->trace, NULL},
+        {"--dump-step", &a->dump_step, NULL}, {"--dump-dir", &a->dump_dir, NULL},
+        {"--dump", &a->dump, NULL},         {"--repeat", &a->repeat, NULL},
+        {"--timeout", &a->timeout, NULL},   {"--golden", &a->golden, NULL},
+        {"--work-dir", &a->work_dir, NULL}, {"--json", &a->json, NULL},
+        {"--junit", &a->junit, NULL},       {"--tap", NULL, &a->tap},
+        {NULL, NULL, NULL},
     };
-    for (int i = 2; i < argc; i++) {
-        int m = 0;
-        for (size_t k = 0; k < sizeof opts / sizeof opts[0] && m == 0; k++)
-            m = opt_value(argc, argv, &i, opts[k].name, opts[k].value);
-        if (m < 0) {
-            fprintf(stderr, "%s: option %s needs a value\n", argv[0], argv[i]);
-            return false;
-        }
-        if (m > 0)
-            continue;
-        if (strcmp(argv[i], "--tap") == 0)
-            a->tap = true;
-        else if (argv[i][0] != '-' && !a->name)
-            a->name = argv[i];
-        else {
-            fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[i]);
-            return false;
-        }
-    }
-    return true;
-}
-
-static bool parse_long(const char *s, long lo, long hi, long *v)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(s, &end, 10);
-    if (errno || end == s || *end || x < lo || x > hi)
+    sb_args args = {.options = options, .positional = &a->name, .max_positional = 1};
+    char err[320];
+    switch (sb_args_parse(&args, argc, argv, 2, err, sizeof err)) {
+    case SB_ARGS_OK:
+        return true;
+    case SB_ARGS_NO_VALUE:
+        fprintf(stderr, "%s: %s\n", argv[0], err);
         return false;
-    *v = x;
-    return true;
-}
-
-/* "1,2,4" or "1-4" or a mix. */
-static bool parse_threads(const char *s, int *threads, int *n)
-{
-    *n = 0;
-    while (*s) {
-        char *end;
-        long lo = strtol(s, &end, 10), hi = lo;
-        if (end == s)
-            return false;
-        if (*end == '-') {
-            const char *h = end + 1;
-            hi = strtol(h, &end, 10);
-            if (end == h)
-                return false;
-        }
-        if (lo < 1 || hi < lo || hi > SB_MAX_THREADS || (*end && *end != ','))
-            return false;
-        for (long t = lo; t <= hi; t++) {
-            if (*n >= SB_MAX_THREADS)
-                return false;
-            threads[(*n)++] = (int)t;
-        }
-        s = *end ? end + 1 : end;
+    case SB_ARGS_UNKNOWN:
+    case SB_ARGS_EXTRA:
+        fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], args.bad);
+        return false;
     }
-    return *n > 0;
+    return false;
 }
 
 /* The kernel as a case: what the sweep, the locator and the reports read. */
@@ -162,9 +101,11 @@ static void user_case(sb_case *c, const sb_user_kernel *k, const char *golden)
 
 static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *a)
 {
-    long threads, step = 0;
-    if (!a->threads || !a->trace || !parse_long(a->threads, 1, SB_MAX_THREADS, &threads) ||
-        (a->dump && (!a->dump_dir || !a->dump_step || !parse_long(a->dump_step, 0, INT32_MAX, &step)))) {
+    int64_t threads, step = 0;
+    if (!a->threads || !a->trace ||
+        !sb_int_parse(a->threads, 1, SB_MAX_THREADS, &threads, NULL, 0) ||
+        (a->dump && (!a->dump_dir || !a->dump_step ||
+                     !sb_int_parse(a->dump_step, 0, INT32_MAX, &step, NULL, 0)))) {
         fprintf(stderr, "%s run: needs --threads N (1..%d) and --trace FILE; --dump needs "
                 "--dump-step S and --dump-dir DIR\n", k->name, SB_MAX_THREADS);
         return SB_EXIT_INPUT;
@@ -185,12 +126,13 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
     char err[512] = "";
     sb_status st = k->run(k->ctx, sb_run_sink_probe, &sink);
     if (st != SB_OK)
-        snprintf(err, sizeof err, "%s: the kernel's run failed (%s)", k->name, sb_status_name(st));
+        sb_err_set(err, sizeof err, "%s: the kernel's run failed (%s)", k->name,
+                   sb_status_name(st));
     else
         st = sb_run_sink_finish(&sink, err, sizeof err);
     FILE *f = st == SB_OK ? fopen(a->trace, "w") : NULL;
     if (st == SB_OK && !f) {
-        snprintf(err, sizeof err, "%s: cannot write: %s", a->trace, strerror(errno));
+        sb_err_set(err, sizeof err, "%s: cannot write: %s", a->trace, strerror(errno));
         st = SB_ERR_IO;
     }
     if (f) {
@@ -198,7 +140,7 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
         if (fclose(f) != 0 && st == SB_OK)
             st = SB_ERR_IO;
         if (st != SB_OK)
-            snprintf(err, sizeof err, "%s: cannot write the trace", a->trace);
+            sb_err_set(err, sizeof err, "%s: cannot write the trace", a->trace);
     }
     sb_trace_free(&t);
     if (st == SB_OK)
@@ -207,69 +149,43 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
     return st == SB_ERR_INPUT || st == SB_ERR_USAGE ? SB_EXIT_INPUT : SB_EXIT_UNEXPECTED;
 }
 
-static bool self_exe(char *out, size_t len)
-{
-    ssize_t n = readlink("/proc/self/exe", out, len - 1);
-    if (n <= 0 || (size_t)n >= len - 1)
-        return false;
-    out[n] = '\0';
-    return true;
-}
-
-static bool temp_dir(char *out, size_t len)
-{
-    const char *tmp = getenv("TMPDIR");
-    int n = snprintf(out, len, "%s/samebits.user.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-    return n > 0 && (size_t)n < len && mkdtemp(out);
-}
-
 /* The reference run (1 thread) in a child, written as the golden. */
 static int user_golden(const sb_case *c, const char *self, const char *work)
 {
-    char trace_path[1024], err[512] = "";
-    if ((size_t)snprintf(trace_path, sizeof trace_path, "%s/golden.trace", work) >=
-        sizeof trace_path) {
-        fprintf(stderr, "%s: work directory path too long\n", work);
-        return SB_EXIT_INPUT;
-    }
+    char err[512] = "";
     sb_trace t;
     sb_trace_init(&t);
-    sb_child_result cr;
-    sb_status st = sb_run_child(c, self, c->reference_threads, c->timeout_seconds, 0,
-                                trace_path, NULL, &cr, &t, err, sizeof err);
-    unlink(trace_path);
-    int rc = SB_EXIT_OK;
-    if (st != SB_OK) {
+    int rc = sb_reference_run(c, self, work, &t, err, sizeof err);
+    if (rc == SB_EXIT_OK && sb_golden_write(&t, c->golden_path, err, sizeof err) != SB_OK)
         rc = SB_EXIT_INPUT;
-    } else if (cr.end != SB_CHILD_EXITED || cr.exit_code != 0) {
-        rc = SB_EXIT_CRASH;
-    } else if (sb_golden_write(&t, c->golden_path, err, sizeof err) != SB_OK) {
-        rc = SB_EXIT_INPUT;
-    } else {
+    if (rc == SB_EXIT_OK)
         printf("%s: written (%zu probes)\n", c->golden_path, t.n_records);
-    }
-    if (rc != SB_EXIT_OK)
+    else
         fprintf(stderr, "%s: reference run: %s\n", c->name, err);
     sb_trace_free(&t);
     return rc;
 }
 
+/* "NAME sweep: --repeat '0' is not an integer in 1..1000" */
+static int sweep_arg_refuse(const sb_case *c, const char *option, const char *err)
+{
+    fprintf(stderr, "%s sweep: %s %s\n", c->name, option, err);
+    return SB_EXIT_INPUT;
+}
+
 static int user_sweep(const sb_case *c, const char *self, const char *work, const user_args *a)
 {
     int threads[SB_MAX_THREADS], n_threads = 0;
-    long repeat = 0;
+    int64_t repeat = 0;
     double timeout = 0;
-    char *end = NULL;
-    if (a->timeout)
-        timeout = strtod(a->timeout, &end);
+    char err[768];
     sb_sweep_options o = {.self_exe = self, .work_dir = work, .progress = isatty(2)};
-    if ((a->threads && !parse_threads(a->threads, threads, &n_threads)) ||
-        (a->repeat && !parse_long(a->repeat, 1, 1000, &repeat)) ||
-        (a->timeout && (end == a->timeout || *end || !(timeout > 0)))) {
-        fprintf(stderr, "%s sweep: --threads LIST (1..%d), --repeat R, --timeout SECONDS\n",
-                c->name, SB_MAX_THREADS);
-        return SB_EXIT_INPUT;
-    }
+    if (a->threads && !sb_thread_list_parse(a->threads, threads, &n_threads, err, sizeof err))
+        return sweep_arg_refuse(c, "--threads:", err);
+    if (a->repeat && !sb_int_parse(a->repeat, 1, 1000, &repeat, err, sizeof err))
+        return sweep_arg_refuse(c, "--repeat", err);
+    if (a->timeout && !sb_seconds_parse(a->timeout, &timeout, err, sizeof err))
+        return sweep_arg_refuse(c, "--timeout", err);
     if (a->threads) {
         o.threads = threads;
         o.n_threads = n_threads;
@@ -279,7 +195,6 @@ static int user_sweep(const sb_case *c, const char *self, const char *work, cons
 
     sb_trace golden;
     sb_trace_init(&golden);
-    char err[768];
     if (sb_golden_read(&golden, c->golden_path, c->digest, err, sizeof err) != SB_OK) {
         fprintf(stderr, "%s\n", err);
         return SB_EXIT_INPUT;
@@ -293,16 +208,7 @@ static int user_sweep(const sb_case *c, const char *self, const char *work, cons
         return SB_EXIT_INPUT;
     }
     sb_report_text(a->tap ? stderr : stdout, &r, 1);
-    int rc = SB_EXIT_OK;
-    for (int i = 0; i < r.n_runs; i++) {
-        const sb_run_result *x = &r.runs[i];
-        if (x->verdict == x->expected)
-            continue;
-        if (x->verdict == SB_VERDICT_CRASH || x->verdict == SB_VERDICT_TIMEOUT)
-            rc = SB_EXIT_CRASH;
-        else if (rc == SB_EXIT_OK)
-            rc = SB_EXIT_UNEXPECTED;
-    }
+    int rc = sb_sweep_exit(&r, 1, false);
     if ((a->json && sb_report_json(a->json, &r, 1) != SB_OK) ||
         (a->junit && sb_report_junit(a->junit, &r, 1) != SB_OK)) {
         fprintf(stderr, "%s sweep: cannot write a report\n", c->name);
@@ -318,24 +224,16 @@ static int user_sweep(const sb_case *c, const char *self, const char *work, cons
  * one that is removed when empty (a sweep leaves locate dumps in it). */
 static int with_work_dir(const sb_user_kernel *k, const sb_case *c, const user_args *a)
 {
-    char self[1024], work[1024];
-    if (!self_exe(self, sizeof self)) {
-        fprintf(stderr, "%s: cannot find this program via /proc/self/exe\n", k->name);
-        return SB_EXIT_INPUT;
-    }
-    if (a->work_dir) {
-        if (mkdir(a->work_dir, 0777) != 0 && errno != EEXIST) {
-            fprintf(stderr, "%s: cannot create: %s\n", a->work_dir, strerror(errno));
-            return SB_EXIT_INPUT;
-        }
-        snprintf(work, sizeof work, "%s", a->work_dir);
-    } else if (!temp_dir(work, sizeof work)) {
-        fprintf(stderr, "%s: cannot create a temporary work directory\n", k->name);
+    char self[1024], work[1024], err[1200];
+    bool temporary;
+    if (!sb_self_exe(self, sizeof self, err, sizeof err) ||
+        !sb_work_dir(work, sizeof work, a->work_dir, "user", &temporary, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", k->name, err);
         return SB_EXIT_INPUT;
     }
     int rc = strcmp(a->cmd, "golden") == 0 ? user_golden(c, self, work)
                                             : user_sweep(c, self, work, a);
-    if (!a->work_dir && rmdir(work) != 0)
+    if (temporary && rmdir(work) != 0)
         fprintf(stderr, "%s: work files (locate dumps) are in %s\n", k->name, work);
     return rc;
 }

@@ -3,91 +3,14 @@
  * A child per configuration, so that a crash, a hang or an OpenMP pool of one
  * configuration cannot touch the next. Each child writes its trace to the
  * work directory; the sweep compares it with the golden, sends a divergence
- * to the locator, and judges the verdict against the case's expectation. */
+ * to the locator, and judges the verdict against the case's expectation.
+ * The exit status of a sweep is decided here too, for the command and for
+ * a user's program alike. */
 #include <string.h>
 #include <unistd.h>
 
 #include "samebits.h"
-
-/* The last non-empty line of a file, for a failed child's message. */
-static void last_line(char *out, size_t outlen, const char *path)
-{
-    out[0] = '\0';
-    FILE *f = path ? fopen(path, "r") : NULL;
-    if (!f)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = '\0';
-        size_t n = strlen(line);
-        if (n == 0)
-            continue;
-        if (n >= outlen)
-            n = outlen - 1;     /* a long last line is cut, not dropped */
-        memcpy(out, line, n);
-        out[n] = '\0';
-    }
-    fclose(f);
-}
-
-sb_status sb_run_child(const sb_case *c, const char *self_exe, int threads,
-                       double timeout_seconds, int64_t max_steps, const char *trace_path,
-                       const char *stderr_path, sb_child_result *cr, sb_trace *t,
-                       char *err, size_t errlen)
-{
-    char threads_arg[16], steps_arg[24];
-    snprintf(threads_arg, sizeof threads_arg, "%d", threads);
-    snprintf(steps_arg, sizeof steps_arg, "%lld", (long long)max_steps);
-    /* argv is char *const[]: posix_spawn copies the strings and never writes
-     * them, but the type wants them writable, hence the copies */
-    char exe[1024], path[sizeof c->path], trace[1024];
-    char arg_run[] = "run", arg_threads[] = "--threads", arg_trace[] = "--trace",
-         arg_steps[] = "--max-steps";
-    if ((size_t)snprintf(exe, sizeof exe, "%s", self_exe) >= sizeof exe ||
-        (size_t)snprintf(trace, sizeof trace, "%s", trace_path) >= sizeof trace) {
-        snprintf(err, errlen, "%s: path too long", trace_path);
-        return SB_ERR_USAGE;
-    }
-    snprintf(path, sizeof path, "%s", c->path);
-    /* without a limit the argument list ends before --max-steps */
-    char *argv[] = {exe, arg_run, path, arg_threads, threads_arg, arg_trace, trace,
-                    max_steps > 0 ? arg_steps : NULL, steps_arg, NULL};
-
-    unlink(trace_path);     /* a stale trace must not pass for this child's */
-    sb_spawn_options so = {.threads = threads, .timeout_seconds = timeout_seconds,
-                           .stderr_path = stderr_path};
-    sb_status st = sb_spawn_with(argv, &so, cr);
-    if (st != SB_OK) {
-        snprintf(err, errlen, "%s: cannot start (%s)", self_exe, sb_status_name(st));
-        return st;
-    }
-    if (cr->end == SB_CHILD_EXITED && cr->exit_code == 0)
-        return sb_trace_read(t, trace_path, err, errlen) == SB_OK ? SB_OK : SB_ERR_INPUT;
-
-    char line[200];
-    last_line(line, sizeof line, stderr_path);
-    switch (cr->end) {
-    case SB_CHILD_EXITED:
-        snprintf(err, errlen, "exited with status %d%s%s", cr->exit_code,
-                 line[0] ? ": " : "", line);
-        break;
-    case SB_CHILD_SIGNALED:
-        snprintf(err, errlen, "killed by signal %d (%s)%s%s", cr->signal,
-                 strsignal(cr->signal), line[0] ? ": " : "", line);
-        break;
-    case SB_CHILD_TIMED_OUT:
-        snprintf(err, errlen, "timed out after %.1f s%s%s", cr->seconds,
-                 line[0] ? ": " : "", line);
-        break;
-    }
-    if (cr->end == SB_CHILD_EXITED && cr->exit_code == SB_EXIT_INPUT) {
-        /* the child's own one-line message names the file and position */
-        if (line[0])
-            snprintf(err, errlen, "%s", line);
-        return SB_ERR_INPUT;
-    }
-    return SB_OK;
-}
+#include "support/support.h"
 
 /* Work files of one configuration: <work>/<case>.t<threads>.r<repeat>.* */
 typedef struct run_paths {
@@ -152,7 +75,7 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
 {
     run_paths p;
     if (!run_paths_make(&p, o->work_dir, c->name, x->threads, x->repeat)) {
-        snprintf(err, errlen, "%s: work directory path too long", o->work_dir);
+        sb_err_set(err, errlen, "%s: work directory path too long", o->work_dir);
         return SB_ERR_USAGE;
     }
     sb_trace t;
@@ -162,7 +85,7 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
                                 p.err, &cr, &t, x->message, sizeof x->message);
     x->seconds = cr.seconds;
     if (st != SB_OK) {
-        snprintf(err, errlen, "%s (threads %d): %s", c->path, x->threads, x->message);
+        sb_err_set(err, errlen, "%s (threads %d): %s", c->path, x->threads, x->message);
         sb_trace_free(&t);
         return st;
     }
@@ -197,15 +120,23 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
     int64_t max_steps = o->max_steps > 0 && sb_case_train_steps(c) > o->max_steps
                             ? o->max_steps : 0;
     if (!o->self_exe || !o->work_dir || n_threads <= 0) {
-        snprintf(err, errlen, "%s: nothing to sweep (no thread counts)", c->path);
+        sb_err_set(err, errlen, "%s: nothing to sweep (no thread counts)", c->path);
         return SB_ERR_USAGE;
     }
-    for (int i = 0; i < n_threads; i++)
+    /* each count once: two runs at one count would write the same work files */
+    bool seen[SB_MAX_THREADS + 1] = {false};
+    for (int i = 0; i < n_threads; i++) {
         if (threads[i] < 1 || threads[i] > SB_MAX_THREADS) {
-            snprintf(err, errlen, "%s: thread count %d is outside 1..%d", c->path, threads[i],
-                     SB_MAX_THREADS);
+            sb_err_set(err, errlen, "%s: thread count %d is outside 1..%d", c->path, threads[i],
+                       SB_MAX_THREADS);
             return SB_ERR_USAGE;
         }
+        if (seen[threads[i]]) {
+            sb_err_set(err, errlen, "%s: thread count %d is listed twice", c->path, threads[i]);
+            return SB_ERR_USAGE;
+        }
+        seen[threads[i]] = true;
+    }
     int total = n_threads * repeats;
     r->runs = calloc((size_t)total, sizeof *r->runs);
     if (!r->runs)
@@ -242,4 +173,22 @@ void sb_case_result_free(sb_case_result *r)
     free(r->runs);
     r->runs = NULL;
     r->n_runs = 0;
+}
+
+int sb_sweep_exit(const sb_case_result *r, int n, bool input_error)
+{
+    if (input_error)
+        return SB_EXIT_INPUT;
+    int rc = SB_EXIT_OK;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < r[i].n_runs; j++) {
+            const sb_run_result *x = &r[i].runs[j];
+            if (sb_run_outcome(x) != SB_OUTCOME_NOT_AS_EXPECTED)
+                continue;
+            if (x->verdict == SB_VERDICT_CRASH || x->verdict == SB_VERDICT_TIMEOUT)
+                rc = SB_EXIT_CRASH;
+            else if (rc == SB_EXIT_OK)
+                rc = SB_EXIT_UNEXPECTED;
+        }
+    return rc;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "samebits.h"
+#include "support/support.h"
 
 /* "dir/name.golden" -> directory "dir" (or "." when there is none). */
 static void dir_of(char *dir, size_t size, const char *path)
@@ -39,8 +40,7 @@ static void case_of(char *name, size_t size, const char *path)
 
 static sb_status io_error(char *err, size_t errlen, const char *path, const char *what, int e)
 {
-    if (errlen)
-        snprintf(err, errlen, "%s: %s: %s", path, what, strerror(e));
+    sb_err_set(err, errlen, "%s: %s: %s", path, what, strerror(e));
     return SB_ERR_IO;
 }
 
@@ -65,8 +65,7 @@ sb_status sb_golden_write(const sb_trace *t, const char *path, char *err, size_t
     dir_of(dir, sizeof dir, path);
     int len = snprintf(tmp, sizeof tmp, "%s/.%s.tmp.XXXXXX", dir, slash ? slash + 1 : path);
     if (len < 0 || (size_t)len >= sizeof tmp || strlen(path) >= sizeof dir) {
-        if (errlen)
-            snprintf(err, errlen, "%s: path too long", path);
+        sb_err_set(err, errlen, "%s: path too long", path);
         return SB_ERR_USAGE;
     }
 
@@ -88,9 +87,8 @@ sb_status sb_golden_write(const sb_trace *t, const char *path, char *err, size_t
     if (st == SB_ERR_USAGE) {
         fclose(f);
         unlink(tmp);
-        if (errlen)
-            snprintf(err, errlen, "%s: the trace header is incomplete (case, digest, version, "
-                                  "family, threads, build)", path);
+        sb_err_set(err, errlen, "%s: the trace header is incomplete (case, digest, version, "
+                   "family, threads, build)", path);
         return st;
     }
     int e = 0;
@@ -119,7 +117,7 @@ static void add_hint(char *err, size_t errlen, const char *path)
     case_of(name, sizeof name, path);
     size_t used = strlen(err);
     if (used < errlen)
-        snprintf(err + used, errlen - used, "; regenerate it with `samebits golden %s`", name);
+        sb_err_set(err + used, errlen - used, "; regenerate it with `samebits golden %s`", name);
 }
 
 sb_status sb_golden_read(sb_trace *t, const char *path, const char *expect_digest,
@@ -134,13 +132,12 @@ sb_status sb_golden_read(sb_trace *t, const char *path, const char *expect_diges
     if (st != SB_OK)
         return st;
     if (expect_digest != NULL && strcmp(t->header.case_digest, expect_digest) != 0) {
-        if (errlen) {
-            snprintf(err, errlen,
-                     "%s:3: expected case digest %s (the case file as it is now), found %s: "
-                     "the case changed since this golden was made",
-                     path, expect_digest, t->header.case_digest);
+        sb_err_expected(err, errlen, path, sb_at_line(3),
+                        "case digest %s (the case file as it is now), found %s: the case "
+                        "changed since this golden was made",
+                        expect_digest, t->header.case_digest);
+        if (errlen)
             add_hint(err, errlen, path);
-        }
         sb_trace_free(t);
         return SB_ERR_INPUT;
     }

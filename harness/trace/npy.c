@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "samebits.h"
+#include "support/support.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "npy.c writes the host's bytes as '<f4'/'<i4': little-endian hosts only"
@@ -82,19 +83,14 @@ typedef struct parser {
     size_t errlen;
 } parser;
 
-#if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
-#endif
 static sb_status fail(parser *p, const char *fmt, ...)
 {
-    char what[160];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    sb_status st = sb_err_vexpected(p->err, p->errlen, p->path, sb_at_byte(10 + p->pos), fmt, ap);
     va_end(ap);
-    if (p->errlen)
-        snprintf(p->err, p->errlen, "%s: byte %zu: expected %s", p->path, 10 + p->pos, what);
-    return SB_ERR_INPUT;
+    return st;
 }
 
 static void skip_space(parser *p)
@@ -220,27 +216,20 @@ static sb_status parse_dict(parser *p, sb_tensor *t)
 static sb_status read_file(FILE *f, const char *path, sb_tensor *t, char *err, size_t errlen)
 {
     unsigned char head[10];
-    if (fread(head, 1, sizeof head, f) != sizeof head || memcmp(head, magic, 6) != 0) {
-        if (errlen)
-            snprintf(err, errlen, "%s: byte 0: expected the .npy magic \"\\x93NUMPY\"", path);
-        return SB_ERR_INPUT;
-    }
-    if (head[6] != 1 || head[7] != 0) {
-        if (errlen)
-            snprintf(err, errlen, "%s: byte 6: expected .npy format version 1.0, found %d.%d",
-                     path, head[6], head[7]);
-        return SB_ERR_INPUT;
-    }
+    if (fread(head, 1, sizeof head, f) != sizeof head || memcmp(head, magic, 6) != 0)
+        return sb_err_expected(err, errlen, path, sb_at_byte(0),
+                               "the .npy magic \"\\x93NUMPY\"");
+    if (head[6] != 1 || head[7] != 0)
+        return sb_err_expected(err, errlen, path, sb_at_byte(6),
+                               ".npy format version 1.0, found %d.%d", head[6], head[7]);
     size_t header_len = (size_t)head[8] | (size_t)head[9] << 8;
     char *dict = malloc(header_len + 1);
     if (dict == NULL)
         return SB_ERR_NOMEM;
     if (fread(dict, 1, header_len, f) != header_len) {
         free(dict);
-        if (errlen)
-            snprintf(err, errlen, "%s: byte 10: expected a %zu-byte header (file truncated?)",
-                     path, header_len);
-        return SB_ERR_INPUT;
+        return sb_err_expected(err, errlen, path, sb_at_byte(10),
+                               "a %zu-byte header (file truncated?)", header_len);
     }
     dict[header_len] = '\0';
     parser p = {.s = dict, .path = path, .err = err, .errlen = errlen};
@@ -257,10 +246,8 @@ static sb_status read_file(FILE *f, const char *path, sb_tensor *t, char *err, s
     if (fread(t->data, 1, bytes, f) != bytes || fgetc(f) != EOF) {
         free(t->data);
         t->data = NULL;
-        if (errlen)
-            snprintf(err, errlen, "%s: byte %zu: expected exactly %zu bytes of data", path,
-                     10 + header_len, bytes);
-        return SB_ERR_INPUT;
+        return sb_err_expected(err, errlen, path, sb_at_byte(10 + header_len),
+                               "exactly %zu bytes of data", bytes);
     }
     return SB_OK;
 }
@@ -269,8 +256,7 @@ sb_status sb_npy_read(const char *path, sb_tensor *t, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
-        if (errlen)
-            snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        sb_err_set(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return SB_ERR_IO;
     }
     sb_tensor tmp = {0};

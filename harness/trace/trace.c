@@ -10,6 +10,7 @@
 
 #include "samebits.h"
 #include "sb_build_info.h"
+#include "support/support.h"
 
 #define MAGIC "samebits-trace"
 
@@ -242,19 +243,15 @@ typedef struct reader {
     size_t errlen;
 } reader;
 
-#if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
-#endif
 static sb_status fail(reader *rd, const char *fmt, ...)
 {
-    char what[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    sb_status st =
+        sb_err_vexpected(rd->err, rd->errlen, rd->path, sb_at_line(rd->line_no), fmt, ap);
     va_end(ap);
-    if (rd->errlen)
-        snprintf(rd->err, rd->errlen, "%s:%zu: expected %s", rd->path, rd->line_no, what);
-    return SB_ERR_INPUT;
+    return st;
 }
 
 /* Next line without its newline. 1: a line; 0: end of file; -1: error set. */
@@ -265,9 +262,8 @@ static int next_line(reader *rd, sb_status *st)
     rd->line_no++;
     if (n < 0) {
         if (ferror(rd->f)) {
-            if (rd->errlen)
-                snprintf(rd->err, rd->errlen, "%s:%zu: read failed: %s", rd->path,
-                         rd->line_no, strerror(errno));
+            sb_err_set(rd->err, rd->errlen, "%s:%zu: read failed: %s", rd->path, rd->line_no,
+                       strerror(errno));
             *st = SB_ERR_IO;
             return -1;
         }
@@ -461,8 +457,7 @@ static sb_status read_record(reader *rd, sb_trace *t)
     }
     if (append_record(t, step, field[1], field[2], dtype, ndim, dim, &hash, inputs, n_inputs) !=
         SB_OK) {
-        if (rd->errlen)
-            snprintf(rd->err, rd->errlen, "%s:%zu: out of memory", rd->path, rd->line_no);
+        sb_err_set(rd->err, rd->errlen, "%s:%zu: out of memory", rd->path, rd->line_no);
         return SB_ERR_NOMEM;
     }
     return SB_OK;
@@ -486,8 +481,7 @@ static sb_status read_metrics(reader *rd, sb_trace *t)
         return fail(rd, "\"epoch E steps S train_loss X test_loss X test_accuracy X\"");
     m.epoch = (int)epoch;
     if (sb_trace_add_metrics(t, &m) != SB_OK) {
-        if (rd->errlen)
-            snprintf(rd->err, rd->errlen, "%s:%zu: out of memory", rd->path, rd->line_no);
+        sb_err_set(rd->err, rd->errlen, "%s:%zu: out of memory", rd->path, rd->line_no);
         return SB_ERR_NOMEM;
     }
     return SB_OK;
@@ -546,8 +540,7 @@ sb_status sb_trace_read(sb_trace *t, const char *path, char *err, size_t errlen)
     sb_trace_init(t);
     FILE *f = fopen(path, "r");
     if (f == NULL) {
-        if (errlen)
-            snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        sb_err_set(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return SB_ERR_IO;
     }
     reader rd = {.f = f, .path = path, .err = err, .errlen = errlen};
