@@ -395,7 +395,30 @@ typedef struct sb_case_result {
 } sb_case_result;
 
 void sb_report_text(FILE *f, const sb_case_result *r, int n);
-sb_status sb_report_json(const char *path, const sb_case_result *r, int n);
+/* The shard of a sweep a report is of (`sweep --shard I/N`), index from 1. */
+typedef struct sb_report_shard {
+    int index, count;
+} sb_report_shard;
+
+/* The JSON report (REPORTS.md); shard NULL for an unsharded sweep, else
+ * written as "shard": {"index": I, "count": N}. */
+sb_status sb_report_json(const char *path, const sb_case_result *r, int n,
+                         const sb_report_shard *shard);
+
+/* A JSON report read back: what `samebits report --merge` merges. */
+typedef struct sb_report {
+    sb_case *cases;             /* [n]: the fields a report holds (name, path, kind, family,
+                                 * reference_threads); the rest zero */
+    sb_case_result *results;    /* [n]: results[i].c is &cases[i], runs in the report's order */
+    int n;
+    sb_report_shard shard;      /* {1, 1} for a report without a shard key */
+} sb_report;
+
+/* Reads what sb_report_json writes. SB_ERR_INPUT with err "PATH: KEY:
+ * expected ..." (or jansson's "PATH:LINE:COLUMN: ...") when the file is not
+ * such a report; on any error *rep is left empty. */
+sb_status sb_report_json_read(sb_report *rep, const char *path, char *err, size_t errlen);
+void sb_report_free(sb_report *rep);
 sb_status sb_report_junit(const char *path, const sb_case_result *r, int n);
 void sb_report_tap(FILE *f, const sb_case_result *r, int n);
 

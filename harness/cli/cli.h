@@ -20,10 +20,6 @@ int cli_report(int argc, char **argv);
 int cli_numerics(int argc, char **argv);
 int cli_mutants(int argc, char **argv);
 
-/* Adds "shard": {"index": I, "count": N} (I 1-based) to a JSON report, so
- * that `report --merge` can put the runs back in the unsharded order. */
-bool cli_report_mark_shard(const char *path, int index, int count);
-
 /* ---- the command line (cli_args.c) -------------------------------------------
  * The argument layer is the library's (support/support.h); these print its
  * messages in the command's voice ("samebits: --threads: ..."). */

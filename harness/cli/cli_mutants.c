@@ -170,77 +170,54 @@ static void tap_write(FILE *f, const sb_case_result *r, const mutant_score *s, i
     fprintf(f, "# %s\n", score);
 }
 
-/* Names, ops and fault lines are plain ASCII from the case file and
- * mutants.def; quotes and backslashes are escaped, control characters dropped. */
-static void json_string(FILE *f, const char *s)
+static json_t *run_json(const sb_run_result *x)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        if ((unsigned char)*s >= 0x20)
-            fputc(*s, f);
+    json_t *o = json_pack("{s:i, s:i, s:s, s:s}", "threads", x->threads, "repeat", x->repeat,
+                          "verdict", sb_verdict_name(x->verdict),
+                          "expected", sb_verdict_name(x->expected));
+    bool ok = o != NULL;
+    if (ok && x->div.found)
+        ok = sb_json_keys_add(o, json_pack("{s:I, s:o, s:o}", "step", (json_int_t)x->div.step,
+                                           "probe", sb_json_string(x->div.probe),
+                                           "op", sb_json_string(x->div.op)));
+    if (ok && x->have_metrics)
+        ok = sb_json_keys_add(o, json_pack("{s:o, s:o}",
+                                           "test_loss", sb_json_number(x->metrics.test_loss),
+                                           "test_accuracy",
+                                           sb_json_number(x->metrics.test_accuracy)));
+    if (!ok) {
+        json_decref(o);
+        return NULL;
     }
-    fputc('"', f);
+    return o;
 }
 
-static void json_run(FILE *f, const sb_run_result *x)
-{
-    fprintf(f, "{\"threads\": %d, \"repeat\": %d, \"verdict\": ", x->threads, x->repeat);
-    json_string(f, sb_verdict_name(x->verdict));
-    fputs(", \"expected\": ", f);
-    json_string(f, sb_verdict_name(x->expected));
-    if (x->div.found) {
-        fprintf(f, ", \"step\": %" PRId64 ", \"probe\": ", x->div.step);
-        json_string(f, x->div.probe);
-        fputs(", \"op\": ", f);
-        json_string(f, x->div.op);
-    }
-    if (x->have_metrics)
-        fprintf(f, ", \"test_loss\": %.6g, \"test_accuracy\": %.6g", x->metrics.test_loss,
-                x->metrics.test_accuracy);
-    fputc('}', f);
-}
-
-static void json_mutant(FILE *f, const sb_case_result *r, const mutant_score *s)
+static json_t *mutant_json(const sb_case_result *r, const mutant_score *s)
 {
     const sb_case *c = r->c;
     int m = sb_mutant_find(c->mutant);
-    fputs("    {\"case\": ", f);
-    json_string(f, c->path);
-    fputs(", \"mutant\": ", f);
-    json_string(f, c->mutant);
-    fputs(", \"op\": ", f);
-    json_string(f, sb_op_name(sb_mutant_op(m)));
-    fputs(", \"fault\": ", f);
-    json_string(f, sb_mutant_fault(m));
-    fprintf(f, ",\n     \"expect_detected\": %s, \"expect_op\": ",
-            c->expect_detected ? "true" : "false");
-    json_string(f, sb_op_name(c->expect_op));
-    fprintf(f, ", \"detected\": %s, \"localised\": %s, \"classified\": %s,\n     \"runs\": [",
-            s->detected ? "true" : "false", s->localised ? "true" : "false",
-            s->classified ? "true" : "false");
-    for (int i = 0; i < r->n_runs; i++) {
-        fputs(i ? ",\n              " : "", f);
-        json_run(f, &r->runs[i]);
-    }
-    fputs("]}", f);
+    json_t *runs = json_array();
+    for (int i = 0; runs && i < r->n_runs; i++)
+        runs = sb_json_append(runs, run_json(&r->runs[i]));
+    return json_pack("{s:o, s:o, s:s, s:o, s:b, s:s, s:b, s:b, s:b, s:o}",
+                     "case", sb_json_string(c->path), "mutant", sb_json_string(c->mutant),
+                     "op", sb_op_name(sb_mutant_op(m)), "fault", sb_json_string(sb_mutant_fault(m)),
+                     "expect_detected", c->expect_detected, "expect_op", sb_op_name(c->expect_op),
+                     "detected", s->detected, "localised", s->localised,
+                     "classified", s->classified, "runs", runs);
 }
 
+/* The mutation score as JSON (CLI.md, mutants). */
 static bool json_write(const char *path, const sb_case_result *r, const mutant_score *s, int n,
                        const int counts[3])
 {
-    sb_report_file rf;
-    if (sb_report_file_open(&rf, path) != SB_OK)
-        return false;
-    fputs("{\"mutants\": [\n", rf.f);
-    for (int i = 0; i < n; i++) {
-        json_mutant(rf.f, &r[i], &s[i]);
-        fputs(i + 1 < n ? ",\n" : "\n", rf.f);
-    }
-    fprintf(rf.f, "  ],\n \"score\": {\"mutants\": %d, \"detected\": %d, \"localised\": %d, "
-                  "\"classified\": %d}}\n", n, counts[0], counts[1], counts[2]);
-    return sb_report_file_commit(&rf) == SB_OK;
+    json_t *mutants = json_array();
+    for (int i = 0; mutants && i < n; i++)
+        mutants = sb_json_append(mutants, mutant_json(&r[i], &s[i]));
+    json_t *root = json_pack("{s:o, s:{s:i, s:i, s:i, s:i}}", "mutants", mutants, "score",
+                             "mutants", n, "detected", counts[0], "localised", counts[1],
+                             "classified", counts[2]);
+    return sb_json_write(path, root) == SB_OK;
 }
 
 /* ---- the command -------------------------------------------------------------- */

@@ -98,11 +98,10 @@ static bool sweep_one(const char *path, sb_case *c, sb_case_result *r, const swe
 static bool reports_write(const sweep_args *a, const sb_case_result *r, int n)
 {
     bool ok = true;
-    if (a->json && sb_report_json(a->json, r, n) != SB_OK) {
+    /* a shard's report says which shard it is, for `report --merge` */
+    sb_report_shard shard = {a->o.shard_index + 1, a->o.shard_count};
+    if (a->json && sb_report_json(a->json, r, n, a->o.shard_count > 0 ? &shard : NULL) != SB_OK) {
         fprintf(stderr, "%s: cannot write the JSON report\n", a->json);
-        ok = false;
-    } else if (a->json && a->o.shard_count > 0 &&
-               !cli_report_mark_shard(a->json, a->o.shard_index + 1, a->o.shard_count)) {
         ok = false;
     }
     if (a->junit && sb_report_junit(a->junit, r, n) != SB_OK) {

@@ -1,7 +1,6 @@
 /* Reports of the numerics mode: a text table per case and a JSON file.
  * The layout of both is in NUMERICS.md. */
 #include <inttypes.h>
-#include <math.h>
 #include <string.h>
 
 #include "numerics.h"
@@ -72,138 +71,71 @@ void sb_numerics_report_text(FILE *f, const sb_numerics_case_report *cr, bool al
 
 /* ---- JSON ------------------------------------------------------------------ */
 
-static void json_string(FILE *f, const char *s)
+static json_t *probe_json(const sb_numerics_probe *q)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20 || ch >= 0x7f)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
+    json_t *worst = json_pack("{s:I, s:o, s:o, s:o}", "index", (json_int_t)q->worst,
+                              "got", sb_json_number((double)q->got),
+                              "expected", sb_json_number(q->expect),
+                              "bound", sb_json_number(q->bound));
+    /* the inputs of the worst element only when it is beyond its bound */
+    if (worst && q->ratio > 1.0 &&
+        json_object_set_new(worst, "inputs", sb_json_string(q->inputs)) != 0) {
+        json_decref(worst);
+        worst = NULL;
     }
-    fputc('"', f);
+    return json_pack("{s:I, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:o}", "step", (json_int_t)q->step,
+                     "probe", sb_json_string(q->name), "op", sb_json_string(q->op),
+                     "elements", (json_int_t)q->count, "max_abs", sb_json_number(q->max_abs),
+                     "max_rel", sb_json_number(q->max_rel), "max_ulp", sb_json_number(q->max_ulp),
+                     "ratio", sb_json_number(q->ratio), "worst", worst);
 }
 
-/* JSON has no infinities or NaN: those are the strings "inf", "-inf", "nan". */
-static void json_number(FILE *f, double v)
+static json_t *golden_json(const sb_numerics_golden *g)
 {
-    if (isnan(v))
-        fputs("\"nan\"", f);
-    else if (isinf(v))
-        fputs(v > 0 ? "\"inf\"" : "\"-inf\"", f);
-    else
-        fprintf(f, "%.17g", v);
+    if (!g->compared)
+        return json_pack("{s:b, s:o}", "compared", false, "why", sb_json_string(g->why));
+    if (!g->div.found)
+        return json_pack("{s:b, s:b}", "compared", true, "identical", true);
+    return json_pack("{s:b, s:b, s:I, s:o}", "compared", true, "identical", false,
+                     "step", (json_int_t)g->div.step, "probe", sb_json_string(g->div.probe));
 }
 
-static void json_key_number(FILE *f, const char *key, double v, const char *after)
+static json_t *nonfinite_json(const sb_numerics_nonfinite *nf)
 {
-    fprintf(f, "\"%s\": ", key);
-    json_number(f, v);
-    fputs(after, f);
+    if (!nf->found)
+        return json_null();
+    return json_pack("{s:I, s:o, s:o, s:I, s:o, s:o, s:o}", "step", (json_int_t)nf->step,
+                     "probe", sb_json_string(nf->name), "op", sb_json_string(nf->op),
+                     "index", (json_int_t)nf->index, "value", sb_json_number((double)nf->value),
+                     "expected", nf->have_expect ? sb_json_number(nf->expect) : json_null(),
+                     "inputs", sb_json_string(nf->inputs));
 }
 
-static void json_probe(FILE *f, const sb_numerics_probe *q)
-{
-    fprintf(f, "{\"step\": %" PRId64 ", \"probe\": ", q->step);
-    json_string(f, q->name);
-    fputs(", \"op\": ", f);
-    json_string(f, q->op);
-    fprintf(f, ", \"elements\": %zu, ", q->count);
-    json_key_number(f, "max_abs", q->max_abs, ", ");
-    json_key_number(f, "max_rel", q->max_rel, ", ");
-    json_key_number(f, "max_ulp", q->max_ulp, ", ");
-    json_key_number(f, "ratio", q->ratio, ", ");
-    fprintf(f, "\"worst\": {\"index\": %zu, ", q->worst);
-    json_key_number(f, "got", (double)q->got, ", ");
-    json_key_number(f, "expected", q->expect, ", ");
-    json_key_number(f, "bound", q->bound, "");
-    if (q->ratio > 1.0) {
-        fputs(", \"inputs\": ", f);
-        json_string(f, q->inputs);
-    }
-    fputs("}}", f);
-}
-
-static void json_case(FILE *f, const sb_numerics_case_report *cr)
+static json_t *case_json(const sb_numerics_case_report *cr)
 {
     const sb_numerics_result *r = cr->r;
-    fputs("    {\"case\": ", f);
-    json_string(f, cr->c->name);
-    fputs(", \"path\": ", f);
-    json_string(f, cr->c->path);
-    fputs(", \"family\": ", f);
-    json_string(f, sb_family_name(r->family));
-    fprintf(f, ", \"threads\": %d, \"mutant\": ", cr->threads);
-    if (cr->nc->mutant[0])
-        json_string(f, cr->nc->mutant);
-    else
-        fputs("null", f);
-    fputs(",\n     \"finding\": ", f);
-    json_string(f, sb_numerics_finding_name(sb_numerics_finding_of(r)));
-    fputs(", \"finding_probe\": ", f);
-    json_string(f, sb_numerics_finding_probe(r));
-    fputs(", \"expect\": ", f);
-    json_string(f, sb_numerics_finding_name(cr->nc->expect));
-    fputs(", \"expect_probe\": ", f);
-    json_string(f, cr->nc->expect_probe);
-    fprintf(f, ", \"as_expected\": %s,\n     \"checked\": %zu, \"beyond_bound\": %zu, "
-               "\"not_evaluated\": %zu,\n     \"golden\": ",
-            cr->as_expected ? "true" : "false", r->n_probes, r->n_beyond, r->n_unchecked);
-    const sb_numerics_golden *g = cr->g;
-    if (!g->compared) {
-        fputs("{\"compared\": false, \"why\": ", f);
-        json_string(f, g->why);
-        fputs("}", f);
-    } else {
-        fprintf(f, "{\"compared\": true, \"identical\": %s", g->div.found ? "false" : "true");
-        if (g->div.found) {
-            fprintf(f, ", \"step\": %" PRId64 ", \"probe\": ", g->div.step);
-            json_string(f, g->div.probe);
-        }
-        fputs("}", f);
-    }
-    fputs(",\n     \"nonfinite\": ", f);
-    const sb_numerics_nonfinite *nf = &r->nonfinite;
-    if (!nf->found) {
-        fputs("null", f);
-    } else {
-        fprintf(f, "{\"step\": %" PRId64 ", \"probe\": ", nf->step);
-        json_string(f, nf->name);
-        fputs(", \"op\": ", f);
-        json_string(f, nf->op);
-        fprintf(f, ", \"index\": %zu, ", nf->index);
-        json_key_number(f, "value", (double)nf->value, ", ");
-        fputs("\"expected\": ", f);
-        if (nf->have_expect)
-            json_number(f, nf->expect);
-        else
-            fputs("null", f);
-        fputs(", \"inputs\": ", f);
-        json_string(f, nf->inputs);
-        fputs("}", f);
-    }
-    fputs(",\n     \"probes\": [", f);
-    for (size_t i = 0; i < r->n_probes; i++) {
-        fputs(i ? ",\n       " : "\n       ", f);
-        json_probe(f, &r->probes[i]);
-    }
-    fputs("]}", f);
+    json_t *probes = json_array();
+    for (size_t i = 0; probes && i < r->n_probes; i++)
+        probes = sb_json_append(probes, probe_json(&r->probes[i]));
+    return json_pack("{s:o, s:o, s:s, s:i, s:o, s:s, s:o, s:s, s:o, s:b, s:I, s:I, s:I, s:o, "
+                     "s:o, s:o}",
+                     "case", sb_json_string(cr->c->name), "path", sb_json_string(cr->c->path),
+                     "family", sb_family_name(r->family), "threads", cr->threads,
+                     "mutant", cr->nc->mutant[0] ? sb_json_string(cr->nc->mutant) : json_null(),
+                     "finding", sb_numerics_finding_name(sb_numerics_finding_of(r)),
+                     "finding_probe", sb_json_string(sb_numerics_finding_probe(r)),
+                     "expect", sb_numerics_finding_name(cr->nc->expect),
+                     "expect_probe", sb_json_string(cr->nc->expect_probe),
+                     "as_expected", cr->as_expected, "checked", (json_int_t)r->n_probes,
+                     "beyond_bound", (json_int_t)r->n_beyond,
+                     "not_evaluated", (json_int_t)r->n_unchecked, "golden", golden_json(cr->g),
+                     "nonfinite", nonfinite_json(&r->nonfinite), "probes", probes);
 }
 
 sb_status sb_numerics_report_json(const char *path, const sb_numerics_case_report *cr, int n)
 {
-    sb_report_file rf;
-    sb_status st = sb_report_file_open(&rf, path);
-    if (st != SB_OK)
-        return st;
-    fputs("{\"samebits_numerics\": 1,\n  \"cases\": [\n", rf.f);
-    for (int i = 0; i < n; i++) {
-        json_case(rf.f, &cr[i]);
-        fputs(i + 1 < n ? ",\n" : "\n", rf.f);
-    }
-    fputs("  ]}\n", rf.f);
-    return sb_report_file_commit(&rf);
+    json_t *cases = json_array();
+    for (int i = 0; cases && i < n; i++)
+        cases = sb_json_append(cases, case_json(&cr[i]));
+    return sb_json_write(path, json_pack("{s:i, s:o}", "samebits_numerics", 1, "cases", cases));
 }

@@ -35,6 +35,13 @@ sb_status sb_report_file_commit(sb_report_file *rf)
     return SB_ERR_IO;
 }
 
+void sb_report_file_discard(sb_report_file *rf)
+{
+    fclose(rf->f);
+    rf->f = NULL;
+    unlink(rf->tmp);
+}
+
 size_t sb_utf8_len(const unsigned char *s)
 {
     unsigned c = s[0];

@@ -209,7 +209,7 @@ static int user_sweep(const sb_case *c, const char *self, const char *work, cons
     }
     sb_report_text(a->tap ? stderr : stdout, &r, 1);
     int rc = sb_sweep_exit(&r, 1, false);
-    if ((a->json && sb_report_json(a->json, &r, 1) != SB_OK) ||
+    if ((a->json && sb_report_json(a->json, &r, 1, NULL) != SB_OK) ||
         (a->junit && sb_report_junit(a->junit, &r, 1) != SB_OK)) {
         fprintf(stderr, "%s sweep: cannot write a report\n", c->name);
         rc = SB_EXIT_INPUT;
