@@ -9,7 +9,6 @@
  *   run/run.c         one configuration in this process (the `run` child), the probe sink
  *   run/spawn.c       a child process with a thread count and a timeout
  *   run/child.c       the `run` child: its command line, its trace, how it ended
- *   run/user.c        the C API that puts a user's own kernel under the harness
  *   trace/hash.c      tree XXH3-128 of a tensor, or its root from leaf digests
  *   trace/trace.c     trace records, text read/write
  *   trace/golden.c    golden files: atomic write, checked read
@@ -18,11 +17,16 @@
  *   judge/elemdiff.c  element-wise differences (abs, rel, ULP, ranges)
  *   judge/locate.c    dump and classify the first divergence
  *   judge/verdict.c   verdict names, the verdict of a divergence, a run's outcome
- *   sweep/sweep.c     every (threads, repeat) of a case, each in its own process
- *   report/report_*.c text, JSON, JUnit, TAP (report_file.c: atomic report files)
+ *   sweep/sweep.c     every (threads, repeat) of a case, each in its own process;
+ *                     the exit status of a sweep
+ *   report/report_*.c text, JSON (written and read back), JUnit, TAP
+ *                     (report_file.c: atomic report files; json_values.c: JSON values)
+ *   user/user.c       the C API that puts a user's own kernel through the whole flow
  *   numerics/         the numerics mode (numerics.h, NUMERICS.md)
- * The command's own code is cli/ (cli.h, one cli_<command>.c per subcommand);
- * formats are in FORMATS.md, REPORTS.md and NUMERICS.md, the command in CLI.md.
+ * The command's own code is cli/ (cli.h, one cli_<command>.c per subcommand,
+ * cli_args.c its command lines, cli_batch.c the commands that sweep lists of
+ * cases); it calls the library, never the other way round. Formats are in
+ * FORMATS.md, REPORTS.md and NUMERICS.md, the command in CLI.md.
  */
 #ifndef SAMEBITS_H
 #define SAMEBITS_H

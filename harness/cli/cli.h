@@ -35,10 +35,11 @@ typedef struct cli_line {
     int n_positional;                 /* out */
 } cli_line;
 
-/* Parses argv[1..argc). SB_EXIT_OK; -1 after printing the usage for --help
- * or -h; SB_EXIT_INPUT after printing what is wrong (for too few positional
+/* Parses argv[1..argc); true when the command goes on. False, with the
+ * exit status in *rc, after printing the usage for --help or -h
+ * (SB_EXIT_OK) or what is wrong (SB_EXIT_INPUT; for too few positional
  * arguments, or too many of a command that takes up to two, the usage). */
-int cli_line_parse(cli_line *l, int argc, char **argv);
+bool cli_line_parse(cli_line *l, int argc, char **argv, int *rc);
 
 bool cli_is_help(const char *arg);
 /* "1,2,4", "1-8", "1..8" or a mix (the thread-list grammar, FORMATS.md). */
@@ -68,8 +69,8 @@ bool cli_case_load(sb_case *c, const char *path);
 bool cli_case_sweep(sb_case_result *r, const sb_case *c, const sb_sweep_options *o);
 
 /* What the commands that sweep a list of cases (sweep, mutants) share: the
- * CASE arguments, this executable, the work directory, the cases they load
- * and their results. */
+ * CASE arguments, this executable, the work directory, the sweep's options,
+ * the cases they load and their results. */
 typedef struct cli_batch {
     const char *cmd;                  /* "sweep", "mutants" */
     const char **paths;               /* the CASE arguments, [n_paths] */
@@ -78,19 +79,25 @@ typedef struct cli_batch {
     char self[1024];                  /* this executable */
     char work[1024];                  /* the work directory */
     bool temporary;                   /* work is a fresh one under $TMPDIR */
+    sb_sweep_options o;               /* the command's, with self, work and progress set */
     sb_case *cases;                   /* [n_paths], NULL when out of memory */
     sb_case_result *results;          /* [n_paths], NULL when out of memory */
     int n_done;                       /* cases[0..n_done) and results[0..n_done) are filled */
 } cli_batch;
 
-/* The start of such a command: parse(args, argc, argv) reads the arguments
- * into args, which holds *b (returning SB_EXIT_OK, an exit status, or -1 after
- * printing the help; b->paths has room for argc paths); then finds this
- * executable, opens the work directory (cli_work_dir), exports the data
- * directory and allocates cases and results. False, with the exit status in
- * *rc and b freed, when the command stops here. */
-bool cli_batch_open(cli_batch *b, const char *cmd, int (*parse)(void *, int, char **),
+/* The start of such a command: parse(args, argc, argv, rc) reads the
+ * arguments into args, which holds *b (b->paths has room for argc paths),
+ * and says whether the command goes on, as cli_line_parse does; then finds
+ * this executable, opens the work directory (cli_work_dir), exports the
+ * data directory and allocates cases and results. False, with the exit
+ * status in *rc and b freed, when the command stops here. */
+bool cli_batch_open(cli_batch *b, const char *cmd, bool (*parse)(void *, int, char **, int *),
                     void *args, int argc, char **argv, int *rc);
+/* Each CASE in turn: one(args, path, case, result) loads and sweeps it into
+ * the next of b->cases and b->results, false (nothing left to free) on an
+ * input error. True when every case went through. */
+bool cli_batch_run(cli_batch *b, bool (*one)(void *, const char *, sb_case *, sb_case_result *),
+                   void *args);
 /* The end, for exit status rc: a temporary work directory goes when rc is
  * SB_EXIT_OK; otherwise, unless it is empty (and then removed), a line
  * "samebits <cmd>: <what> are in <work>" says where the work files are.

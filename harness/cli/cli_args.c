@@ -10,38 +10,42 @@ bool cli_is_help(const char *arg)
     return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
 }
 
-int cli_line_parse(cli_line *l, int argc, char **argv)
+bool cli_line_parse(cli_line *l, int argc, char **argv, int *rc)
 {
     sb_args a = {.options = l->options, .positional = l->positional,
                  .max_positional = l->max_positional};
     char err[320];
     sb_args_status st = sb_args_parse(&a, argc, argv, 1, err, sizeof err);
     l->n_positional = a.n_positional;
+    *rc = SB_EXIT_INPUT;
     switch (st) {
     case SB_ARGS_OK:
-        if (a.n_positional >= l->min_positional)
-            return SB_EXIT_OK;
+        if (a.n_positional >= l->min_positional) {
+            *rc = SB_EXIT_OK;
+            return true;
+        }
         fputs(l->usage, stderr);
-        return SB_EXIT_INPUT;
+        return false;
     case SB_ARGS_NO_VALUE:
         fprintf(stderr, "samebits: %s\n", err);
-        return SB_EXIT_INPUT;
+        return false;
     case SB_ARGS_UNKNOWN:
         /* --help is no option of any table: it stops the line where it stands */
         if (cli_is_help(a.bad)) {
             fputs(l->usage, stdout);
-            return -1;
+            *rc = SB_EXIT_OK;
+            return false;
         }
         fprintf(stderr, "samebits %s: %s (see samebits %s --help)\n", l->cmd, err, l->cmd);
-        return SB_EXIT_INPUT;
+        return false;
     case SB_ARGS_EXTRA:
         if (l->max_positional == 1)
             fprintf(stderr, "samebits %s: one case at a time ('%s' is extra)\n", l->cmd, a.bad);
         else
             fputs(l->usage, stderr);
-        return SB_EXIT_INPUT;
+        return false;
     }
-    return SB_EXIT_INPUT;
+    return false;
 }
 
 bool cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *v, const char *what)

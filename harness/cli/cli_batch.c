@@ -34,7 +34,7 @@ bool cli_case_sweep(sb_case_result *r, const sb_case *c, const sb_sweep_options 
     return true;
 }
 
-bool cli_batch_open(cli_batch *b, const char *cmd, int (*parse)(void *, int, char **),
+bool cli_batch_open(cli_batch *b, const char *cmd, bool (*parse)(void *, int, char **, int *),
                     void *args, int argc, char **argv, int *rc)
 {
     b->cmd = cmd;
@@ -43,10 +43,8 @@ bool cli_batch_open(cli_batch *b, const char *cmd, int (*parse)(void *, int, cha
         *rc = SB_EXIT_INPUT;
         return false;
     }
-    *rc = parse(args, argc, argv);
-    if (*rc != SB_EXIT_OK) {
+    if (!parse(args, argc, argv, rc)) {
         free(b->paths);
-        *rc = *rc < 0 ? SB_EXIT_OK : *rc;
         return false;
     }
     if (!cli_self_exe(b->self, sizeof b->self) ||
@@ -56,10 +54,28 @@ bool cli_batch_open(cli_batch *b, const char *cmd, int (*parse)(void *, int, cha
         return false;
     }
     cli_data_dir(b->data_dir);
+    b->o.self_exe = b->self;
+    b->o.work_dir = b->work;
+    b->o.progress = isatty(STDERR_FILENO);
     b->cases = calloc((size_t)b->n_paths, sizeof *b->cases);
     b->results = calloc((size_t)b->n_paths, sizeof *b->results);
     b->n_done = 0;
     return true;
+}
+
+bool cli_batch_run(cli_batch *b, bool (*one)(void *, const char *, sb_case *, sb_case_result *),
+                   void *args)
+{
+    if (!b->cases || !b->results)
+        return false;
+    bool all = true;
+    for (int i = 0; i < b->n_paths; i++) {
+        if (one(args, b->paths[i], &b->cases[b->n_done], &b->results[b->n_done]))
+            b->n_done++;
+        else
+            all = false;
+    }
+    return all;
 }
 
 void cli_batch_close(cli_batch *b, int rc, const char *what)

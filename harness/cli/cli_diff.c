@@ -92,14 +92,14 @@ int cli_diff(int argc, char **argv)
     const sb_option options[] = {{"--dumps", &dumps, NULL}, {NULL, NULL, NULL}};
     cli_line l = {.cmd = "diff", .usage = diff_usage, .options = options,
                   .positional = paths, .min_positional = 2, .max_positional = 2};
-    int parsed = cli_line_parse(&l, argc, argv);
-    if (parsed != SB_EXIT_OK)
-        return parsed < 0 ? SB_EXIT_OK : parsed;
+    int rc;
+    if (!cli_line_parse(&l, argc, argv, &rc))
+        return rc;
     sb_trace a, b;
     sb_trace_init(&a);
     sb_trace_init(&b);
     char err[512];
-    int rc = SB_EXIT_INPUT;
+    rc = SB_EXIT_INPUT;
     if (sb_trace_read(&a, paths[0], err, sizeof err) != SB_OK ||
         sb_trace_read(&b, paths[1], err, sizeof err) != SB_OK) {
         fprintf(stderr, "%s\n", err);

@@ -4,7 +4,7 @@
  * is exactly what a sweep's child at the reference thread count produces.
  * Writing is atomic (sb_golden_write): an interrupted command leaves the old
  * golden as it was. */
-#include <string.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -98,13 +98,17 @@ int cli_golden(int argc, char **argv)
     const sb_option options[] = {{"--data-dir", &data_dir, NULL}, {NULL, NULL, NULL}};
     cli_line l = {.cmd = "golden", .usage = golden_usage, .options = options,
                   .positional = cases, .min_positional = 1, .max_positional = argc};
-    int rc = cli_line_parse(&l, argc, argv);
+    int rc;
     char self[1024], work[1024];
     bool temporary;
-    if (rc != SB_EXIT_OK || !cli_self_exe(self, sizeof self) ||
+    if (!cli_line_parse(&l, argc, argv, &rc)) {
+        free(cases);
+        return rc;
+    }
+    if (!cli_self_exe(self, sizeof self) ||
         !cli_work_dir(work, sizeof work, NULL, "golden", &temporary)) {
         free(cases);
-        return rc < 0 ? SB_EXIT_OK : SB_EXIT_INPUT;
+        return SB_EXIT_INPUT;
     }
     cli_data_dir(data_dir);
 

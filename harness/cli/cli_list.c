@@ -75,18 +75,17 @@ int cli_list(int argc, char **argv)
     const sb_option options[] = {{NULL, NULL, NULL}};
     cli_line l = {.cmd = "list", .usage = list_usage, .options = options,
                   .positional = cases, .min_positional = 1, .max_positional = argc};
-    int rc = cli_line_parse(&l, argc, argv);
-    /* every case is listed, also those after one that does not load */
-    bool loaded = true;
-    for (int i = 0; rc == SB_EXIT_OK && i < l.n_positional; i++) {
-        sb_case c;
-        if (cli_case_load(&c, cases[i]))
-            case_print(&c);
-        else
-            loaded = false;
+    int rc;
+    if (cli_line_parse(&l, argc, argv, &rc)) {
+        /* every case is listed, also those after one that does not load */
+        for (int i = 0; i < l.n_positional; i++) {
+            sb_case c;
+            if (cli_case_load(&c, cases[i]))
+                case_print(&c);
+            else
+                rc = SB_EXIT_INPUT;
+        }
     }
     free(cases);
-    if (rc != SB_EXIT_OK)
-        return rc < 0 ? SB_EXIT_OK : rc;
-    return loaded ? SB_EXIT_OK : SB_EXIT_INPUT;
+    return rc;
 }

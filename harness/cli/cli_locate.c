@@ -93,9 +93,9 @@ int cli_locate(int argc, char **argv)
     };
     cli_line l = {.cmd = "locate", .usage = locate_usage, .options = options,
                   .positional = &case_path, .min_positional = 1, .max_positional = 1};
-    int rc = cli_line_parse(&l, argc, argv);
-    if (rc != SB_EXIT_OK)
-        return rc < 0 ? SB_EXIT_OK : rc;
+    int rc;
+    if (!cli_line_parse(&l, argc, argv, &rc))
+        return rc;
     int threads[SB_MAX_THREADS], n = 0;
     if (!threads_s) {
         fputs(locate_usage, stderr);

@@ -5,7 +5,6 @@
  * verdict at every thread count? */
 #include <inttypes.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "report/report_file.h"
@@ -39,7 +38,7 @@ typedef struct mutant_score {
     const sb_run_result *first;   /* the divergent run with the earliest divergence */
 } mutant_score;
 
-static int mutants_parse(void *args, int argc, char **argv)
+static bool mutants_parse(void *args, int argc, char **argv, int *rc)
 {
     mutants_args *a = args;
     const sb_option options[] = {
@@ -49,9 +48,9 @@ static int mutants_parse(void *args, int argc, char **argv)
     };
     cli_line l = {.cmd = "mutants", .usage = mutants_usage, .options = options,
                   .positional = a->b.paths, .min_positional = 1, .max_positional = argc};
-    int rc = cli_line_parse(&l, argc, argv);
+    bool go = cli_line_parse(&l, argc, argv, rc);
     a->b.n_paths = l.n_positional;
-    return rc;
+    return go;
 }
 
 static void score_case(mutant_score *s, const sb_case_result *r)
@@ -125,16 +124,17 @@ static void mutant_header(FILE *f, const sb_case *c)
 }
 
 /* Loads a mutant case and its golden and sweeps it; false on an input error. */
-static bool sweep_mutant(const char *path, sb_case *c, sb_case_result *r,
-                         const sb_sweep_options *o, FILE *table)
+static bool sweep_mutant(void *args, const char *path, sb_case *c, sb_case_result *r)
 {
+    const mutants_args *a = args;
+    FILE *table = a->tap ? stderr : stdout;
     if (!cli_case_load(c, path))
         return false;
     if (c->mutant[0] == '\0') {
         fprintf(stderr, "%s: expected a mutant case ([case] mutant = NAME)\n", path);
         return false;
     }
-    if (!cli_case_sweep(r, c, o))
+    if (!cli_case_sweep(r, c, &a->b.o))
         return false;
     mutant_header(table, c);
     sb_report_text(table, r, 1);
@@ -263,19 +263,9 @@ int cli_mutants(int argc, char **argv)
     int rc;
     if (!cli_batch_open(&a.b, "mutants", mutants_parse, &a, argc, argv, &rc))
         return rc;
-    sb_sweep_options o = {.self_exe = a.b.self, .work_dir = a.b.work,
-                          .progress = isatty(STDERR_FILENO)};
-
     cli_batch *b = &a.b;
-    bool input_error = !b->cases || !b->results;
-    FILE *table = a.tap ? stderr : stdout;
-    for (int i = 0; b->cases && b->results && i < b->n_paths; i++) {
-        if (sweep_mutant(b->paths[i], &b->cases[b->n_done], &b->results[b->n_done], &o, table))
-            b->n_done++;
-        else
-            input_error = true;
-    }
-    rc = mutants_report(&a, b->results, b->n_done, input_error, table);
+    bool input_error = !cli_batch_run(b, sweep_mutant, &a);
+    rc = mutants_report(&a, b->results, b->n_done, input_error, a.tap ? stderr : stdout);
 
     /* the work directory (dumps, failed runs' stderr) stays when a mutant
      * was missed: it is what the user looks at next */

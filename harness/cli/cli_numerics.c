@@ -28,7 +28,7 @@ typedef struct numerics_args {
     bool all_probes;
 } numerics_args;
 
-static int numerics_parse(numerics_args *a, int argc, char **argv)
+static bool numerics_parse(numerics_args *a, int argc, char **argv, int *rc)
 {
     const sb_option options[] = {
         {"--family", &a->family, NULL}, {"--threads", &a->threads, NULL},
@@ -37,9 +37,9 @@ static int numerics_parse(numerics_args *a, int argc, char **argv)
     };
     cli_line l = {.cmd = "numerics", .usage = numerics_usage, .options = options,
                   .positional = a->cases, .min_positional = 1, .max_positional = argc};
-    int rc = cli_line_parse(&l, argc, argv);
+    bool go = cli_line_parse(&l, argc, argv, rc);
     a->n_cases = l.n_positional;
-    return rc;
+    return go;
 }
 
 typedef struct case_slot {
@@ -56,35 +56,26 @@ static bool as_expected(const sb_numerics_result *r, const sb_numerics_case *nc)
     return !nc->expect_probe[0] || strcmp(nc->expect_probe, sb_numerics_finding_probe(r)) == 0;
 }
 
-int cli_numerics(int argc, char **argv)
+/* Runs and reports every case; the exit status. */
+static int numerics_cases(const numerics_args *a, case_slot *slots,
+                          sb_numerics_case_report *reports)
 {
-    numerics_args a = {0};
-    a.cases = calloc((size_t)argc, sizeof *a.cases);
-    case_slot *slots = calloc((size_t)argc, sizeof *slots);
-    sb_numerics_case_report *reports = calloc((size_t)argc, sizeof *reports);
-    if (!a.cases || !slots || !reports) {
-        fprintf(stderr, "samebits numerics: out of memory\n");
-        free(a.cases), free(slots), free(reports);
-        return SB_EXIT_INPUT;
-    }
-    int rc = numerics_parse(&a, argc, argv);
+    int rc = SB_EXIT_OK;
     sb_family family = SB_FAMILY_COUNT;
     int64_t threads = 0;
-    if (rc == SB_EXIT_OK && a.family &&
-        (family = sb_family_from_name(a.family)) == SB_FAMILY_COUNT) {
-        fprintf(stderr, "--family: expected ref, det or loose, got '%s'\n", a.family);
-        rc = SB_EXIT_INPUT;
+    if (a->family && (family = sb_family_from_name(a->family)) == SB_FAMILY_COUNT) {
+        fprintf(stderr, "--family: expected ref, det or loose, got '%s'\n", a->family);
+        return SB_EXIT_INPUT;
     }
-    if (rc == SB_EXIT_OK && a.threads &&
-        !cli_parse_int(a.threads, 1, SB_MAX_THREADS, &threads, "--threads"))
-        rc = SB_EXIT_INPUT;
-    const char *data_dir = rc == SB_EXIT_OK ? cli_data_dir(a.data_dir) : NULL;
+    if (a->threads && !cli_parse_int(a->threads, 1, SB_MAX_THREADS, &threads, "--threads"))
+        return SB_EXIT_INPUT;
+    const char *data_dir = cli_data_dir(a->data_dir);
 
     int done = 0;
-    for (int i = 0; rc == SB_EXIT_OK && i < a.n_cases; i++) {
+    for (int i = 0; rc == SB_EXIT_OK && i < a->n_cases; i++) {
         case_slot *s = &slots[i];
         char err[512];
-        if (!cli_case_load(&s->c, a.cases[i])) {
+        if (!cli_case_load(&s->c, a->cases[i])) {
             rc = SB_EXIT_INPUT;
             break;
         }
@@ -105,7 +96,7 @@ int cli_numerics(int argc, char **argv)
         }
         reports[i] = (sb_numerics_case_report){&s->c, &s->nc, &s->r, &s->g, t,
                                                as_expected(&s->r, &s->nc)};
-        sb_numerics_report_text(stdout, &reports[i], a.all_probes);
+        sb_numerics_report_text(stdout, &reports[i], a->all_probes);
         fflush(stdout);
         done = i + 1;
     }
@@ -113,13 +104,27 @@ int cli_numerics(int argc, char **argv)
         for (int i = 0; i < done; i++)
             if (!reports[i].as_expected)
                 rc = SB_EXIT_UNEXPECTED;
-        if (a.json && sb_numerics_report_json(a.json, reports, done) != SB_OK) {
-            fprintf(stderr, "%s: cannot write the JSON report\n", a.json);
+        if (a->json && sb_numerics_report_json(a->json, reports, done) != SB_OK) {
+            fprintf(stderr, "%s: cannot write the JSON report\n", a->json);
             rc = SB_EXIT_INPUT;
         }
     }
     for (int i = 0; i < done; i++)
         sb_numerics_result_free(&slots[i].r);
+    return rc;
+}
+
+int cli_numerics(int argc, char **argv)
+{
+    numerics_args a = {0};
+    a.cases = calloc((size_t)argc, sizeof *a.cases);
+    case_slot *slots = calloc((size_t)argc, sizeof *slots);
+    sb_numerics_case_report *reports = calloc((size_t)argc, sizeof *reports);
+    int rc = SB_EXIT_INPUT;
+    if (!a.cases || !slots || !reports)
+        fprintf(stderr, "samebits numerics: out of memory\n");
+    else if (numerics_parse(&a, argc, argv, &rc))
+        rc = numerics_cases(&a, slots, reports);
     free(a.cases), free(slots), free(reports);
-    return rc < 0 ? SB_EXIT_OK : rc;
+    return rc;
 }

@@ -131,7 +131,7 @@ typedef struct report_args {
     bool tap, merge;
 } report_args;
 
-static int report_parse(report_args *a, int argc, char **argv)
+static bool report_parse(report_args *a, int argc, char **argv, int *rc)
 {
     const sb_option options[] = {
         {"--json", &a->json, NULL}, {"--junit", &a->junit, NULL},
@@ -140,13 +140,14 @@ static int report_parse(report_args *a, int argc, char **argv)
     };
     cli_line l = {.cmd = "report", .usage = report_usage, .options = options,
                   .positional = a->files, .min_positional = 1, .max_positional = argc};
-    int rc = cli_line_parse(&l, argc, argv);
+    bool go = cli_line_parse(&l, argc, argv, rc);
     a->n_files = l.n_positional;
-    if (rc == SB_EXIT_OK && !a->merge) {
+    if (go && !a->merge) {
         fputs(report_usage, stderr);
-        return SB_EXIT_INPUT;
+        *rc = SB_EXIT_INPUT;
+        return false;
     }
-    return rc;
+    return go;
 }
 
 /* Loads and merges; n_cases and *results are set even on failure so that
@@ -185,10 +186,10 @@ int cli_report(int argc, char **argv)
     a.files = calloc((size_t)argc, sizeof *a.files);
     if (!a.files)
         return SB_EXIT_INPUT;
-    int rc = report_parse(&a, argc, argv);
-    if (rc != SB_EXIT_OK) {
+    int rc;
+    if (!report_parse(&a, argc, argv, &rc)) {
         free(a.files);
-        return rc < 0 ? SB_EXIT_OK : rc;
+        return rc;
     }
     shard *s = calloc((size_t)a.n_files, sizeof *s);
     shard *by_index = calloc((size_t)a.n_files, sizeof *by_index);

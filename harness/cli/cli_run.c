@@ -57,9 +57,9 @@ int cli_run(int argc, char **argv)
     };
     cli_line l = {.cmd = "run", .usage = run_usage, .options = options,
                   .positional = &case_path, .min_positional = 1, .max_positional = 1};
-    int parsed = cli_line_parse(&l, argc, argv);
-    if (parsed != SB_EXIT_OK)
-        return parsed < 0 ? SB_EXIT_OK : parsed;
+    int rc;
+    if (!cli_line_parse(&l, argc, argv, &rc))
+        return rc;
     bool dumping = dump || dump_all;
     if (!threads_s || !trace_path || (dump && dump_all) ||
         (dumping && (!dump_step_s || !dump_dir)) || (!dumping && (dump_step_s || dump_dir))) {
@@ -83,7 +83,6 @@ int cli_run(int argc, char **argv)
     sb_trace_init(&t);
     char err[512] = "";
     sb_status st = sb_run_case(&c, &o, &t, err, sizeof err);
-    int rc = SB_EXIT_OK;
     if (st != SB_OK) {
         fprintf(stderr, "%s\n", err[0] ? err : sb_status_name(st));
         rc = exit_for(st);

@@ -1,7 +1,6 @@
 /* samebits sweep: every thread count and repeat of each case against its
  * golden, with the reports. */
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -29,7 +28,6 @@ static const char sweep_usage[] =
 
 typedef struct sweep_args {
     cli_batch b;
-    sb_sweep_options o;
     int threads[SB_MAX_THREADS];
     const char *json, *junit;
     bool tap;
@@ -50,7 +48,7 @@ static bool shard_parse(const char *s, sb_sweep_options *o)
     return true;
 }
 
-static int sweep_parse(void *args, int argc, char **argv)
+static bool sweep_parse(void *args, int argc, char **argv, int *rc)
 {
     sweep_args *a = args;
     const char *threads_s = NULL, *repeat_s = NULL, *timeout_s = NULL, *shard_s = NULL,
@@ -61,35 +59,48 @@ static int sweep_parse(void *args, int argc, char **argv)
         {"--junit", &a->junit, NULL},        {"--data-dir", &a->b.data_dir, NULL},
         {"--work-dir", &a->b.work_dir, NULL}, {"--shard", &shard_s, NULL},
         {"--max-steps", &max_steps_s, NULL}, {"--tap", NULL, &a->tap},
-        {"--keep-traces", NULL, &a->o.keep_traces}, {NULL, NULL, NULL},
+        {"--keep-traces", NULL, &a->b.o.keep_traces}, {NULL, NULL, NULL},
     };
     cli_line l = {.cmd = "sweep", .usage = sweep_usage, .options = options,
                   .positional = a->b.paths, .min_positional = 1, .max_positional = argc};
-    int rc = cli_line_parse(&l, argc, argv);
+    bool go = cli_line_parse(&l, argc, argv, rc);
     a->b.n_paths = l.n_positional;
-    if (rc != SB_EXIT_OK)
-        return rc;
+    if (!go)
+        return false;
     int64_t repeat = 0;
+    *rc = SB_EXIT_INPUT;
     if (threads_s) {
-        if (!cli_parse_threads(threads_s, a->threads, &a->o.n_threads, "--threads"))
-            return SB_EXIT_INPUT;
-        a->o.threads = a->threads;
+        if (!cli_parse_threads(threads_s, a->threads, &a->b.o.n_threads, "--threads"))
+            return false;
+        a->b.o.threads = a->threads;
     }
     if ((repeat_s && !cli_parse_int(repeat_s, 1, 1000, &repeat, "--repeat")) ||
-        (timeout_s && !cli_parse_seconds(timeout_s, &a->o.timeout_seconds, "--timeout")) ||
-        (shard_s && !shard_parse(shard_s, &a->o)) ||
-        (max_steps_s && !cli_parse_max_steps(max_steps_s, &a->o.max_steps)))
-        return SB_EXIT_INPUT;
-    a->o.repeats = (int)repeat;
-    return SB_EXIT_OK;
+        (timeout_s && !cli_parse_seconds(timeout_s, &a->b.o.timeout_seconds, "--timeout")) ||
+        (shard_s && !shard_parse(shard_s, &a->b.o)) ||
+        (max_steps_s && !cli_parse_max_steps(max_steps_s, &a->b.o.max_steps)))
+        return false;
+    a->b.o.repeats = (int)repeat;
+    *rc = SB_EXIT_OK;
+    return true;
 }
 
-/* Loads the case and its golden and sweeps it; false on an input error. */
-static bool sweep_one(const char *path, sb_case *c, sb_case_result *r, const sweep_args *a,
-                      FILE *table)
+/* The (threads, repeat) items of a case, as sb_sweep_case counts them. */
+static long case_items(const sb_case *c, const sb_sweep_options *o)
 {
-    if (!cli_case_load(c, path) || !cli_case_sweep(r, c, &a->o))
+    int n_threads = o->threads ? o->n_threads : c->n_threads;
+    int repeats = o->repeats > 0 ? o->repeats : c->repeats > 0 ? c->repeats : 1;
+    return (long)n_threads * repeats;
+}
+
+/* Loads the case and its golden, sweeps it and prints its table; false on
+ * an input error. The next case's items come after this one's. */
+static bool sweep_one(void *args, const char *path, sb_case *c, sb_case_result *r)
+{
+    sweep_args *a = args;
+    if (!cli_case_load(c, path) || !cli_case_sweep(r, c, &a->b.o))
         return false;
+    a->b.o.shard_offset += case_items(c, &a->b.o);
+    FILE *table = a->tap ? stderr : stdout;
     sb_report_text(table, r, 1);
     fflush(table);
     return true;
@@ -99,8 +110,8 @@ static bool reports_write(const sweep_args *a, const sb_case_result *r, int n)
 {
     bool ok = true;
     /* a shard's report says which shard it is, for `report --merge` */
-    sb_report_shard shard = {a->o.shard_index + 1, a->o.shard_count};
-    if (a->json && sb_report_json(a->json, r, n, a->o.shard_count > 0 ? &shard : NULL) != SB_OK) {
+    sb_report_shard shard = {a->b.o.shard_index + 1, a->b.o.shard_count};
+    if (a->json && sb_report_json(a->json, r, n, a->b.o.shard_count > 0 ? &shard : NULL) != SB_OK) {
         fprintf(stderr, "%s: cannot write the JSON report\n", a->json);
         ok = false;
     }
@@ -113,14 +124,6 @@ static bool reports_write(const sweep_args *a, const sb_case_result *r, int n)
     return ok;
 }
 
-/* The (threads, repeat) items of a case, as sb_sweep_case counts them. */
-static long case_items(const sb_case *c, const sb_sweep_options *o)
-{
-    int n_threads = o->threads ? o->n_threads : c->n_threads;
-    int repeats = o->repeats > 0 ? o->repeats : c->repeats > 0 ? c->repeats : 1;
-    return (long)n_threads * repeats;
-}
-
 int cli_sweep(int argc, char **argv)
 {
     sweep_args a;
@@ -128,21 +131,8 @@ int cli_sweep(int argc, char **argv)
     int rc;
     if (!cli_batch_open(&a.b, "sweep", sweep_parse, &a, argc, argv, &rc))
         return rc;
-    a.o.self_exe = a.b.self;
-    a.o.work_dir = a.b.work;
-    a.o.progress = isatty(STDERR_FILENO);
-
     cli_batch *b = &a.b;
-    bool input_error = !b->cases || !b->results;
-    FILE *table = a.tap ? stderr : stdout;
-    for (int i = 0; b->cases && b->results && i < b->n_paths; i++) {
-        if (sweep_one(b->paths[i], &b->cases[b->n_done], &b->results[b->n_done], &a, table)) {
-            a.o.shard_offset += case_items(&b->cases[b->n_done], &a.o);
-            b->n_done++;
-        } else {
-            input_error = true;
-        }
-    }
+    bool input_error = !cli_batch_run(b, sweep_one, &a);
     if (!reports_write(&a, b->results, b->n_done))
         input_error = true;
     rc = sb_sweep_exit(b->results, b->n_done, input_error);

@@ -4,7 +4,6 @@
  * checked the file's INI syntax and leaves this section to us. */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <string.h>
 
 #include "numerics.h"
@@ -16,16 +15,9 @@ typedef struct reader {
     size_t errlen;
 } reader;
 
-__attribute__((format(printf, 3, 4)))
-static sb_status fail(const reader *rd, int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    sb_status st = sb_err_vexpected(rd->err, rd->errlen, rd->path, sb_at_line((size_t)line), fmt,
-                                    ap);
-    va_end(ap);
-    return st;
-}
+/* "path:line: expected ..." */
+#define fail(rd, line, ...) \
+    sb_err_expected((rd)->err, (rd)->errlen, (rd)->path, sb_at_line((size_t)(line)), __VA_ARGS__)
 
 static char *trim(char *s)
 {

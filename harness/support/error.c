@@ -5,17 +5,13 @@
 
 #include "support.h"
 
-void sb_err_vset(char *err, size_t errlen, const char *fmt, va_list ap)
-{
-    if (err && errlen)
-        vsnprintf(err, errlen, fmt, ap);
-}
-
 void sb_err_set(char *err, size_t errlen, const char *fmt, ...)
 {
+    if (!err || !errlen)
+        return;
     va_list ap;
     va_start(ap, fmt);
-    sb_err_vset(err, errlen, fmt, ap);
+    vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
 }
 

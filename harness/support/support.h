@@ -53,11 +53,10 @@ static inline sb_at sb_at_key(const char *key)
 /* err gets the message; nothing when err is NULL or errlen 0. */
 __attribute__((format(printf, 3, 4)))
 void sb_err_set(char *err, size_t errlen, const char *fmt, ...);
-__attribute__((format(printf, 3, 0)))
-void sb_err_vset(char *err, size_t errlen, const char *fmt, va_list ap);
 
 /* "PATH:LINE: expected WHAT", "PATH: byte N: expected WHAT" or
- * "PATH: KEY: expected WHAT", WHAT from fmt; returns SB_ERR_INPUT. */
+ * "PATH: KEY: expected WHAT", WHAT from fmt; returns SB_ERR_INPUT. The
+ * va_list form is for a reader's own variadic wrapper. */
 __attribute__((format(printf, 5, 6)))
 sb_status sb_err_expected(char *err, size_t errlen, const char *path, sb_at at,
                           const char *fmt, ...);

@@ -5,7 +5,6 @@
  * Python dict literal padded with spaces and ended by '\n' so that the data
  * starts at a multiple of 64 bytes, then the raw elements. */
 #include <errno.h>
-#include <stdarg.h>
 #include <string.h>
 
 #include "samebits.h"
@@ -83,15 +82,9 @@ typedef struct parser {
     size_t errlen;
 } parser;
 
-__attribute__((format(printf, 2, 3)))
-static sb_status fail(parser *p, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    sb_status st = sb_err_vexpected(p->err, p->errlen, p->path, sb_at_byte(10 + p->pos), fmt, ap);
-    va_end(ap);
-    return st;
-}
+/* "path: byte N: expected ..." at the parser's place in the header. */
+#define fail(p, ...) \
+    sb_err_expected((p)->err, (p)->errlen, (p)->path, sb_at_byte(10 + (p)->pos), __VA_ARGS__)
 
 static void skip_space(parser *p)
 {

@@ -5,7 +5,6 @@
  * that fails to read is left empty, never half filled. */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <string.h>
 
 #include "samebits.h"
@@ -243,16 +242,9 @@ typedef struct reader {
     size_t errlen;
 } reader;
 
-__attribute__((format(printf, 2, 3)))
-static sb_status fail(reader *rd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    sb_status st =
-        sb_err_vexpected(rd->err, rd->errlen, rd->path, sb_at_line(rd->line_no), fmt, ap);
-    va_end(ap);
-    return st;
-}
+/* "path:line: expected ..." at the line being read. */
+#define fail(rd, ...) \
+    sb_err_expected((rd)->err, (rd)->errlen, (rd)->path, sb_at_line((rd)->line_no), __VA_ARGS__)
 
 /* Next line without its newline. 1: a line; 0: end of file; -1: error set. */
 static int next_line(reader *rd, sb_status *st)

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <omp.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
