@@ -1,24 +1,32 @@
 /* libsamebits: probes, hashes, traces, golden files, case files, sweeps,
  * comparison, divergence location and reports.
  *
- * Module map (one file per job in harness/):
- *   hash.c     tree XXH3-128 of a tensor, or its root from leaf digests
- *   trace.c    trace records, text read/write
- *   golden.c   golden files: atomic write, checked read
- *   casefile.c case files (INI) -> sb_case
- *   npy.c      NumPy .npy write/read
- *   run.c      one configuration in this process (the `run` child)
- *   spawn.c    a child process with a thread count and a timeout
- *   sweep.c    every (threads, repeat) of a case, each in its own process
- *   compare.c  first divergent probe of two traces
- *   elemdiff.c element-wise differences (abs, rel, ULP, ranges)
- *   locate.c   dump and classify the first divergence
- *   verdict.c  verdict names and the verdict of a divergence
- *   report_*.c text, JSON, JUnit, TAP (report_file.c: atomic report files)
- *   user.c     the C API that puts a user's own kernel under the harness
- *   numerics_*.c  the numerics mode (numerics.h, NUMERICS.md)
- * The command's own code is cli_*.c (cli.h); formats are in FORMATS.md,
- * REPORTS.md and NUMERICS.md, the command in CLI.md.
+ * Module map: one folder of harness/ per stage of the flow, in flow order,
+ * one file per job:
+ *   support/          internal: the one error formatter, the argument layer
+ *                     (options, integers, seconds, thread lists), work directories
+ *   case/casefile.c   case files (INI) -> sb_case
+ *   run/run.c         one configuration in this process (the `run` child), the probe sink
+ *   run/spawn.c       a child process with a thread count and a timeout
+ *   run/child.c       the `run` child: its command line, its trace, how it ended
+ *   trace/hash.c      tree XXH3-128 of a tensor, or its root from leaf digests
+ *   trace/trace.c     trace records, text read/write
+ *   trace/golden.c    golden files: atomic write, checked read
+ *   trace/npy.c       NumPy .npy write/read (the locator's dumps)
+ *   judge/compare.c   first divergent probe of two traces
+ *   judge/elemdiff.c  element-wise differences (abs, rel, ULP, ranges)
+ *   judge/locate.c    dump and classify the first divergence
+ *   judge/verdict.c   verdict names, the verdict of a divergence, a run's outcome
+ *   sweep/sweep.c     every (threads, repeat) of a case, each in its own process;
+ *                     the exit status of a sweep
+ *   report/report_*.c text, JSON (written and read back), JUnit, TAP
+ *                     (report_file.c: atomic report files; json_values.c: JSON values)
+ *   user/user.c       the C API that puts a user's own kernel through the whole flow
+ *   numerics/         the numerics mode (numerics.h, NUMERICS.md)
+ * The command's own code is cli/ (cli.h, one cli_<command>.c per subcommand,
+ * cli_args.c its command lines, cli_batch.c the commands that sweep lists of
+ * cases); it calls the library, never the other way round. Formats are in
+ * FORMATS.md, REPORTS.md and NUMERICS.md, the command in CLI.md.
  */
 #ifndef SAMEBITS_H
 #define SAMEBITS_H
@@ -260,6 +268,25 @@ typedef struct sb_spawn_options {
 
 sb_status sb_spawn_with(char *const argv[], const sb_spawn_options *o, sb_child_result *r);
 
+/* Runs one configuration in a child `self_exe run CASE --threads N --trace
+ * FILE` (CASE is c->path; with `--max-steps N` when max_steps > 0), its
+ * stderr captured to stderr_path (NULL: ours), and reads trace_path into *t
+ * when the child exits 0. On a nonzero exit err says how it ended, with the
+ * child's last stderr line. SB_ERR_INPUT when it exited with SB_EXIT_INPUT
+ * (bad case, missing data; err is then the child's own message) or its
+ * trace does not read; SB_ERR_IO when it cannot be started; SB_OK
+ * otherwise, with *cr saying how it ended. */
+sb_status sb_run_child(const sb_case *c, const char *self_exe, int threads,
+                       double timeout_seconds, int64_t max_steps, const char *trace_path,
+                       const char *stderr_path, sb_child_result *cr, sb_trace *t,
+                       char *err, size_t errlen);
+
+/* The case's reference configuration in a child (its stderr ours, its trace
+ * through work_dir), into *t: what a golden is made of. SB_EXIT_OK;
+ * SB_EXIT_INPUT or SB_EXIT_CRASH (crashed or timed out) with err. */
+int sb_reference_run(const sb_case *c, const char *self_exe, const char *work_dir, sb_trace *t,
+                     char *err, size_t errlen);
+
 /* ---- comparing and locating ---------------------------------------------- */
 
 typedef struct sb_elem_diff {
@@ -372,7 +399,30 @@ typedef struct sb_case_result {
 } sb_case_result;
 
 void sb_report_text(FILE *f, const sb_case_result *r, int n);
-sb_status sb_report_json(const char *path, const sb_case_result *r, int n);
+/* The shard of a sweep a report is of (`sweep --shard I/N`), index from 1. */
+typedef struct sb_report_shard {
+    int index, count;
+} sb_report_shard;
+
+/* The JSON report (REPORTS.md); shard NULL for an unsharded sweep, else
+ * written as "shard": {"index": I, "count": N}. */
+sb_status sb_report_json(const char *path, const sb_case_result *r, int n,
+                         const sb_report_shard *shard);
+
+/* A JSON report read back: what `samebits report --merge` merges. */
+typedef struct sb_report {
+    sb_case *cases;             /* [n]: the fields a report holds (name, path, kind, family,
+                                 * reference_threads); the rest zero */
+    sb_case_result *results;    /* [n]: results[i].c is &cases[i], runs in the report's order */
+    int n;
+    sb_report_shard shard;      /* {1, 1} for a report without a shard key */
+} sb_report;
+
+/* Reads what sb_report_json writes. SB_ERR_INPUT with err "PATH: KEY:
+ * expected ..." (or jansson's "PATH:LINE:COLUMN: ...") when the file is not
+ * such a report; on any error *rep is left empty. */
+sb_status sb_report_json_read(sb_report *rep, const char *path, char *err, size_t errlen);
+void sb_report_free(sb_report *rep);
 sb_status sb_report_junit(const char *path, const sb_case_result *r, int n);
 void sb_report_tap(FILE *f, const sb_case_result *r, int n);
 
@@ -403,17 +453,6 @@ typedef struct sb_sweep_options {
     long shard_offset;          /* items of the cases before this one */
 } sb_sweep_options;
 
-/* Runs one configuration in a child (with `--max-steps N` when max_steps > 0),
- * its stderr captured to stderr_path (NULL: ours), and reads trace_path into
- * *t when the child exits 0. On a nonzero exit err gets the child's last
- * stderr line. SB_ERR_INPUT when it exited with SB_EXIT_INPUT (bad case,
- * missing data) or its trace does not read; SB_ERR_IO when it cannot be
- * started; SB_OK otherwise, with *cr saying how it ended. */
-sb_status sb_run_child(const sb_case *c, const char *self_exe, int threads,
-                       double timeout_seconds, int64_t max_steps, const char *trace_path,
-                       const char *stderr_path, sb_child_result *cr, sb_trace *t,
-                       char *err, size_t errlen);
-
 /* Fills r (r->runs allocated, free with sb_case_result_free). SB_ERR_INPUT
  * when a child reports an input error: err names it and the sweep stops. */
 sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
@@ -428,6 +467,12 @@ enum {
     SB_EXIT_INPUT = 2,          /* usage or input error: bad case, missing golden or data */
     SB_EXIT_CRASH = 3,          /* a configuration crashed or timed out */
 };
+
+/* The exit status of a sweep with these results: SB_EXIT_INPUT on an input
+ * error, else SB_EXIT_CRASH when a run not as expected crashed or timed
+ * out, else SB_EXIT_UNEXPECTED when any other run is not as expected (a
+ * run not reached is no failure), else SB_EXIT_OK. */
+int sb_sweep_exit(const sb_case_result *r, int n, bool input_error);
 
 /* ---- a user's own kernel under the harness -----------------------------------
  * A program that links libsamebits describes its kernel and hands its

@@ -287,8 +287,10 @@ START_TEST(errors_name_file_and_line)
         {15, "s = 3\nthis line has no equals sign\n", 16, "\"key = value\""},
         {18, "threads = 0\n", 18, "threads as counts in [1, 64]"},
         {18, "threads = 1..65\n", 18, "threads as counts in [1, 64]"},
-        {18, "threads = 8..1\n", 18, "a <= b"},
-        {18, "threads = 1,2,2\n", 18, "each thread count once in threads, 2 is repeated"},
+        {18, "threads = 8..1\n", 18, "\"8..1\" is a reversed range: a..b and a-b need a <= b"},
+        {18, "threads = 4-2\n", 18, "\"4-2\" is a reversed range"},
+        {18, "threads = 1,2,2\n", 18, "each count once (2 is listed twice)"},
+        {18, "threads = 1..4, 3-6\n", 18, "each count once (3 is listed twice)"},
         {18, "threads = 1,,2\n", 18, "threads as counts"},
         {18, "\n", 17, "key threads"},
         {19, "repeats = 0\n", 19, "repeats as an integer in [1, 1000]"},
@@ -325,6 +327,25 @@ START_TEST(errors_name_file_and_line)
     ck_assert_int_eq(sb_case_load(&c, path, err, sizeof err), SB_ERR_INPUT);
     snprintf(want, sizeof want, "%s:1: expected a [sweep] section", path);
     ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s", err);
+}
+END_TEST
+
+/* [sweep] threads reads the one thread-list grammar of the command too:
+ * both range spellings, blanks around items, counts in the order written. */
+START_TEST(threads_take_the_command_grammar)
+{
+    write_variant(kernel_case, 18, "threads = 2-3 ,\t6..7, 1\n");
+    sb_case c;
+    char err[512] = "";
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_ERR_INPUT, "%s", err);
+    /* expect.8 names a count no longer listed */
+    ck_assert_ptr_nonnull(strstr(err, "expect.<T> with T one of the thread counts"));
+    write_variant(kernel_case, 18, "threads = 2-3 ,\t6..8, 1\n");
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    static const int threads[] = {2, 3, 6, 7, 8, 1};
+    ck_assert_int_eq(c.n_threads, 6);
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(c.threads[i], threads[i]);
 }
 END_TEST
 
@@ -442,6 +463,7 @@ Suite *make_casefile_suite(void)
     tcase_add_test(tc, valid_train_case);
     tcase_add_test(tc, digest_covers_what_decides_the_trace);
     tcase_add_test(tc, errors_name_file_and_line);
+    tcase_add_test(tc, threads_take_the_command_grammar);
     tcase_add_test(tc, train_errors);
     tcase_add_test(tc, kernel_ops_take_their_own_parameters);
     tcase_add_test(tc, missing_file);

@@ -34,14 +34,6 @@ static size_t leaf_count(size_t n)
     return (n * sizeof(float) + SB_HASH_LEAF_BYTES - 1) / SB_HASH_LEAF_BYTES;
 }
 
-static sb_optimizer optimizer_of(sb_op op)
-{
-    return op == SB_OP_sgd_update       ? SB_OPTIM_SGD
-           : op == SB_OP_rmsprop_update ? SB_OPTIM_RMSPROP
-           : op == SB_OP_adam_update    ? SB_OPTIM_ADAM
-                                        : SB_OPTIM_ADADELTA;
-}
-
 static sb_tensor *tensor_at(sb_op_call *c, int k)
 {
     return k < c->n_out ? &c->out[k] : &c->in[k - c->n_out];
@@ -53,7 +45,9 @@ static sb_op_call make_call(sb_op op, size_t n)
 {
     sb_op_call c = {.op = op, .n = n ? n : 1, .t = 3,
                     .dropout = {.rate = 0.25f, .seed = 11, .stream = 5, .step = 2}};
-    sb_optim_defaults(&c.optim, optimizer_of(op));
+    const sb_optimizer kind = sb_params_optimizer(sb_op_params_of(op));
+    if (kind != SB_OPTIM_COUNT)
+        sb_optim_defaults(&c.optim, kind);
     c.optim.momentum = 0.9f;
     c.optim.nesterov = true;
     ck_assert_int_eq(sb_op_call_describe(&c), SB_OK);

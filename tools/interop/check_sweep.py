@@ -43,7 +43,8 @@ def differing_probes(golden, work_dir, run):
     """Every probe whose hash differs from the golden's, beyond the first:
     read from the locator's re-run of the configuration, which the sweep
     keeps in its work directory (<kernel>.t<T>.r<R>.locate/<T>/run.trace,
-    harness/sweep.c and locate.c). Empty when there is no such trace."""
+    harness/sweep/sweep.c and harness/judge/locate.c). Empty when there is
+    no such trace."""
     if run["verdict"] == "identical":
         return []
     t, rep = run["threads"], run["repeat"]

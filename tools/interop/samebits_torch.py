@@ -5,7 +5,7 @@ A trace (harness/FORMATS.md) lists every tensor of a run in program order with
 its tree XXH3-128 hash, so `samebits diff` can name the first probe where two
 runs part ways. This module writes that format from PyTorch:
 
-    tensor_hash(array)        the hash libsamebits computes (harness/hash.c)
+    tensor_hash(array)        the hash libsamebits computes (harness/trace/hash.c)
     Trace                     records in program order, written as a trace
     SequentialTracer          forward hooks, backward hooks, parameter-gradient
                               hooks and an optimiser-step hook on an

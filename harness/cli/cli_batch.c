@@ -1,0 +1,92 @@
+/* Loading and sweeping cases for the subcommands, and the start and end of
+ * the commands that sweep a list of cases (sweep, mutants). */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+bool cli_case_load(sb_case *c, const char *path)
+{
+    char err[512];
+    if (sb_case_load(c, path, err, sizeof err) != SB_OK) {
+        fprintf(stderr, "%s\n", err);
+        return false;
+    }
+    return true;
+}
+
+bool cli_case_sweep(sb_case_result *r, const sb_case *c, const sb_sweep_options *o)
+{
+    sb_trace golden;
+    sb_trace_init(&golden);
+    char err[768];
+    if (sb_golden_read(&golden, c->golden_path, c->digest, err, sizeof err) != SB_OK) {
+        fprintf(stderr, "%s\n", err);
+        return false;
+    }
+    sb_status st = sb_sweep_case(c, &golden, o, r, err, sizeof err);
+    sb_trace_free(&golden);
+    if (st != SB_OK) {
+        fprintf(stderr, "%s\n", err);
+        sb_case_result_free(r);
+        return false;
+    }
+    return true;
+}
+
+bool cli_batch_open(cli_batch *b, const char *cmd, bool (*parse)(void *, int, char **, int *),
+                    void *args, int argc, char **argv, int *rc)
+{
+    b->cmd = cmd;
+    b->paths = calloc((size_t)argc, sizeof *b->paths);
+    if (!b->paths) {
+        *rc = SB_EXIT_INPUT;
+        return false;
+    }
+    if (!parse(args, argc, argv, rc)) {
+        free(b->paths);
+        return false;
+    }
+    if (!cli_self_exe(b->self, sizeof b->self) ||
+        !cli_work_dir(b->work, sizeof b->work, b->work_dir, b->cmd, &b->temporary)) {
+        free(b->paths);
+        *rc = SB_EXIT_INPUT;
+        return false;
+    }
+    cli_data_dir(b->data_dir);
+    b->o.self_exe = b->self;
+    b->o.work_dir = b->work;
+    b->o.progress = isatty(STDERR_FILENO);
+    b->cases = calloc((size_t)b->n_paths, sizeof *b->cases);
+    b->results = calloc((size_t)b->n_paths, sizeof *b->results);
+    b->n_done = 0;
+    return true;
+}
+
+bool cli_batch_run(cli_batch *b, bool (*one)(void *, const char *, sb_case *, sb_case_result *),
+                   void *args)
+{
+    if (!b->cases || !b->results)
+        return false;
+    bool all = true;
+    for (int i = 0; i < b->n_paths; i++) {
+        if (one(args, b->paths[i], &b->cases[b->n_done], &b->results[b->n_done]))
+            b->n_done++;
+        else
+            all = false;
+    }
+    return all;
+}
+
+void cli_batch_close(cli_batch *b, int rc, const char *what)
+{
+    if (b->temporary && rc == SB_EXIT_OK)
+        sb_dir_remove_tree(b->work);
+    else if (rc != SB_EXIT_OK && rmdir(b->work) != 0)   /* an empty one goes */
+        fprintf(stderr, "samebits %s: %s are in %s\n", b->cmd, what, b->work);
+    for (int i = 0; i < b->n_done; i++)
+        sb_case_result_free(&b->results[i]);
+    free(b->results);
+    free(b->cases);
+    free(b->paths);
+}

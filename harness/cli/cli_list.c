@@ -1,0 +1,91 @@
+/* samebits list: what each case will run. */
+#include <stdlib.h>
+
+#include "cli.h"
+
+static const char list_usage[] =
+    "usage: samebits list CASE...\n"
+    "\n"
+    "Prints what each case runs: op and tensors (kernel cases) or model, data\n"
+    "and training settings (training cases), family, seed, thread counts,\n"
+    "repeats, timeout, the expected verdict at each thread count, and the golden.\n"
+    "exit status: 0 done, 2 usage or input error\n";
+
+static void tensor_print(const char *role, int i, const sb_tensor *t)
+{
+    printf("  %s %d: %s [", role, i, sb_dtype_name(t->dtype));
+    for (int d = 0; d < t->ndim; d++)
+        printf("%s%lld", d ? " x " : "", (long long)t->dim[d]);
+    printf("]\n");
+}
+
+static void kernel_print(const sb_case *c)
+{
+    sb_op_call call = c->call;
+    printf("  op %s\n", sb_op_name(call.op));
+    if (sb_op_call_describe(&call) != SB_OK) {
+        printf("  (its shape is absurd)\n");
+        return;
+    }
+    for (int i = 0; i < call.n_in; i++)
+        tensor_print("input", i, &call.in[i]);
+    for (int j = 0; j < call.n_out; j++)
+        tensor_print("output", j, &call.out[j]);
+}
+
+static void train_print(const sb_case *c)
+{
+    const sb_train_config *t = &c->train;
+    printf("  model %s on %s: train [%lld, %lld), test [%lld, %lld)\n", c->model, c->dataset,
+           (long long)c->train_begin, (long long)c->train_end, (long long)c->test_begin,
+           (long long)c->test_end);
+    printf("  %lld training steps in all\n", (long long)sb_case_train_steps(c));
+    printf("  %s lr %g, batch %d, %d epochs, max steps %lld, dropout %g/%g, seed %llu\n",
+           sb_optimizer_name(t->optim.kind), (double)t->optim.lr, t->batch, t->epochs,
+           (long long)t->max_steps, (double)t->dropout1, (double)t->dropout2,
+           (unsigned long long)t->seed);
+}
+
+static void case_print(const sb_case *c)
+{
+    printf("%s (%s)\n", c->name, c->path);
+    printf("  kind %s, family %s, seed %llu\n", c->kind == SB_CASE_KERNEL ? "kernel" : "train",
+           sb_family_name(c->family), (unsigned long long)c->seed);
+    if (c->kind == SB_CASE_KERNEL)
+        kernel_print(c);
+    else
+        train_print(c);
+    printf("  threads");
+    for (int i = 0; i < c->n_threads; i++)
+        printf(" %d", c->threads[i]);
+    printf(", %d repeat%s, timeout %g s\n", c->repeats, c->repeats == 1 ? "" : "s",
+           c->timeout_seconds);
+    printf("  expect");
+    for (int i = 0; i < c->n_threads; i++)
+        printf(" %d:%s", c->threads[i], sb_verdict_name(c->expect[c->threads[i]]));
+    printf("\n  golden %s (reference %d thread%s), digest %s\n", c->golden_path,
+           c->reference_threads, c->reference_threads == 1 ? "" : "s", c->digest);
+}
+
+int cli_list(int argc, char **argv)
+{
+    const char **cases = calloc((size_t)argc, sizeof *cases);
+    if (!cases)
+        return SB_EXIT_INPUT;
+    const sb_option options[] = {{NULL, NULL, NULL}};
+    cli_line l = {.cmd = "list", .usage = list_usage, .options = options,
+                  .positional = cases, .min_positional = 1, .max_positional = argc};
+    int rc;
+    if (cli_line_parse(&l, argc, argv, &rc)) {
+        /* every case is listed, also those after one that does not load */
+        for (int i = 0; i < l.n_positional; i++) {
+            sb_case c;
+            if (cli_case_load(&c, cases[i]))
+                case_print(&c);
+            else
+                rc = SB_EXIT_INPUT;
+        }
+    }
+    free(cases);
+    return rc;
+}

@@ -1,0 +1,274 @@
+/* samebits mutants: sweep each mutant case (the det kernels with one
+ * deliberately broken kernel, kernels/mutants/) against the golden of the
+ * clean case it mutates, and score what the harness found: was the fault
+ * detected, localised to the right op, and classified with the expected
+ * verdict at every thread count? */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli.h"
+#include "report/report_file.h"
+
+static const char mutants_usage[] =
+    "usage: samebits mutants CASE... [--json FILE] [--tap] [--data-dir DIR] [--work-dir DIR]\n"
+    "\n"
+    "Sweeps each mutant case (one with [case] mutant = NAME) at its thread counts and\n"
+    "repeats against the golden of the clean case it mutates, and scores the harness:\n"
+    "  detected    some run diverges from the golden ([expect] detected, default yes)\n"
+    "  localised   every divergent run's first divergent probe is in the expected op\n"
+    "              ([expect] op, default the op the mutant replaces)\n"
+    "  classified  every run's verdict is the one [sweep] expect / expect.T names\n"
+    "Prints a table per mutant (on stderr with --tap, which puts TAP on stdout, three\n"
+    "test lines per mutant) and the score: detected n/N, localised n/N, classified n/N.\n"
+    "exit status: 0 every score N/N, 1 a mutant missed, 2 usage or input error\n";
+
+typedef struct mutants_args {
+    cli_batch b;
+    const char *json;
+    bool tap;
+} mutants_args;
+
+/* What the harness found for one mutant case. */
+typedef struct mutant_score {
+    bool found;             /* some run diverged, crashed or timed out */
+    bool detected;          /* found, as the case expects */
+    bool localised;         /* every divergent run's first divergence is in the expected op */
+    bool classified;        /* every run's verdict is the expected one */
+    int n_runs, n_divergent, n_in_op, n_as_expected;
+    const sb_run_result *first;   /* the divergent run with the earliest divergence */
+} mutant_score;
+
+static bool mutants_parse(void *args, int argc, char **argv, int *rc)
+{
+    mutants_args *a = args;
+    const sb_option options[] = {
+        {"--json", &a->json, NULL},         {"--data-dir", &a->b.data_dir, NULL},
+        {"--work-dir", &a->b.work_dir, NULL}, {"--tap", NULL, &a->tap},
+        {NULL, NULL, NULL},
+    };
+    cli_line l = {.cmd = "mutants", .usage = mutants_usage, .options = options,
+                  .positional = a->b.paths, .min_positional = 1, .max_positional = argc};
+    bool go = cli_line_parse(&l, argc, argv, rc);
+    a->b.n_paths = l.n_positional;
+    return go;
+}
+
+static void score_case(mutant_score *s, const sb_case_result *r)
+{
+    const sb_case *c = r->c;
+    memset(s, 0, sizeof *s);
+    s->n_runs = r->n_runs;
+    const char *op = sb_op_name(c->expect_op);
+    for (int i = 0; i < r->n_runs; i++) {
+        const sb_run_result *x = &r->runs[i];
+        s->n_as_expected += x->verdict == x->expected;
+        if (x->verdict == SB_VERDICT_IDENTICAL)
+            continue;
+        s->n_divergent++;
+        /* a crash or timeout has no divergent probe, so it is not localised */
+        if (x->div.found && strcmp(x->div.op, op) == 0)
+            s->n_in_op++;
+        if (x->div.found && (!s->first || x->div.step < s->first->div.step ||
+                             (x->div.step == s->first->div.step &&
+                              x->div.index < s->first->div.index)))
+            s->first = x;
+    }
+    s->found = s->n_divergent > 0;
+    s->detected = s->found == c->expect_detected;
+    /* a mutant expected to go unseen has nothing to localise */
+    s->localised = c->expect_detected ? s->found && s->n_in_op == s->n_divergent : !s->found;
+    s->classified = r->n_runs > 0 && s->n_as_expected == r->n_runs;
+}
+
+/* The seed report's table (threads, test loss, test accuracy), for training
+ * cases, so the mutant's effect on training shows at a glance. */
+static void seed_table(FILE *f, const sb_case_result *r)
+{
+    fprintf(f, "%7s %6s  %9s  %13s\n", "threads", "repeat", "test loss", "test accuracy");
+    for (int i = 0; i < r->n_runs; i++) {
+        const sb_run_result *x = &r->runs[i];
+        if (x->have_metrics)
+            fprintf(f, "%7d %6d  %9.4f  %13.4f\n", x->threads, x->repeat, x->metrics.test_loss,
+                    x->metrics.test_accuracy);
+        else
+            fprintf(f, "%7d %6d  %9s  %13s\n", x->threads, x->repeat, "-", "-");
+    }
+}
+
+static const char *yes_no(bool b)
+{
+    return b ? "yes" : "NO";
+}
+
+static void score_print(FILE *f, const sb_case_result *r, const mutant_score *s)
+{
+    const sb_case *c = r->c;
+    fprintf(f, "%s: detected %s", c->name, yes_no(s->detected));
+    if (!c->expect_detected)
+        fputs(" (expected unseen)", f);
+    fprintf(f, ", localised %s (%d of %d divergent runs in %s", yes_no(s->localised),
+            s->n_in_op, s->n_divergent, sb_op_name(c->expect_op));
+    if (s->first)
+        fprintf(f, "; first divergence step %" PRId64 " %s in %s at %d thread%s", s->first->div.step,
+                s->first->div.probe, s->first->div.op, s->first->threads,
+                s->first->threads == 1 ? "" : "s");
+    fprintf(f, "), classified %s (%d of %d runs as expected)\n\n", yes_no(s->classified),
+            s->n_as_expected, s->n_runs);
+}
+
+static void mutant_header(FILE *f, const sb_case *c)
+{
+    int m = sb_mutant_find(c->mutant);
+    fprintf(f, "mutant %s replaces %s: %s\n", c->mutant, sb_op_name(sb_mutant_op(m)),
+            sb_mutant_fault(m));
+}
+
+/* Loads a mutant case and its golden and sweeps it; false on an input error. */
+static bool sweep_mutant(void *args, const char *path, sb_case *c, sb_case_result *r)
+{
+    const mutants_args *a = args;
+    FILE *table = a->tap ? stderr : stdout;
+    if (!cli_case_load(c, path))
+        return false;
+    if (c->mutant[0] == '\0') {
+        fprintf(stderr, "%s: expected a mutant case ([case] mutant = NAME)\n", path);
+        return false;
+    }
+    if (!cli_case_sweep(r, c, &a->b.o))
+        return false;
+    mutant_header(table, c);
+    sb_report_text(table, r, 1);
+    if (c->kind == SB_CASE_TRAIN)
+        seed_table(table, r);
+    fflush(table);
+    return true;
+}
+
+/* ---- TAP and JSON ------------------------------------------------------------ */
+
+static void tap_line(FILE *f, int *n, bool ok, const char *name, const char *what)
+{
+    fprintf(f, "%s %d - %s: %s\n", ok ? "ok" : "not ok", ++*n, name, what);
+}
+
+static void tap_write(FILE *f, const sb_case_result *r, const mutant_score *s, int n,
+                      const char *score)
+{
+    fprintf(f, "TAP version 13\n1..%d\n", 3 * n);
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        char what[160];
+        const char *name = r[i].c->name;
+        tap_line(f, &k, s[i].detected, name, r[i].c->expect_detected ? "detected" : "unseen");
+        snprintf(what, sizeof what, "localised to %s (%d of %d divergent runs)",
+                 sb_op_name(r[i].c->expect_op), s[i].n_in_op, s[i].n_divergent);
+        tap_line(f, &k, s[i].localised, name, what);
+        snprintf(what, sizeof what, "classified (%d of %d runs as expected)", s[i].n_as_expected,
+                 s[i].n_runs);
+        tap_line(f, &k, s[i].classified, name, what);
+    }
+    fprintf(f, "# %s\n", score);
+}
+
+static json_t *run_json(const sb_run_result *x)
+{
+    json_t *o = json_pack("{s:i, s:i, s:s, s:s}", "threads", x->threads, "repeat", x->repeat,
+                          "verdict", sb_verdict_name(x->verdict),
+                          "expected", sb_verdict_name(x->expected));
+    bool ok = o != NULL;
+    if (ok && x->div.found)
+        ok = sb_json_keys_add(o, json_pack("{s:I, s:o, s:o}", "step", (json_int_t)x->div.step,
+                                           "probe", sb_json_string(x->div.probe),
+                                           "op", sb_json_string(x->div.op)));
+    if (ok && x->have_metrics)
+        ok = sb_json_keys_add(o, json_pack("{s:o, s:o}",
+                                           "test_loss", sb_json_number(x->metrics.test_loss),
+                                           "test_accuracy",
+                                           sb_json_number(x->metrics.test_accuracy)));
+    if (!ok) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static json_t *mutant_json(const sb_case_result *r, const mutant_score *s)
+{
+    const sb_case *c = r->c;
+    int m = sb_mutant_find(c->mutant);
+    json_t *runs = json_array();
+    for (int i = 0; runs && i < r->n_runs; i++)
+        runs = sb_json_append(runs, run_json(&r->runs[i]));
+    return json_pack("{s:o, s:o, s:s, s:o, s:b, s:s, s:b, s:b, s:b, s:o}",
+                     "case", sb_json_string(c->path), "mutant", sb_json_string(c->mutant),
+                     "op", sb_op_name(sb_mutant_op(m)), "fault", sb_json_string(sb_mutant_fault(m)),
+                     "expect_detected", c->expect_detected, "expect_op", sb_op_name(c->expect_op),
+                     "detected", s->detected, "localised", s->localised,
+                     "classified", s->classified, "runs", runs);
+}
+
+/* The mutation score as JSON (CLI.md, mutants). */
+static bool json_write(const char *path, const sb_case_result *r, const mutant_score *s, int n,
+                       const int counts[3])
+{
+    json_t *mutants = json_array();
+    for (int i = 0; mutants && i < n; i++)
+        mutants = sb_json_append(mutants, mutant_json(&r[i], &s[i]));
+    json_t *root = json_pack("{s:o, s:{s:i, s:i, s:i, s:i}}", "mutants", mutants, "score",
+                             "mutants", n, "detected", counts[0], "localised", counts[1],
+                             "classified", counts[2]);
+    return sb_json_write(path, root) == SB_OK;
+}
+
+/* ---- the command -------------------------------------------------------------- */
+
+/* Scores every swept case, prints the score line and the reports; the exit
+ * status. */
+static int mutants_report(const mutants_args *a, const sb_case_result *r, int n,
+                          bool input_error, FILE *table)
+{
+    mutant_score *s = calloc((size_t)(n > 0 ? n : 1), sizeof *s);
+    if (!s)
+        return SB_EXIT_INPUT;
+    int counts[3] = {0, 0, 0};
+    for (int i = 0; i < n; i++) {
+        score_case(&s[i], &r[i]);
+        score_print(table, &r[i], &s[i]);
+        counts[0] += s[i].detected;
+        counts[1] += s[i].localised;
+        counts[2] += s[i].classified;
+    }
+    char score[160];
+    snprintf(score, sizeof score, "mutation score: detected %d/%d, localised %d/%d, "
+             "classified %d/%d", counts[0], n, counts[1], n, counts[2], n);
+    if (n > 0)
+        fprintf(table, "%s\n", score);
+    fflush(table);
+    if (a->tap)
+        tap_write(stdout, r, s, n, score);
+    if (a->json && !json_write(a->json, r, s, n, counts)) {
+        fprintf(stderr, "%s: cannot write the JSON report\n", a->json);
+        input_error = true;
+    }
+    free(s);
+    if (input_error)
+        return SB_EXIT_INPUT;
+    return counts[0] == n && counts[1] == n && counts[2] == n ? SB_EXIT_OK : SB_EXIT_UNEXPECTED;
+}
+
+int cli_mutants(int argc, char **argv)
+{
+    mutants_args a;
+    memset(&a, 0, sizeof a);
+    int rc;
+    if (!cli_batch_open(&a.b, "mutants", mutants_parse, &a, argc, argv, &rc))
+        return rc;
+    cli_batch *b = &a.b;
+    bool input_error = !cli_batch_run(b, sweep_mutant, &a);
+    rc = mutants_report(&a, b->results, b->n_done, input_error, a.tap ? stderr : stdout);
+
+    /* the work directory (dumps, failed runs' stderr) stays when a mutant
+     * was missed: it is what the user looks at next */
+    cli_batch_close(b, rc, "work files");
+    return rc;
+}

@@ -1,0 +1,94 @@
+/* samebits run: one configuration of a case in this process (the child the
+ * sweep, golden and locate commands spawn). */
+#include <errno.h>
+#include <omp.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char run_usage[] =
+    "usage: samebits run CASE --threads N --trace FILE\n"
+    "                    [--dump PROBE | --dump-all] [--dump-step S --dump-dir DIR]\n"
+    "                    [--max-steps N] [--data-dir DIR]\n"
+    "\n"
+    "Runs the case once at N threads and writes its trace to FILE. With --dump,\n"
+    "also writes DIR/PROBE.npy, DIR/PROBE.bound.npy and DIR/PROBE.in<i>.npy at\n"
+    "step S of probe PROBE; with --dump-all, those files for every probe of step\n"
+    "S and DIR/manifest.tsv (name, op, inputs). A dumping run of a training case\n"
+    "stops after step S, so its trace ends there; --max-steps N stops a training\n"
+    "case after N steps (an epoch it cuts is not evaluated).\n"
+    "--data-dir (or $SAMEBITS_DATA_DIR) says where the data sets of training\n"
+    "cases are.\n"
+    "exit status: 0 done, 2 usage or input error, 1 any other failure\n";
+
+static int exit_for(sb_status st)
+{
+    return st == SB_ERR_INPUT || st == SB_ERR_USAGE || st == SB_ERR_SHAPE ? SB_EXIT_INPUT : 1;
+}
+
+static int trace_save(const sb_trace *t, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "%s: cannot write: %s\n", path, strerror(errno));
+        return 1;
+    }
+    sb_status st = sb_trace_write(t, f);
+    if (fclose(f) != 0 && st == SB_OK)
+        st = SB_ERR_IO;
+    if (st != SB_OK) {
+        fprintf(stderr, "%s: cannot write the trace (%s)\n", path, sb_status_name(st));
+        return 1;
+    }
+    return SB_EXIT_OK;
+}
+
+int cli_run(int argc, char **argv)
+{
+    const char *case_path = NULL, *trace_path = NULL, *threads_s = NULL, *dump = NULL,
+               *dump_step_s = NULL, *dump_dir = NULL, *data_dir = NULL, *max_steps_s = NULL;
+    bool dump_all = false;
+    const sb_option options[] = {
+        {"--threads", &threads_s, NULL},     {"--trace", &trace_path, NULL},
+        {"--dump-step", &dump_step_s, NULL}, {"--dump-dir", &dump_dir, NULL},
+        {"--dump", &dump, NULL},             {"--dump-all", NULL, &dump_all},
+        {"--max-steps", &max_steps_s, NULL}, {"--data-dir", &data_dir, NULL},
+        {NULL, NULL, NULL},
+    };
+    cli_line l = {.cmd = "run", .usage = run_usage, .options = options,
+                  .positional = &case_path, .min_positional = 1, .max_positional = 1};
+    int rc;
+    if (!cli_line_parse(&l, argc, argv, &rc))
+        return rc;
+    bool dumping = dump || dump_all;
+    if (!threads_s || !trace_path || (dump && dump_all) ||
+        (dumping && (!dump_step_s || !dump_dir)) || (!dumping && (dump_step_s || dump_dir))) {
+        fputs(run_usage, stderr);
+        return SB_EXIT_INPUT;
+    }
+    int64_t threads, dump_step = 0, max_steps = 0;
+    if (!cli_parse_int(threads_s, 1, SB_MAX_THREADS, &threads, "--threads") ||
+        (dump_step_s && !cli_parse_int(dump_step_s, 0, INT32_MAX, &dump_step, "--dump-step")) ||
+        (max_steps_s && !cli_parse_max_steps(max_steps_s, &max_steps)))
+        return SB_EXIT_INPUT;
+
+    sb_case c;
+    if (!cli_case_load(&c, case_path))
+        return SB_EXIT_INPUT;
+    omp_set_num_threads((int)threads);
+    sb_run_options o = {.threads = (int)threads, .dump_probe = dump, .dump_step = dump_step,
+                        .dump_dir = dump_dir, .data_dir = cli_data_dir(data_dir),
+                        .dump_all = dump_all, .max_steps = max_steps};
+    sb_trace t;
+    sb_trace_init(&t);
+    char err[512] = "";
+    sb_status st = sb_run_case(&c, &o, &t, err, sizeof err);
+    if (st != SB_OK) {
+        fprintf(stderr, "%s\n", err[0] ? err : sb_status_name(st));
+        rc = exit_for(st);
+    } else {
+        rc = trace_save(&t, trace_path);
+    }
+    sb_trace_free(&t);
+    return rc;
+}

@@ -1,0 +1,144 @@
+/* samebits sweep: every thread count and repeat of each case against its
+ * golden, with the reports. */
+#include <string.h>
+
+#include "cli.h"
+
+static const char sweep_usage[] =
+    "usage: samebits sweep CASE... [--threads LIST] [--repeat R] [--timeout S]\n"
+    "                      [--json FILE] [--junit FILE] [--tap]\n"
+    "                      [--data-dir DIR] [--work-dir DIR] [--keep-traces]\n"
+    "                      [--shard I/N] [--max-steps N]\n"
+    "\n"
+    "Runs each case at every thread count (LIST like 1,2,4 or 1-8; default the\n"
+    "case's) and repeat, each in its own process, compares each trace with the\n"
+    "case's golden, locates the first divergence and judges it against the\n"
+    "case's expectation. Prints a table per case (on stderr with --tap, which\n"
+    "puts TAP on stdout). Traces, dumps and a failed run's stderr go to the\n"
+    "work directory (default: a fresh one under $TMPDIR, removed when empty);\n"
+    "--keep-traces leaves every run's trace there. --shard I/N runs only the\n"
+    "I-th of N round-robin parts of the (case, threads, repeat) list; merge the\n"
+    "shards' --json files with `samebits report --merge`. --max-steps N stops\n"
+    "every training run after N steps and compares only the golden's first N\n"
+    "steps (the report marks such runs truncated; a run that did not diverge\n"
+    "there while its case expects a divergence is 'not reached', neither a pass\n"
+    "nor a failure).\n"
+    "exit status: 0 all as expected, 1 a divergence or verdict not expected,\n"
+    "             2 usage or input error, 3 a crash or timeout\n";
+
+typedef struct sweep_args {
+    cli_batch b;
+    int threads[SB_MAX_THREADS];
+    const char *json, *junit;
+    bool tap;
+} sweep_args;
+
+/* "I/N" with 1 <= I <= N: the shard's 0-based index and count. */
+static bool shard_parse(const char *s, sb_sweep_options *o)
+{
+    char *end;
+    long i = strtol(s, &end, 10);
+    long n = *end == '/' ? strtol(end + 1, &end, 10) : 0;
+    if (*end != '\0' || n < 1 || n > 100000 || i < 1 || i > n) {
+        fprintf(stderr, "--shard: expected I/N with 1 <= I <= N <= 100000, got '%s'\n", s);
+        return false;
+    }
+    o->shard_index = (int)(i - 1);
+    o->shard_count = (int)n;
+    return true;
+}
+
+static bool sweep_parse(void *args, int argc, char **argv, int *rc)
+{
+    sweep_args *a = args;
+    const char *threads_s = NULL, *repeat_s = NULL, *timeout_s = NULL, *shard_s = NULL,
+               *max_steps_s = NULL;
+    const sb_option options[] = {
+        {"--threads", &threads_s, NULL},     {"--repeat", &repeat_s, NULL},
+        {"--timeout", &timeout_s, NULL},     {"--json", &a->json, NULL},
+        {"--junit", &a->junit, NULL},        {"--data-dir", &a->b.data_dir, NULL},
+        {"--work-dir", &a->b.work_dir, NULL}, {"--shard", &shard_s, NULL},
+        {"--max-steps", &max_steps_s, NULL}, {"--tap", NULL, &a->tap},
+        {"--keep-traces", NULL, &a->b.o.keep_traces}, {NULL, NULL, NULL},
+    };
+    cli_line l = {.cmd = "sweep", .usage = sweep_usage, .options = options,
+                  .positional = a->b.paths, .min_positional = 1, .max_positional = argc};
+    bool go = cli_line_parse(&l, argc, argv, rc);
+    a->b.n_paths = l.n_positional;
+    if (!go)
+        return false;
+    int64_t repeat = 0;
+    *rc = SB_EXIT_INPUT;
+    if (threads_s) {
+        if (!cli_parse_threads(threads_s, a->threads, &a->b.o.n_threads, "--threads"))
+            return false;
+        a->b.o.threads = a->threads;
+    }
+    if ((repeat_s && !cli_parse_int(repeat_s, 1, 1000, &repeat, "--repeat")) ||
+        (timeout_s && !cli_parse_seconds(timeout_s, &a->b.o.timeout_seconds, "--timeout")) ||
+        (shard_s && !shard_parse(shard_s, &a->b.o)) ||
+        (max_steps_s && !cli_parse_max_steps(max_steps_s, &a->b.o.max_steps)))
+        return false;
+    a->b.o.repeats = (int)repeat;
+    *rc = SB_EXIT_OK;
+    return true;
+}
+
+/* The (threads, repeat) items of a case, as sb_sweep_case counts them. */
+static long case_items(const sb_case *c, const sb_sweep_options *o)
+{
+    int n_threads = o->threads ? o->n_threads : c->n_threads;
+    int repeats = o->repeats > 0 ? o->repeats : c->repeats > 0 ? c->repeats : 1;
+    return (long)n_threads * repeats;
+}
+
+/* Loads the case and its golden, sweeps it and prints its table; false on
+ * an input error. The next case's items come after this one's. */
+static bool sweep_one(void *args, const char *path, sb_case *c, sb_case_result *r)
+{
+    sweep_args *a = args;
+    if (!cli_case_load(c, path) || !cli_case_sweep(r, c, &a->b.o))
+        return false;
+    a->b.o.shard_offset += case_items(c, &a->b.o);
+    FILE *table = a->tap ? stderr : stdout;
+    sb_report_text(table, r, 1);
+    fflush(table);
+    return true;
+}
+
+static bool reports_write(const sweep_args *a, const sb_case_result *r, int n)
+{
+    bool ok = true;
+    /* a shard's report says which shard it is, for `report --merge` */
+    sb_report_shard shard = {a->b.o.shard_index + 1, a->b.o.shard_count};
+    if (a->json && sb_report_json(a->json, r, n, a->b.o.shard_count > 0 ? &shard : NULL) != SB_OK) {
+        fprintf(stderr, "%s: cannot write the JSON report\n", a->json);
+        ok = false;
+    }
+    if (a->junit && sb_report_junit(a->junit, r, n) != SB_OK) {
+        fprintf(stderr, "%s: cannot write the JUnit report\n", a->junit);
+        ok = false;
+    }
+    if (a->tap)
+        sb_report_tap(stdout, r, n);
+    return ok;
+}
+
+int cli_sweep(int argc, char **argv)
+{
+    sweep_args a;
+    memset(&a, 0, sizeof a);
+    int rc;
+    if (!cli_batch_open(&a.b, "sweep", sweep_parse, &a, argc, argv, &rc))
+        return rc;
+    cli_batch *b = &a.b;
+    bool input_error = !cli_batch_run(b, sweep_one, &a);
+    if (!reports_write(&a, b->results, b->n_done))
+        input_error = true;
+    rc = sb_sweep_exit(b->results, b->n_done, input_error);
+
+    /* a temporary work directory goes when all went as expected; otherwise
+     * its dumps and stderr files are what the user looks at next */
+    cli_batch_close(b, rc, "work files (dumps, failed runs' stderr)");
+    return rc;
+}

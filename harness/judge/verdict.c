@@ -1,0 +1,52 @@
+/* Verdict names, the verdict of a located divergence, and how a run stands
+ * against its expectation. */
+#include "samebits.h"
+
+static const char *const verdict_names[SB_VERDICT_COUNT] = {
+    [SB_VERDICT_IDENTICAL] = "identical",
+    [SB_VERDICT_REORDERING] = "reordering",
+    [SB_VERDICT_BEYOND_BOUND] = "beyond-bound",
+    [SB_VERDICT_CRASH] = "crash",
+    [SB_VERDICT_TIMEOUT] = "timeout",
+};
+
+const char *sb_verdict_name(sb_verdict v)
+{
+    return (unsigned)v < SB_VERDICT_COUNT ? verdict_names[v] : "?";
+}
+
+sb_verdict sb_verdict_from_name(const char *name)
+{
+    return (sb_verdict)sb_name_index(verdict_names, SB_VERDICT_COUNT, name);
+}
+
+/* An op of the kernel list without a reduction computes every element the
+ * same way in any order, so no reordering can move its bits. Ops the list
+ * does not know (a user's own) are judged by the bound they dumped. */
+static bool op_cannot_reorder(const char *op)
+{
+    sb_op k = sb_op_from_name(op);
+    return k != SB_OP_COUNT && !sb_op_has_reduction(k);
+}
+
+sb_verdict sb_divergence_verdict(const sb_divergence *d)
+{
+    if (!d->found)
+        return SB_VERDICT_IDENTICAL;
+    const sb_elem_diff *e = &d->elem;
+    bool reordering = !d->structural && d->inputs_identical && d->have_elements
+                      && !d->nondeterministic && !op_cannot_reorder(d->op)
+                      && e->within_bound
+                      /* a NaN or Inf the other side does not have */
+                      && e->nonfinite_a == e->nonfinite_b;
+    return reordering ? SB_VERDICT_REORDERING : SB_VERDICT_BEYOND_BOUND;
+}
+
+sb_outcome sb_run_outcome(const sb_run_result *r)
+{
+    if (r->verdict == r->expected)
+        return SB_OUTCOME_AS_EXPECTED;
+    if (r->max_steps > 0 && r->verdict == SB_VERDICT_IDENTICAL)
+        return SB_OUTCOME_NOT_REACHED;
+    return SB_OUTCOME_NOT_AS_EXPECTED;
+}

@@ -1,0 +1,147 @@
+/* The `run` child: its command line, spawning it, reading its trace, and
+ * saying how it ended, for the sweep, the locator and the golden commands. */
+#include <inttypes.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "support/support.h"
+
+/* posix_spawn takes char *const argv[]: it copies the strings and never
+ * writes them, but the type wants them writable, hence copies in buffers. */
+static bool arg_copy(char *out, size_t outlen, const char *s)
+{
+    return (size_t)snprintf(out, outlen, "%s", s) < outlen;
+}
+
+static size_t args_append(char **argv, size_t n, char *const *more, size_t n_more)
+{
+    memcpy(argv + n, more, n_more * sizeof *more);
+    return n + n_more;
+}
+
+sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, size_t errlen)
+{
+    char exe[1024], path[sizeof r->c->path], trace[1024], probe[128], dir[1024];
+    char threads[16], steps[24], step[24];
+    if (!arg_copy(exe, sizeof exe, r->self_exe) || !arg_copy(path, sizeof path, r->c->path) ||
+        !arg_copy(trace, sizeof trace, r->trace_path) ||
+        (r->dump_probe && (!arg_copy(probe, sizeof probe, r->dump_probe) ||
+                           !arg_copy(dir, sizeof dir, r->dump_dir)))) {
+        sb_err_set(err, errlen, "%s: path too long", r->trace_path);
+        return SB_ERR_USAGE;
+    }
+    snprintf(threads, sizeof threads, "%d", r->threads);
+    snprintf(steps, sizeof steps, "%" PRId64, r->max_steps);
+    snprintf(step, sizeof step, "%" PRId64, r->dump_step);
+    char arg_run[] = "run", arg_threads[] = "--threads", arg_trace[] = "--trace",
+         arg_steps[] = "--max-steps", arg_dump[] = "--dump", arg_step[] = "--dump-step",
+         arg_dir[] = "--dump-dir";
+    char *run[] = {exe, arg_run, path, arg_threads, threads, arg_trace, trace};
+    char *limit[] = {arg_steps, steps};
+    char *dump[] = {arg_dump, probe, arg_step, step, arg_dir, dir};
+    char *argv[sizeof run / sizeof run[0] + sizeof limit / sizeof limit[0] +
+               sizeof dump / sizeof dump[0] + 1];
+    size_t n = 0;
+    n = args_append(argv, n, run, sizeof run / sizeof run[0]);
+    if (r->max_steps > 0)
+        n = args_append(argv, n, limit, sizeof limit / sizeof limit[0]);
+    if (r->dump_probe)
+        n = args_append(argv, n, dump, sizeof dump / sizeof dump[0]);
+    argv[n] = NULL;
+
+    unlink(r->trace_path);      /* a stale trace must not pass for this child's */
+    sb_spawn_options so = {.threads = r->threads, .timeout_seconds = r->timeout_seconds,
+                           .stderr_path = r->stderr_path};
+    sb_status st = sb_spawn_with(argv, &so, cr);
+    if (st != SB_OK)
+        sb_err_set(err, errlen, "%s: cannot start (%s)", r->self_exe, sb_status_name(st));
+    return st;
+}
+
+/* The last non-empty line of a file, for a failed child's message. */
+static void last_line(char *out, size_t outlen, const char *path)
+{
+    out[0] = '\0';
+    FILE *f = path ? fopen(path, "r") : NULL;
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        size_t n = strlen(line);
+        if (n == 0)
+            continue;
+        if (n >= outlen)
+            n = outlen - 1;     /* a long last line is cut, not dropped */
+        memcpy(out, line, n);
+        out[n] = '\0';
+    }
+    fclose(f);
+}
+
+void sb_child_describe(char *out, size_t outlen, const sb_child_result *cr,
+                       const char *stderr_path)
+{
+    char line[200];
+    last_line(line, sizeof line, stderr_path);
+    const char *sep = line[0] ? ": " : "";
+    switch (cr->end) {
+    case SB_CHILD_EXITED:
+        snprintf(out, outlen, "exited with status %d%s%s", cr->exit_code, sep, line);
+        return;
+    case SB_CHILD_SIGNALED:
+        snprintf(out, outlen, "killed by signal %d (%s)%s%s", cr->signal, strsignal(cr->signal),
+                 sep, line);
+        return;
+    case SB_CHILD_TIMED_OUT:
+        snprintf(out, outlen, "timed out after %.1f s%s%s", cr->seconds, sep, line);
+        return;
+    }
+}
+
+sb_status sb_run_child(const sb_case *c, const char *self_exe, int threads,
+                       double timeout_seconds, int64_t max_steps, const char *trace_path,
+                       const char *stderr_path, sb_child_result *cr, sb_trace *t,
+                       char *err, size_t errlen)
+{
+    sb_child_run run = {.self_exe = self_exe, .c = c, .threads = threads,
+                        .timeout_seconds = timeout_seconds, .max_steps = max_steps,
+                        .trace_path = trace_path, .stderr_path = stderr_path};
+    sb_status st = sb_child_spawn(&run, cr, err, errlen);
+    if (st != SB_OK)
+        return st;
+    if (cr->end == SB_CHILD_EXITED && cr->exit_code == 0)
+        return sb_trace_read(t, trace_path, err, errlen) == SB_OK ? SB_OK : SB_ERR_INPUT;
+    if (cr->end == SB_CHILD_EXITED && cr->exit_code == SB_EXIT_INPUT) {
+        /* the child's own one-line message names the file and position */
+        char line[200];
+        last_line(line, sizeof line, stderr_path);
+        if (line[0])
+            sb_err_set(err, errlen, "%s", line);
+        else
+            sb_child_describe(err, errlen, cr, stderr_path);
+        return SB_ERR_INPUT;
+    }
+    sb_child_describe(err, errlen, cr, stderr_path);
+    return SB_OK;
+}
+
+int sb_reference_run(const sb_case *c, const char *self_exe, const char *work_dir, sb_trace *t,
+                     char *err, size_t errlen)
+{
+    char trace_path[1024];
+    if ((size_t)snprintf(trace_path, sizeof trace_path, "%s/%s.trace", work_dir, c->name) >=
+        sizeof trace_path) {
+        sb_err_set(err, errlen, "%s: work directory path too long", work_dir);
+        return SB_EXIT_INPUT;
+    }
+    sb_child_result cr;
+    /* the child's stderr is ours: the user sees what the reference run says */
+    sb_status st = sb_run_child(c, self_exe, c->reference_threads, c->timeout_seconds, 0,
+                                trace_path, NULL, &cr, t, err, errlen);
+    unlink(trace_path);
+    if (st != SB_OK)
+        return SB_EXIT_INPUT;
+    return cr.end == SB_CHILD_EXITED && cr.exit_code == 0 ? SB_EXIT_OK : SB_EXIT_CRASH;
+}

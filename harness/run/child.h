@@ -1,0 +1,36 @@
+/* Internal to libsamebits: the `run` child of the sweep, the locator and
+ * the golden commands, built and described in one place (child.c). */
+#ifndef SB_CHILD_H
+#define SB_CHILD_H
+
+#include "samebits.h"
+
+/* One configuration in a child:
+ *   SELF run CASE --threads N --trace FILE [--max-steps M]
+ *            [--dump PROBE --dump-step S --dump-dir DIR]
+ * (CASE is c->path) with OMP_NUM_THREADS=N, its stderr to stderr_path
+ * (NULL: ours). */
+typedef struct sb_child_run {
+    const char *self_exe;
+    const sb_case *c;
+    int threads;
+    double timeout_seconds;     /* <= 0: no limit */
+    int64_t max_steps;          /* > 0: --max-steps */
+    const char *trace_path;     /* removed first: a stale trace must not pass for the child's */
+    const char *stderr_path;
+    const char *dump_probe;     /* non-NULL: --dump, --dump-step and --dump-dir */
+    int64_t dump_step;
+    const char *dump_dir;
+} sb_child_run;
+
+/* Runs the child to its end; SB_ERR_USAGE (a path too long) or SB_ERR_IO
+ * (it cannot be started), err saying which, else SB_OK with *cr. */
+sb_status sb_child_spawn(const sb_child_run *run, sb_child_result *cr, char *err, size_t errlen);
+
+/* How a child that did not exit 0 ended: "exited with status N", "killed
+ * by signal N (NAME)" or "timed out after S s", then ": " and the last
+ * non-empty line of stderr_path when there is one. */
+void sb_child_describe(char *out, size_t outlen, const sb_child_result *cr,
+                       const char *stderr_path);
+
+#endif

@@ -1,0 +1,411 @@
+/* One configuration of a case, in this process: the `run` child.
+ *
+ * A kernel case draws its inputs from the counter-based RNG, runs its op once
+ * and probes inputs and outputs; a training case loads its data set and
+ * trains with the probe hook at every op boundary. The sink appends every
+ * probe to the trace and dumps the one the locator asked for, or every probe
+ * of one step (--dump-all) with a manifest of their ops and inputs. */
+#include <errno.h>
+#include <omp.h>
+#include <string.h>
+
+#include "samebits.h"
+#include "sb_dataset.h"
+#include "sb_rng.h"
+#include "support/support.h"
+
+/* ---- the sink ------------------------------------------------------------- */
+
+/* <dump_dir>/<name><suffix>; false (and s->err) when it does not fit. */
+static bool dump_path(sb_run_sink *s, char path[1024], const char *name, const char *suffix)
+{
+    int n = snprintf(path, 1024, "%s/%s%s", s->o->dump_dir, name, suffix);
+    if (n >= 0 && n < 1024)
+        return true;
+    sb_err_set(s->err, sizeof s->err, "%.200s: dump path too long", s->o->dump_dir);
+    return false;
+}
+
+/* --dump-all starts the manifest empty, so that an earlier run's lines
+ * cannot pass for this one's. */
+static void manifest_create(sb_run_sink *s)
+{
+    char path[1024];
+    if (!dump_path(s, path, "manifest", ".tsv")) {
+        s->status = SB_ERR_USAGE;
+        return;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f || fclose(f) != 0) {
+        sb_err_set(s->err, sizeof s->err, "%.200s: cannot write: %s", path, strerror(errno));
+        s->status = SB_ERR_IO;
+    }
+}
+
+void sb_run_sink_init(sb_run_sink *s, sb_trace *t, const sb_run_options *o)
+{
+    memset(s, 0, sizeof *s);
+    s->trace = t;
+    s->o = o;
+    if (o && o->dump_all && o->dump_dir)
+        manifest_create(s);
+}
+
+static bool dump_wanted(const sb_run_sink *s, const sb_probe_point *p)
+{
+    const sb_run_options *o = s->o;
+    if (!o || p->step != o->dump_step)
+        return false;
+    if (o->dump_all)
+        return true;
+    return o->dump_probe && !s->dumped && strcmp(p->name, o->dump_probe) == 0;
+}
+
+static sb_status dump_tensor(sb_run_sink *s, const char *name, const char *suffix,
+                             const sb_tensor *t)
+{
+    char path[1024], file_suffix[40];
+    snprintf(file_suffix, sizeof file_suffix, "%s.npy", suffix);
+    if (!dump_path(s, path, name, file_suffix))
+        return SB_ERR_USAGE;
+    sb_status st = sb_npy_write(path, t);
+    if (st != SB_OK)
+        sb_err_set(s->err, sizeof s->err, "%.200s: cannot write (%s)", path, sb_status_name(st));
+    return st;
+}
+
+/* One manifest line: name, op, and the input names joined by commas ("-"
+ * for none), tab-separated; probe names have no tab, space or comma. */
+static sb_status manifest_add(sb_run_sink *s, const sb_probe_point *p)
+{
+    char path[1024];
+    if (!dump_path(s, path, "manifest", ".tsv"))
+        return SB_ERR_USAGE;
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        sb_err_set(s->err, sizeof s->err, "%.200s: cannot write: %s", path, strerror(errno));
+        return SB_ERR_IO;
+    }
+    fprintf(f, "%s\t%s\t", p->name, p->op);
+    if (p->n_inputs == 0)
+        fputs("-", f);
+    for (int i = 0; i < p->n_inputs; i++)
+        fprintf(f, i ? ",%s" : "%s", p->inputs[i]);
+    fputc('\n', f);
+    bool failed = ferror(f) != 0;
+    if (fclose(f) != 0 || failed) {
+        sb_err_set(s->err, sizeof s->err, "%.200s: cannot write", path);
+        return SB_ERR_IO;
+    }
+    return SB_OK;
+}
+
+/* In --dump-all a name must not repeat within the step: its files would
+ * overwrite the earlier record's. The record just added is the last one. */
+static bool name_repeats_in_step(const sb_run_sink *s, const sb_probe_point *p)
+{
+    long at = sb_trace_find_latest(s->trace, p->name, s->trace->n_records - 1);
+    return at >= 0 && s->trace->records[at].step == p->step;
+}
+
+/* <probe>.npy, <probe>.bound.npy (zeros when the op has no bound) and
+ * <probe>.in<i>.npy for each live input. */
+static sb_status dump_probe(sb_run_sink *s, const sb_probe_point *p)
+{
+    if (!s->o->dump_dir || strchr(p->name, '/')) {
+        sb_err_set(s->err, sizeof s->err, "cannot dump probe %.200s: %s", p->name,
+                   s->o->dump_dir ? "name has a '/'" : "no dump directory");
+        return SB_ERR_USAGE;
+    }
+    sb_status st = dump_tensor(s, p->name, "", p->tensor);
+    if (st != SB_OK)
+        return st;
+
+    sb_tensor bound = *p->tensor;
+    bound.dtype = SB_DTYPE_F32;
+    size_t count = sb_tensor_count(&bound);
+    float *b = calloc(count ? count : 1, sizeof *b);
+    if (!b)
+        return SB_ERR_NOMEM;
+    if (p->bound)
+        p->bound(b, p->bound_ctx, p->out_index);
+    bound.data = b;
+    st = dump_tensor(s, p->name, ".bound", &bound);
+    free(b);
+
+    for (int i = 0; st == SB_OK && i < p->n_input_tensors; i++) {
+        char suffix[24];
+        snprintf(suffix, sizeof suffix, ".in%d", i);
+        st = dump_tensor(s, p->name, suffix, &p->input_tensors[i]);
+    }
+    if (st == SB_OK && s->o->dump_all)
+        st = manifest_add(s, p);
+    return st;
+}
+
+void sb_run_sink_probe(void *ctx, const sb_probe_point *p)
+{
+    sb_run_sink *s = ctx;
+    if (s->status != SB_OK)
+        return;
+    sb_probe_point untrusted;
+    if (p->leaves && !s->trust_leaves) {
+        untrusted = *p;
+        untrusted.leaves = NULL;
+        p = &untrusted;
+    }
+    s->status = sb_trace_add_probe(s->trace, p);
+    if (s->status != SB_OK) {
+        sb_err_set(s->err, sizeof s->err, "probe %.200s: cannot add to the trace (%s)",
+                   p->name, sb_status_name(s->status));
+        return;
+    }
+    if (!dump_wanted(s, p))
+        return;
+    if (s->o->dump_all && name_repeats_in_step(s, p)) {
+        sb_err_set(s->err, sizeof s->err,
+                   "probe %.160s appears twice at step %lld: cannot dump both", p->name,
+                   (long long)p->step);
+        s->status = SB_ERR_INPUT;
+        return;
+    }
+    s->status = dump_probe(s, p);
+    s->dumped = s->status == SB_OK;
+}
+
+sb_status sb_run_sink_finish(sb_run_sink *s, char *err, size_t errlen)
+{
+    if (s->status == SB_OK && s->o && (s->o->dump_probe || s->o->dump_all) && !s->dumped) {
+        char step[32];
+        snprintf(step, sizeof step, "%lld", (long long)s->o->dump_step);
+        if (s->o->dump_all)
+            sb_err_set(s->err, sizeof s->err, "no probe at step %s", step);
+        else
+            sb_err_set(s->err, sizeof s->err, "probe %.160s at step %s never happened",
+                       s->o->dump_probe, step);
+        s->status = SB_ERR_INPUT;
+    }
+    if (s->status != SB_OK)
+        sb_err_set(err, errlen, "%s", s->err);
+    return s->status;
+}
+
+/* The case's kernel table: its family's, or for a mutant case the det table
+ * with the mutant's op replaced. */
+static const sb_kernel_table *case_kernels(const sb_case *c)
+{
+    if (c->mutant[0] == '\0')
+        return sb_kernels(c->family);
+    const sb_kernel_table *k = sb_kernels_mutant(c->mutant);
+    SB_ASSERT(k != NULL);   /* the case loader checked the name */
+    return k;
+}
+
+/* ---- kernel cases ----------------------------------------------------------- */
+
+/* Optimiser updates change their state (weights, accumulators) in place: those
+ * outputs start from drawn values, and are inputs too. */
+static bool outputs_are_state(sb_op op)
+{
+    return sb_role_in_place(sb_op_roles_of(op).out[0]);
+}
+
+/* Weights, sgd velocity and adam's first moment take either sign; the
+ * squared-gradient accumulators (rmsprop, adam's v, adadelta's two) are >= 0. */
+static bool state_is_signed(sb_op op, int j)
+{
+    return !sb_role_nonnegative(sb_op_roles_of(op).out[j]);
+}
+
+static void fill_labels(int32_t *labels, size_t n, int k, uint64_t seed, uint32_t stream)
+{
+    for (size_t j = 0; j < n; j++)
+        labels[j] = (int32_t)(sb_rng_u32(seed, stream, 0, j) % (uint32_t)k);
+}
+
+typedef struct kernel_buffers {
+    sb_op_call call;
+    sb_tensor state0[SB_OP_MAX_OUT];    /* optimiser state before the update */
+    int n_state;
+} kernel_buffers;
+
+static void kernel_buffers_free(kernel_buffers *b)
+{
+    for (int i = 0; i < b->call.n_in; i++)
+        free(b->call.in[i].data);
+    for (int j = 0; j < b->call.n_out; j++)
+        free(b->call.out[j].data);
+    for (int j = 0; j < b->n_state; j++)
+        free(b->state0[j].data);
+}
+
+static sb_status kernel_buffers_alloc(kernel_buffers *b)
+{
+    sb_op_call *call = &b->call;
+    for (int i = 0; i < call->n_in; i++)
+        if (!(call->in[i].data = calloc(1, sb_tensor_bytes(&call->in[i]))))
+            return SB_ERR_NOMEM;
+    for (int j = 0; j < call->n_out; j++)
+        if (!(call->out[j].data = calloc(1, sb_tensor_bytes(&call->out[j]))))
+            return SB_ERR_NOMEM;
+    return SB_OK;
+}
+
+/* Inputs in [-1, 1) from stream SB_STREAM_CASE_INPUT + i, labels in 0..k-1;
+ * optimiser state from the streams after the inputs', kept as it was. */
+static sb_status kernel_inputs_fill(kernel_buffers *b, uint64_t seed)
+{
+    sb_op_call *call = &b->call;
+    for (int i = 0; i < call->n_in; i++) {
+        sb_tensor *t = &call->in[i];
+        uint32_t stream = SB_STREAM_CASE_INPUT + (uint32_t)i;
+        if (t->dtype == SB_DTYPE_I32)
+            fill_labels(t->data, sb_tensor_count(t), call->cls.k, seed, stream);
+        else
+            sb_rng_fill_uniform(t->data, sb_tensor_count(t), -1.0f, 1.0f, seed, stream, 0);
+    }
+    if (!outputs_are_state(call->op))
+        return SB_OK;
+    for (int j = 0; j < call->n_out; j++) {
+        sb_tensor *t = &call->out[j];
+        uint32_t stream = SB_STREAM_CASE_INPUT + (uint32_t)(call->n_in + j);
+        float lo = state_is_signed(call->op, j) ? -1.0f : 0.0f;
+        sb_rng_fill_uniform(t->data, sb_tensor_count(t), lo, 1.0f, seed, stream, 0);
+        b->state0[j] = *t;
+        if (!(b->state0[j].data = malloc(sb_tensor_bytes(t))))
+            return SB_ERR_NOMEM;
+        memcpy(b->state0[j].data, t->data, sb_tensor_bytes(t));
+        b->n_state = j + 1;
+    }
+    return SB_OK;
+}
+
+static sb_status run_kernel(const sb_case *c, sb_run_sink *sink, char *err, size_t errlen)
+{
+    kernel_buffers b;
+    memset(&b, 0, sizeof b);
+    b.call = c->call;
+    if (sb_op_call_describe(&b.call) != SB_OK) {
+        sb_err_set(err, errlen, "%s: the shape of op %s is absurd", c->path,
+                   sb_op_name(c->call.op));
+        return SB_ERR_INPUT;
+    }
+    sb_status st = kernel_buffers_alloc(&b);
+    if (st == SB_OK)
+        st = kernel_inputs_fill(&b, c->seed);
+    if (st != SB_OK) {
+        sb_err_set(err, errlen, "%s: %s for the op's tensors", c->path, sb_status_name(st));
+        kernel_buffers_free(&b);
+        return st;
+    }
+
+    /* Every tensor the op reads is a source probe "input.<i>": the call's
+     * inputs, then the state it updates in place. */
+    int n_inputs = b.call.n_in + b.n_state;
+    char names[SB_OP_MAX_IN + SB_OP_MAX_OUT][24];   /* room for any int */
+    const char *input_names[SB_OP_MAX_IN + SB_OP_MAX_OUT];
+    sb_tensor inputs[SB_OP_MAX_IN + SB_OP_MAX_OUT];
+    for (int i = 0; i < n_inputs; i++) {
+        snprintf(names[i], sizeof names[i], "input.%d", i);
+        input_names[i] = names[i];
+        inputs[i] = i < b.call.n_in ? b.call.in[i] : b.state0[i - b.call.n_in];
+        sb_probe_point p = {.step = 0, .name = names[i], .op = "source", .tensor = &inputs[i]};
+        sb_run_sink_probe(sink, &p);
+    }
+
+    sb_op_call_run(case_kernels(c), &b.call);
+
+    const char *op = sb_op_name(b.call.op);
+    for (int j = 0; j < b.call.n_out; j++) {
+        char name[96];
+        snprintf(name, sizeof name, "%s.out%d", op, j);
+        sb_probe_point p = {
+            .step = 0, .name = name, .op = op, .tensor = &b.call.out[j],
+            .inputs = input_names, .n_inputs = n_inputs,
+            .input_tensors = inputs, .n_input_tensors = n_inputs,
+            .bound = sb_op_has_reduction(b.call.op) ? sb_op_call_bound : NULL,
+            .bound_ctx = &b.call, .out_index = j,
+        };
+        sb_run_sink_probe(sink, &p);
+    }
+    kernel_buffers_free(&b);
+    return SB_OK;
+}
+
+/* ---- training cases --------------------------------------------------------- */
+
+/* The train and test ranges are slices of the one data set the case names. */
+static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sink *sink,
+                           char *err, size_t errlen)
+{
+    sb_dataset all, train, test;
+    sb_status st = sb_dataset_open(&all, c->dataset, o->data_dir, err, errlen);
+    if (st != SB_OK)
+        return SB_ERR_INPUT;
+    if (sb_dataset_slice(&train, &all, c->train_begin, c->train_end) != SB_OK ||
+        sb_dataset_slice(&test, &all, c->test_begin, c->test_end) != SB_OK) {
+        sb_err_set(err, errlen,
+                   "%s: the train or test range is outside data set %s (%lld samples)", c->path,
+                   c->dataset, (long long)all.n);
+        sb_dataset_free(&all);
+        return SB_ERR_INPUT;
+    }
+
+    int epochs = c->train.epochs > 0 ? c->train.epochs : 1;
+    sb_epoch_metrics *metrics = calloc((size_t)epochs, sizeof *metrics);
+    if (!metrics) {
+        sb_dataset_free(&all);
+        return SB_ERR_NOMEM;
+    }
+    /* A dump is all a dumping run is for: train only up to its step. The
+     * smallest of the limits wins. A run we cut short is compared by its
+     * steps alone, so the epoch it cuts is not evaluated; a case's own
+     * max_steps keeps the evaluation its golden has. */
+    sb_train_config cfg = c->train;
+    bool dumping = o->dump_probe || o->dump_all;
+    if (dumping && (cfg.max_steps == 0 || cfg.max_steps > o->dump_step + 1)) {
+        cfg.max_steps = o->dump_step + 1;
+        cfg.cut_unevaluated = true;
+    }
+    if (o->max_steps > 0 && (cfg.max_steps == 0 || cfg.max_steps > o->max_steps)) {
+        cfg.max_steps = o->max_steps;
+        cfg.cut_unevaluated = true;
+    }
+    /* The model hashes the leaves of a tensor while it is in cache with our
+     * leaf hash, and the sink takes the root from those digests. */
+    sb_leaf_hash_fn *leaf_hash = o->no_fused_hash ? NULL : sb_hash_leaf;
+    sink->trust_leaves = leaf_hash != NULL;
+    int epochs_done = 0;
+    st = sb_model_train(case_kernels(c), &cfg, &train, &test, sb_run_sink_probe, sink,
+                        leaf_hash, metrics, &epochs_done);
+    if (st != SB_OK)
+        sb_err_set(err, errlen, "%s: training failed: %s", c->path, sb_status_name(st));
+    for (int e = 0; st == SB_OK && e < epochs_done; e++)
+        st = sb_trace_add_metrics(sink->trace, &metrics[e]);
+    free(metrics);
+    sb_dataset_free(&all);
+    return st;
+}
+
+sb_status sb_run_case(const sb_case *c, const sb_run_options *o, sb_trace *out,
+                      char *err, size_t errlen)
+{
+    if (!c || !o || !out || o->threads < 0 || o->max_steps < 0 ||
+        (o->dump_probe && !o->dump_dir) ||
+        (o->dump_all && (o->dump_probe || !o->dump_dir)))
+        return SB_ERR_USAGE;
+    if (o->threads > 0)
+        omp_set_num_threads(o->threads);
+
+    /* the header names the case's reference configuration (a golden is the
+     * run at it), so every trace of a case has the same header */
+    sb_trace_header_from_case(&out->header, c, c->reference_threads);
+
+    sb_run_sink sink;
+    sb_run_sink_init(&sink, out, o);
+    sb_status st = c->kind == SB_CASE_KERNEL ? run_kernel(c, &sink, err, errlen)
+                                             : run_train(c, o, &sink, err, errlen);
+    if (st != SB_OK)
+        return st;
+    return sb_run_sink_finish(&sink, err, errlen);
+}

@@ -1,0 +1,204 @@
+/* The argument layer and the error formatter (support/support.h): the one
+ * thread-list grammar, option tables, integers, seconds, step limits, work
+ * directories, and the three forms of an input-file message. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "support/support.h"
+
+Suite *make_support_suite(void);
+
+static int threads[SB_MAX_THREADS], n;
+static char err[256];
+
+static bool list(const char *s)
+{
+    err[0] = '\0';
+    return sb_thread_list_parse(s, threads, &n, err, sizeof err);
+}
+
+static void list_is(const char *s, const int *want, int n_want)
+{
+    ck_assert_msg(list(s), "\"%s\": %s", s, err);
+    ck_assert_int_eq(n, n_want);
+    for (int i = 0; i < n_want; i++)
+        ck_assert_int_eq(threads[i], want[i]);
+}
+
+static void list_refused(const char *s, const char *says)
+{
+    ck_assert_msg(!list(s), "\"%s\" accepted", s);
+    ck_assert_msg(strstr(err, says) != NULL, "\"%s\": \"%s\"", s, err);
+}
+
+START_TEST(thread_list_items_and_ranges)
+{
+    list_is("4", (const int[]){4}, 1);
+    list_is("1,2,4", (const int[]){1, 2, 4}, 3);
+    list_is("1..4", (const int[]){1, 2, 3, 4}, 4);
+    list_is("1-4", (const int[]){1, 2, 3, 4}, 4);
+    list_is("3..3", (const int[]){3}, 1);
+    /* in the order written, blanks around items */
+    list_is(" 8 ,\t1-2 , 5..6\t", (const int[]){8, 1, 2, 5, 6}, 5);
+    list_is("64", (const int[]){64}, 1);
+    ck_assert(list("1..64"));
+    ck_assert_int_eq(n, SB_MAX_THREADS);
+    ck_assert_int_eq(threads[63], 64);
+}
+END_TEST
+
+START_TEST(thread_list_refusals)
+{
+    list_refused("8..1", "\"8..1\" is a reversed range: a..b and a-b need a <= b");
+    list_refused("1,4-2", "\"4-2\" is a reversed range");
+    list_refused("1,2,1", "1 is listed twice");
+    list_refused("1..4,3-6", "3 is listed twice");
+    list_refused("0", "\"0\" is neither a thread count in 1..64 nor a range a..b or a-b");
+    list_refused("65", "\"65\" is neither");
+    list_refused("1..65", "\"1..65\" is neither");
+    list_refused("1,,2", "\"1,,2\" has an empty item");
+    list_refused("1,", "has an empty item");
+    list_refused("", "the thread list is empty");
+    list_refused("  ", "the thread list is empty");
+    /* counts are digits only, blanks only around a whole item */
+    static const char *const bad[] = {"x", "-1", "+2", "1-", "..3", "1...3", "1-2-3",
+                                      "1..2..3", "1 .. 3", "1..+3", "2 4", "1e1", "0x2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        list_refused(bad[i], "is neither a thread count");
+    char longer[100];
+    memset(longer, '1', sizeof longer - 1);
+    longer[sizeof longer - 1] = '\0';
+    list_refused(longer, "is too long");
+}
+END_TEST
+
+START_TEST(options_from_a_table)
+{
+    const char *threads_s = NULL, *dump = NULL, *dump_step = NULL, *pos[2];
+    bool tap = false;
+    const sb_option options[] = {{"--threads", &threads_s, NULL}, {"--dump", &dump, NULL},
+                                 {"--dump-step", &dump_step, NULL}, {"--tap", NULL, &tap},
+                                 {NULL, NULL, NULL}};
+    sb_args a = {.options = options, .positional = pos, .max_positional = 2};
+    char *ok[] = {"x", "a.case", "--threads", "1-4", "--dump=p", "--dump-step=", "--tap", "-"};
+    ck_assert_int_eq(sb_args_parse(&a, 8, ok, 1, err, sizeof err), SB_ARGS_OK);
+    ck_assert_str_eq(threads_s, "1-4");
+    ck_assert_str_eq(dump, "p");
+    ck_assert_str_eq(dump_step, "");
+    ck_assert(tap);
+    ck_assert_int_eq(a.n_positional, 2);
+    ck_assert_str_eq(pos[0], "a.case");
+    ck_assert_str_eq(pos[1], "-");      /* a lone "-" is an argument */
+
+    char *no_value[] = {"x", "--threads"};
+    ck_assert_int_eq(sb_args_parse(&a, 2, no_value, 1, err, sizeof err), SB_ARGS_NO_VALUE);
+    ck_assert_str_eq(err, "option --threads needs a value");
+    /* a flag takes no value; a prefix is no option; --help is none either */
+    char *unknown[] = {"--tap=1", "--threadsx", "--dum", "--help", "-h"};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        char *argv[] = {"x", unknown[i]};
+        ck_assert_int_eq(sb_args_parse(&a, 2, argv, 1, err, sizeof err), SB_ARGS_UNKNOWN);
+        ck_assert_str_eq(a.bad, unknown[i]);
+    }
+    ck_assert_str_eq(err, "unknown option '-h'");
+    char *extra[] = {"x", "a", "b", "c", "--bogus"};
+    ck_assert_int_eq(sb_args_parse(&a, 5, extra, 1, err, sizeof err), SB_ARGS_EXTRA);
+    ck_assert_str_eq(a.bad, "c");
+    ck_assert_str_eq(err, "unexpected argument 'c'");
+    /* the value of an option may look like one */
+    char *value[] = {"x", "--threads", "--tap"};
+    tap = false;
+    ck_assert_int_eq(sb_args_parse(&a, 3, value, 1, err, sizeof err), SB_ARGS_OK);
+    ck_assert_str_eq(threads_s, "--tap");
+    ck_assert(!tap);
+}
+END_TEST
+
+START_TEST(numbers)
+{
+    int64_t v;
+    ck_assert(sb_int_parse("1000", 1, 1000, &v, err, sizeof err) && v == 1000);
+    ck_assert(sb_int_parse("-3", -5, 5, &v, err, sizeof err) && v == -3);
+    ck_assert(!sb_int_parse("1001", 1, 1000, &v, err, sizeof err));
+    ck_assert_str_eq(err, "'1001' is not an integer in 1..1000");
+    static const char *const bad[] = {"", "1x", "1.0", "99999999999999999999", " "};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(!sb_int_parse(bad[i], INT64_MIN, INT64_MAX, &v, NULL, 0), "%s", bad[i]);
+    ck_assert(sb_max_steps_parse("2147483647", &v, err, sizeof err) && v == INT32_MAX);
+    ck_assert(!sb_max_steps_parse("0", &v, err, sizeof err));
+    ck_assert_str_eq(err, "'0' is not an integer in 1..2147483647");
+
+    double x;
+    ck_assert(sb_seconds_parse("1.5", &x, err, sizeof err));
+    ck_assert(x > 1.49 && x < 1.51);
+    static const char *const not_seconds[] = {"0", "-1", "nan", "inf", "1s", ""};
+    for (size_t i = 0; i < sizeof not_seconds / sizeof not_seconds[0]; i++)
+        ck_assert_msg(!sb_seconds_parse(not_seconds[i], &x, err, sizeof err), "%s",
+                      not_seconds[i]);
+    ck_assert_str_eq(err, "'' is not a positive number of seconds");
+}
+END_TEST
+
+START_TEST(error_forms)
+{
+    ck_assert_int_eq(sb_err_expected(err, sizeof err, "a.case", sb_at_line(12), "%s as %d",
+                                     "threads", 4), SB_ERR_INPUT);
+    ck_assert_str_eq(err, "a.case:12: expected threads as 4");
+    sb_err_expected(err, sizeof err, "d.npy", sb_at_byte(10), "a dict");
+    ck_assert_str_eq(err, "d.npy: byte 10: expected a dict");
+    sb_err_expected(err, sizeof err, "r.json", sb_at_key("cases[0].runs[1]"), "a run");
+    ck_assert_str_eq(err, "r.json: cases[0].runs[1]: expected a run");
+    char small[8];
+    sb_err_set(small, sizeof small, "%s", "longer than eight");
+    ck_assert_str_eq(small, "longer ");
+    sb_err_set(NULL, 0, "nothing kept");
+}
+END_TEST
+
+START_TEST(work_directories)
+{
+    char tmp[] = "/tmp/sb_test_support.XXXXXX", out[1024], given[1100];
+    ck_assert_ptr_nonnull(mkdtemp(tmp));
+    ck_assert_int_eq(setenv("TMPDIR", tmp, 1), 0);
+    bool temporary = false;
+    ck_assert_msg(sb_work_dir(out, sizeof out, NULL, "test", &temporary, err, sizeof err), "%s",
+                  err);
+    ck_assert(temporary);
+    ck_assert_int_eq(strncmp(out, tmp, strlen(tmp)), 0);
+    ck_assert_ptr_nonnull(strstr(out, "/samebits.test."));
+    snprintf(given, sizeof given, "%s/inner", out);
+    ck_assert(sb_work_dir(out, sizeof out, given, "test", &temporary, err, sizeof err));
+    ck_assert(!temporary);
+    ck_assert_str_eq(out, given);
+    /* an existing one is fine, one under a missing parent is not */
+    ck_assert(sb_work_dir(out, sizeof out, given, "test", &temporary, err, sizeof err));
+    snprintf(given, sizeof given, "%s/missing/inner", tmp);
+    ck_assert(!sb_work_dir(out, sizeof out, given, "test", &temporary, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "cannot create the work directory"));
+    sb_dir_remove_tree(tmp);
+    struct stat st;
+    ck_assert_int_ne(stat(tmp, &st), 0);
+    unsetenv("TMPDIR");
+
+    char self[1024];
+    ck_assert(sb_self_exe(self, sizeof self, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(self, "test_support"));
+}
+END_TEST
+
+Suite *make_support_suite(void)
+{
+    Suite *s = suite_create("support");
+    TCase *tc = tcase_create("support");
+    tcase_add_test(tc, thread_list_items_and_ranges);
+    tcase_add_test(tc, thread_list_refusals);
+    tcase_add_test(tc, options_from_a_table);
+    tcase_add_test(tc, numbers);
+    tcase_add_test(tc, error_forms);
+    tcase_add_test(tc, work_directories);
+    suite_add_tcase(s, tc);
+    return s;
+}
