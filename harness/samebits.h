@@ -251,6 +251,7 @@ typedef struct sb_child_result {
     int exit_code;
     int signal;
     double seconds;
+    int start_errno;            /* why the program could not be started (SB_ERR_IO), else 0 */
 } sb_child_result;
 
 sb_status sb_spawn(char *const argv[], int threads, double timeout_seconds,
@@ -258,7 +259,8 @@ sb_status sb_spawn(char *const argv[], int threads, double timeout_seconds,
 
 /* sb_spawn with the rest of the choices. argv[0] is looked up in PATH when it
  * has no slash. A timed-out child gets SIGTERM, then SIGKILL after a grace
- * period, and is always reaped. SB_ERR_IO when the program cannot be started. */
+ * period, and is always reaped. SB_ERR_IO when the program cannot be started
+ * (r->start_errno says why). */
 typedef struct sb_spawn_options {
     int threads;                /* OMP_NUM_THREADS; 0 keeps the environment's */
     double timeout_seconds;     /* <= 0: wait as long as it takes */

@@ -55,7 +55,8 @@ sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, 
                            .stderr_path = r->stderr_path};
     sb_status st = sb_spawn_with(argv, &so, cr);
     if (st != SB_OK)
-        sb_err_set(err, errlen, "%s: cannot start (%s)", r->self_exe, sb_status_name(st));
+        sb_err_set(err, errlen, "%s: cannot start: %s", r->self_exe,
+                   cr->start_errno ? strerror(cr->start_errno) : sb_status_name(st));
     return st;
 }
 

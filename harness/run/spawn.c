@@ -143,7 +143,7 @@ sb_status sb_spawn_with(char *const argv[], const sb_spawn_options *o, sb_child_
     posix_spawnattr_destroy(&attr);
     free(env);
     if (rc != 0) {
-        fprintf(stderr, "samebits: cannot start %s: %s\n", argv[0], strerror(rc));
+        r->start_errno = rc;
         return SB_ERR_IO;
     }
 

@@ -1,5 +1,6 @@
 /* sb_spawn: how a child ended, its environment, timeouts, stderr capture. */
 #include <check.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,7 @@ START_TEST(missing_program_is_io_error)
     char *missing[] = {"/nonexistent/samebits-no-such-program", NULL};
     sb_child_result r;
     ck_assert_int_eq(sb_spawn(missing, 1, 1, &r), SB_ERR_IO);
+    ck_assert_int_eq(r.start_errno, ENOENT);
 }
 END_TEST
 
