@@ -138,7 +138,12 @@ void sb_op_call_run(const sb_kernel_table *k, const sb_op_call *c)
 }
 
 /* Each reducing op's bound over an op call: the op's arguments with the
- * bound in place of its one output. */
+ * bound in place of its one output (BOUND ops have one: kernels.def). */
+#define SB_OP(name, area, params, outputs, inputs, bound, ...)                             \
+    SB_IF_##bound(_Static_assert(SB_COUNT_##outputs == 1, #name ": a BOUND op has one output");)
+#include "kernels.def"
+#undef SB_OP
+
 typedef void call_bound_fn(float *bound_out, const sb_op_call *c);
 #define SB_OP(name, area, params, outputs, inputs, bound, ...)                             \
     SB_IF_##bound(static void bound_##name(float *bound_out, const sb_op_call *c)          \

@@ -69,7 +69,17 @@
 
 /* ---- flags ----------------------------------------------------------------
  * SB_IF_<flag>(...) keeps its arguments when the flag is set;
- * SB_CHOOSE_<flag>(yes, no) is yes when it is set, no when not. */
+ * SB_CHOOSE_<flag>(yes, no) is yes when it is set, no when not.
+ * SB_FLAG_<flag> names each word a flag column may hold, so that
+ * SB_CHECK_FLAGS can stop a misspelt one with "SB_FLAG_<word> undeclared". */
+enum sb_list_flag {
+    SB_FLAG_BOUND, SB_FLAG_EXACT, SB_FLAG_LOOSE, SB_FLAG_AS_DET,
+    SB_FLAG_HASHED, SB_FLAG_UNHASHED, SB_FLAG_REFD, SB_FLAG_NO_REFD,
+};
+#define SB_CHECK_FLAGS(name, bound, loose, hashed, refd)                        \
+    _Static_assert(SB_FLAG_##bound >= 0 && SB_FLAG_##loose >= 0 &&             \
+                   SB_FLAG_##hashed >= 0 && SB_FLAG_##refd >= 0,              \
+                   "the flags of " #name);
 
 #define SB_IF_BOUND(...) __VA_ARGS__
 #define SB_IF_EXACT(...)

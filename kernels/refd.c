@@ -7,6 +7,12 @@
 #include "gemm/sb_gemm.h"
 #include "refd_sums.h"
 
+/* A double evaluation is of output 0, the only one (kernels.def). */
+#define SB_OP(name, area, params, outputs, inputs, bound, loose, hashed, refd, signature) \
+    SB_IF_##refd(_Static_assert(SB_COUNT_##outputs == 1, #name ": a REFD op has one output");)
+#include "kernels.def"
+#undef SB_OP
+
 static sb_refd_fn *const evaluations[SB_OP_COUNT] = {
 #define SB_OP(name, area, params, outputs, inputs, bound, loose, hashed, refd, signature) \
     [SB_OP_##name] = SB_CHOOSE_##refd(sb_##name##_refd, NULL),

@@ -68,6 +68,13 @@ sb_status sb_conv_shape_complete(sb_conv_shape *s);
  * kernels.def names every op once, with its metadata; everything keyed by
  * op below is generated from it (op_list.h). */
 
+/* Each flag column holds one of its two words: a misspelt one stops the
+ * build here, naming it. */
+#define SB_OP(name, area, params, outputs, inputs, bound, loose, hashed, refd, signature) \
+    SB_CHECK_FLAGS(name, bound, loose, hashed, refd)
+#include "kernels.def"
+#undef SB_OP
+
 typedef enum sb_op {
 #define SB_OP(name, ...) SB_OP_##name,
 #include "kernels.def"
