@@ -41,6 +41,11 @@ sb_op_roles sb_op_roles_of(sb_op op)
     return (sb_op_roles){i->n_in, i->n_out, i->in, i->out};
 }
 
+bool sb_op_updates_in_place(sb_op op)
+{
+    return sb_role_in_place(info_of(op)->out[0]);
+}
+
 sb_optimizer sb_params_optimizer(sb_op_params p)
 {
     switch (p) {

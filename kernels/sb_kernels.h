@@ -168,6 +168,9 @@ typedef struct sb_op_roles {
 } sb_op_roles;
 
 sb_op_roles sb_op_roles_of(sb_op op);
+/* true for an op whose outputs are state it updates in place (the
+ * optimiser updates): they are inputs too. */
+bool sb_op_updates_in_place(sb_op op);
 
 /* ---- reordering bounds ------------------------------------------------------
  * For each op with a reduction (BOUND in kernels.def), a function with the

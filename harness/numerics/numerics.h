@@ -1,5 +1,5 @@
 /* The numerics mode (`samebits numerics`): at every probe of a kernel op,
- * the op is recomputed in double from its own float inputs (kernels/refd) and
+ * the op is recomputed in double from its own float inputs (kernels/sb_refd.h) and
  * the float result is judged against the op's forward error bound; the first
  * non-finite value of the run is reported with the op and inputs that made
  * it. The output formats are in NUMERICS.md. */

@@ -33,12 +33,6 @@ static void both_probe(void *ctx, const sb_probe_point *p)
 
 /* ---- kernel cases ---------------------------------------------------------- */
 
-/* An optimiser update: it changes its state in place. */
-static bool is_update(sb_op op)
-{
-    return sb_role_in_place(sb_op_roles_of(op).out[0]);
-}
-
 /* Tensor i of the op's reads (inputs, then the state an update changes in
  * place) as `samebits run` draws it: uniform [-1, 1) from stream
  * SB_STREAM_CASE_INPUT + i (squared-gradient state [0, 1)), labels in 0..k-1;
@@ -72,7 +66,7 @@ static sb_status run_kernel(const sb_case *c, const sb_numerics_case *nc,
         sb_err_set(err, errlen, "%s: the shape of op %s is absurd", c->path, sb_op_name(call.op));
         return SB_ERR_INPUT;
     }
-    const int n_state = is_update(call.op) ? call.n_out : 0;
+    const int n_state = sb_op_updates_in_place(call.op) ? call.n_out : 0;
     const int n_reads = call.n_in + n_state;
     sb_tensor reads[SB_OP_MAX_IN + SB_OP_MAX_OUT];
     char names[SB_OP_MAX_IN + SB_OP_MAX_OUT][24];

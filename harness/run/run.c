@@ -203,20 +203,6 @@ static const sb_kernel_table *case_kernels(const sb_case *c)
 
 /* ---- kernel cases ----------------------------------------------------------- */
 
-/* Optimiser updates change their state (weights, accumulators) in place: those
- * outputs start from drawn values, and are inputs too. */
-static bool outputs_are_state(sb_op op)
-{
-    return sb_role_in_place(sb_op_roles_of(op).out[0]);
-}
-
-/* Weights, sgd velocity and adam's first moment take either sign; the
- * squared-gradient accumulators (rmsprop, adam's v, adadelta's two) are >= 0. */
-static bool state_is_signed(sb_op op, int j)
-{
-    return !sb_role_nonnegative(sb_op_roles_of(op).out[j]);
-}
-
 static void fill_labels(int32_t *labels, size_t n, int k, uint64_t seed, uint32_t stream)
 {
     for (size_t j = 0; j < n; j++)
@@ -264,12 +250,14 @@ static sb_status kernel_inputs_fill(kernel_buffers *b, uint64_t seed)
         else
             sb_rng_fill_uniform(t->data, sb_tensor_count(t), -1.0f, 1.0f, seed, stream, 0);
     }
-    if (!outputs_are_state(call->op))
+    /* optimiser state starts from drawn values and is an input too */
+    if (!sb_op_updates_in_place(call->op))
         return SB_OK;
     for (int j = 0; j < call->n_out; j++) {
         sb_tensor *t = &call->out[j];
         uint32_t stream = SB_STREAM_CASE_INPUT + (uint32_t)(call->n_in + j);
-        float lo = state_is_signed(call->op, j) ? -1.0f : 0.0f;
+        /* weights and moments take either sign, squared-gradient state not */
+        float lo = sb_role_nonnegative(sb_op_roles_of(call->op).out[j]) ? 0.0f : -1.0f;
         sb_rng_fill_uniform(t->data, sb_tensor_count(t), lo, 1.0f, seed, stream, 0);
         b->state0[j] = *t;
         if (!(b->state0[j].data = malloc(sb_tensor_bytes(t))))

@@ -1,4 +1,4 @@
-/* The numerics mode: the double evaluations and bounds (kernels/refd), the
+/* The numerics mode: the double evaluations and bounds (kernels/sb_refd.h), the
  * probe judge, the numerics mutants and their cases, and a test-only
  * variance kernel (no op in the kernel list computes a variance). */
 #include <check.h>

@@ -335,6 +335,7 @@ START_TEST(test_list_metadata)
                           "%s: output %d (%s)", name, j, sb_role_name(r.out[j]));
         for (int i = 0; i < r.n_in; i++)
             ck_assert_msg(!sb_role_in_place(r.in[i]), "%s: input %d", name, i);
+        ck_assert_int_eq(sb_op_updates_in_place((sb_op)op), kind != SB_OPTIM_COUNT);
         ck_assert_str_ne(sb_op_area((sb_op)op), "?");
     }
     for (int k = 0; k < SB_OPTIM_COUNT; k++) {
