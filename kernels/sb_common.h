@@ -39,9 +39,24 @@ int sb_name_index(const char *const *names, int count, const char *name);
  * width: data moves, and element-wise arithmetic that is correctly rounded
  * and never contracted (kernels/meson.build). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__INTEL_COMPILER)
+#if defined(SB_WITHOUT_AVX512)
+#define SB_ISA_CLONES __attribute__((target_clones("avx2", "default")))
+#else
 #define SB_ISA_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 #else
 #define SB_ISA_CLONES
+#endif
+
+/* Whether the code paths picked at run time (the GEMM tiles, the random
+ * runs) may take their AVX-512 variant: the CPU has AVX-512F and the build
+ * keeps those variants. A build configured with -Davx512=false leaves every
+ * AVX-512 path out, clones included, so that the AVX2 paths can be measured
+ * on an AVX-512 machine (tools/bench/README.md); x86-64 with GCC or clang. */
+#if defined(SB_WITHOUT_AVX512)
+#define SB_CPU_AVX512() false
+#else
+#define SB_CPU_AVX512() __builtin_cpu_supports("avx512f")
 #endif
 
 /* A helper inlined into each caller, so that each ISA copy of the caller has

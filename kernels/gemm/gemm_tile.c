@@ -292,7 +292,9 @@ _Static_assert(MR % 4 == 0 && MRN % 4 == 0 && MR <= ROWS_MAX && MRN <= ROWS_MAX 
                "unrolled counts for FOR_UNROLLED, tall_cols' widths");
 TILES(generic, , MR, NR, MRN, NRN, MRT)
 #if defined(__x86_64__) && defined(__GNUC__)
+#if !defined(SB_WITHOUT_AVX512)
 TILES(avx512, __attribute__((target("avx512f,fma"))), MR, NR, MRN, NRN, MRT)
+#endif
 TILES(avx2, __attribute__((target("avx2,fma"))), 4, 24, 4, NRN, 8)
 #endif
 
@@ -301,8 +303,10 @@ int sb_gemm_tiles_variants(const sb_gemm_tiles *out[3])
     int n = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f"))
+#if !defined(SB_WITHOUT_AVX512)
+    if (SB_CPU_AVX512())
         out[n++] = &tiles_avx512;
+#endif
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
         out[n++] = &tiles_avx2;
 #endif

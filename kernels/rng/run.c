@@ -79,7 +79,9 @@ SB_ALWAYS_INLINE void uniform_run(float *out, uint64_t seed, uint32_t stream, ui
 
 RUN_VARIANT(run_generic, )
 #if defined(__x86_64__) && defined(__GNUC__)
+#if !defined(SB_WITHOUT_AVX512)
 RUN_VARIANT(run_avx512, __attribute__((target("avx512f"))))
+#endif
 RUN_VARIANT(run_avx2, __attribute__((target("avx2"))))
 #endif
 
@@ -88,8 +90,10 @@ int sb_rng_uniform_run_variants(sb_rng_run_fn out[3])
     int n = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f"))
+#if !defined(SB_WITHOUT_AVX512)
+    if (SB_CPU_AVX512())
         out[n++] = run_avx512;
+#endif
     if (__builtin_cpu_supports("avx2"))
         out[n++] = run_avx2;
 #endif

@@ -1,8 +1,9 @@
 /* samebits-bench-kernels: GFLOP/s of the GEMM-based kernels (det, loose) at
  * the seed model's batch-128 shapes, against OpenBLAS cblas_sgemm on the
- * equivalent GEMM. Measurements are interleaved (every op, family and thread
- * count once per round); medians over rounds are reported, a ratio as the
- * median of its per-round ratios.
+ * equivalent GEMM, and each as a fraction of the machine's FMA peak.
+ * Measurements are interleaved (every op, family and thread count once per
+ * round, after the round's peak); medians over rounds are reported, a ratio
+ * as the median of its per-round ratios with their smallest and largest.
  * See tools/bench/README.md. */
 #include <cblas.h>
 #include <math.h>
@@ -12,6 +13,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_cpu.h"
+#include "fma_peak.h"
 #include "sb_kernels.h"
 #include "sb_refd.h"
 
@@ -200,16 +203,42 @@ static double median_of(const double *v, int n)
     return n % 2 ? w[n / 2] : 0.5 * (w[n / 2 - 1] + w[n / 2]);
 }
 
-/* The median over rounds of num[r] / den[r]: each ratio compares two
- * measurements taken moments apart, so a slow phase of the machine that
- * spans a round cancels in it (a ratio of medians would take each median
- * from a different moment). */
-static double median_ratio(const double *num, const double *den, int n)
+/* A value over rounds: its median, smallest and largest. */
+typedef struct spread {
+    double median, min, max;
+} spread;
+
+static spread spread_of(const double *v, int n)
+{
+    spread s = {median_of(v, n), v[0], v[0]};
+    for (int i = 1; i < n; i++) {
+        s.min = v[i] < s.min ? v[i] : s.min;
+        s.max = v[i] > s.max ? v[i] : s.max;
+    }
+    return s;
+}
+
+/* num[r] / den[r] over rounds: each ratio compares two measurements taken
+ * moments apart, so a slow phase of the machine that spans a round cancels
+ * in it (a ratio of medians would take each median from a different
+ * moment); the spread tells a real gap from noise. */
+static spread ratio_spread(const double *num, const double *den, int n)
 {
     double r[MAX_ROUNDS];
     for (int i = 0; i < n; i++)
         r[i] = num[i] / den[i];
-    return median_of(r, n);
+    return spread_of(r, n);
+}
+
+static void print_spread(spread s)
+{
+    printf(" %5.2f [%4.2f %4.2f]", s.median, s.min, s.max);
+}
+
+static void json_spread(FILE *json, const char *key, spread s)
+{
+    fprintf(json, ", \"%s\": %.3f, \"%s_min\": %.3f, \"%s_max\": %.3f", key, s.median, key,
+            s.min, key, s.max);
 }
 
 /* the rounds of one measurement: seconds[case][threads][impl][round] */
@@ -235,6 +264,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
+    bench_openblas_choose_core(argv);
     int rounds = 5;
     double min_time = 0.05;
     const char *json_path = NULL;
@@ -266,13 +296,15 @@ int main(int argc, char **argv)
         usage();
         return EXIT_FAILURE;
     }
-    const char *coretype = getenv("OPENBLAS_CORETYPE");
-    if (!coretype)
-        fprintf(stderr, "bench: OPENBLAS_CORETYPE is not set; OpenBLAS 0.3.21 may misdetect "
-                        "the CPU (set OPENBLAS_CORETYPE=SkylakeX on AVX-512 machines)\n");
+    bench_cpu cpu;
+    bench_cpu_describe(&cpu);
+    char core[160];
+    bench_openblas_core_text(core, sizeof core);
+    const char *isa = NULL;
 
-    /* seconds[case][threads][impl][round] */
+    /* seconds[case][threads][impl][round]; the FMA peak, peak[threads][round] */
     double *sec = calloc(N_CASES * N_THREADS * N_IMPL * (size_t)rounds, sizeof(double));
+    double peak[N_THREADS][MAX_ROUNDS];
     bench_state *st = calloc(N_CASES, sizeof *st);
     if (!sec || !st)
         return EXIT_FAILURE;
@@ -282,7 +314,9 @@ int main(int argc, char **argv)
     for (size_t c = 0; c < N_CASES; c++)
         if (selected[c])
             state_new(&st[c], &cases[c]);
-    for (int r = 0; r < rounds; r++)
+    for (int r = 0; r < rounds; r++) {
+        for (size_t t = 0; t < N_THREADS; t++)
+            peak[t][r] = bench_fma_peak(thread_counts[t], &isa);
         for (size_t c = 0; c < N_CASES; c++) {
             if (!selected[c])
                 continue;
@@ -291,20 +325,43 @@ int main(int argc, char **argv)
                     sec[((c * N_THREADS + t) * N_IMPL + (size_t)impl) * (size_t)rounds + (size_t)r] =
                         time_per_call(&st[c], &cases[c].gemm, impl, thread_counts[t], min_time);
         }
+    }
+    /* a peak is the best the loop reached: a round that ran slower was
+     * sharing the machine */
+    spread peak_of[N_THREADS];
+    for (size_t t = 0; t < N_THREADS; t++)
+        peak_of[t] = spread_of(peak[t], rounds);
 
     FILE *json = json_path ? fopen(json_path, "w") : NULL;
     if (json_path && !json) {
         fprintf(stderr, "bench: cannot write %s\n", json_path);
         return EXIT_FAILURE;
     }
-    if (json)
-        fprintf(json, "{\n  \"openblas_core\": \"%s\",\n  \"openblas_coretype_env\": \"%s\",\n"
-                      "  \"rounds\": %d,\n  \"min_time_s\": %g,\n  \"results\": [\n",
-                openblas_get_corename(), coretype ? coretype : "", rounds, min_time);
-    printf("OpenBLAS core: %s; median of %d interleaved rounds, GFLOP/s of the equivalent GEMM\n",
-           openblas_get_corename(), rounds);
-    printf("%-20s %-22s %3s %8s %8s %9s %11s %9s\n", "op", "gemm m x n x k", "thr", "det",
-           "loose", "openblas", "det/openblas", "det/loose");
+    printf("CPU: %s; AVX-512 (F BW DQ VL): %s, AVX2+FMA: %s; the kernels run their %s code\n",
+           cpu.model, cpu.avx512 ? "yes" : "no", cpu.avx2_fma ? "yes" : "no", isa);
+    printf("OpenBLAS core: %s\n", core);
+    printf("FMA peak (%s register loop), best [slowest] of %d rounds:", isa, rounds);
+    for (size_t t = 0; t < N_THREADS; t++)
+        printf(" %d thread%s %.1f [%.1f] GFLOP/s%s", thread_counts[t],
+               thread_counts[t] > 1 ? "s" : "", peak_of[t].max, peak_of[t].min,
+               t + 1 < N_THREADS ? "," : "\n");
+    if (json) {
+        fprintf(json, "{\n  \"cpu\": {\"model\": \"%s\", \"avx512\": %s, \"avx2_fma\": %s, "
+                      "\"kernel_isa\": \"%s\"},\n",
+                cpu.model, cpu.avx512 ? "true" : "false", cpu.avx2_fma ? "true" : "false", isa);
+        fprintf(json, "  \"openblas_core\": \"%s\",\n  \"openblas_core_chosen\": \"%s\",\n",
+                openblas_get_corename(), core);
+        fprintf(json, "  \"fma_peak_gflops\": [");
+        for (size_t t = 0; t < N_THREADS; t++)
+            fprintf(json, "%s{\"threads\": %d, \"best\": %.2f, \"slowest\": %.2f}",
+                    t ? ", " : "", thread_counts[t], peak_of[t].max, peak_of[t].min);
+        fprintf(json, "],\n  \"rounds\": %d,\n  \"min_time_s\": %g,\n  \"results\": [\n",
+                rounds, min_time);
+    }
+    printf("\nGFLOP/s of the equivalent GEMM (median of %d interleaved rounds) and its %% of "
+           "the peak;\nratios: median of per-round ratios [smallest largest]\n", rounds);
+    printf("%-18s %-16s %3s %6s %4s %6s %4s %6s %4s %20s %20s\n", "op", "gemm m x n x k", "thr",
+           "det", "%pk", "loose", "%pk", "blas", "%pk", "det/openblas", "det/loose");
     const char *sep = "";   /* between JSON array elements */
     for (size_t c = 0; c < N_CASES; c++)
         for (size_t t = 0; t < N_THREADS && selected[c]; t++) {   /* --op */
@@ -313,23 +370,34 @@ int main(int argc, char **argv)
             const double *s_det = sec_of(sec, c, t, IMPL_DET, rounds),
                          *s_loose = sec_of(sec, c, t, IMPL_LOOSE, rounds),
                          *s_blas = sec_of(sec, c, t, IMPL_BLAS, rounds);
-            double vs_blas = median_ratio(s_blas, s_det, rounds);
-            double vs_loose = median_ratio(s_loose, s_det, rounds);
+            spread vs_blas = ratio_spread(s_blas, s_det, rounds);
+            spread vs_loose = ratio_spread(s_loose, s_det, rounds);
             for (int impl = 0; impl < N_IMPL; impl++)
                 gf[impl] = flops / median_of(sec_of(sec, c, t, impl, rounds), rounds) * 1e-9;
             char dims[32];
             snprintf(dims, sizeof dims, "%dx%dx%d", g->m, g->n, g->k);
-            printf("%-20s %-22s %3d %8.1f %8.1f %9.1f %11.2f %9.2f\n", cases[c].name, dims,
-                   thread_counts[t], gf[IMPL_DET], gf[IMPL_LOOSE], gf[IMPL_BLAS],
-                   vs_blas, vs_loose);
-            if (json)
+            printf("%-18s %-16s %3d", cases[c].name, dims, thread_counts[t]);
+            for (int impl = 0; impl < N_IMPL; impl++)
+                printf(" %6.1f %3.0f%%", gf[impl], 100.0 * gf[impl] / peak_of[t].max);
+            print_spread(vs_blas);
+            print_spread(vs_loose);
+            printf("\n");
+            if (json) {
                 fprintf(json, "%s    {\"op\": \"%s\", \"kernel\": \"%s\", \"gemm\": [%d, %d, %d], "
-                              "\"threads\": %d, \"gflops\": {\"%s\": %.2f, \"%s\": %.2f, "
-                              "\"%s\": %.2f}, \"det_vs_openblas\": %.3f, \"det_vs_loose\": %.3f}",
+                              "\"threads\": %d, \"gflops\": {",
                         sep, cases[c].name, sb_op_name(cases[c].op), g->m, g->n, g->k,
-                        thread_counts[t], impl_names[IMPL_DET], gf[IMPL_DET],
-                        impl_names[IMPL_LOOSE], gf[IMPL_LOOSE], impl_names[IMPL_BLAS],
-                        gf[IMPL_BLAS], vs_blas, vs_loose);
+                        thread_counts[t]);
+                for (int impl = 0; impl < N_IMPL; impl++)
+                    fprintf(json, "%s\"%s\": %.2f", impl ? ", " : "", impl_names[impl], gf[impl]);
+                fprintf(json, "}, \"fraction_of_peak\": {");
+                for (int impl = 0; impl < N_IMPL; impl++)
+                    fprintf(json, "%s\"%s\": %.3f", impl ? ", " : "", impl_names[impl],
+                            gf[impl] / peak_of[t].max);
+                fprintf(json, "}");
+                json_spread(json, "det_vs_openblas", vs_blas);
+                json_spread(json, "det_vs_loose", vs_loose);
+                fprintf(json, "}");
+            }
             sep = ",\n";
         }
     /* accuracy of the long reductions: K = 9216 (dense1.fwd), K = n*p*q

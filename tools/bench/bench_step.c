@@ -15,7 +15,15 @@
  * step's `hash_share_inside`, the median over the timed steps. Unlike the
  * difference between a hashed and an unhashed run, it is measured within
  * one run, so a slow phase of a shared machine cannot swamp it; it leaves
- * out what hashing costs the ops around it (caches, a blocked loop). */
+ * out what hashing costs the ops around it (caches, a blocked loop).
+ *
+ * Without --hash it also times each op of one more step after the timed
+ * ones (the step's `ops`, for a per-op breakdown): at each probe of that
+ * step the hook runs the probed op again, as the model called it (the op
+ * call comes with the probe), three times, and keeps the median. The
+ * reruns take the step's own buffers, so an op's inputs are where the step
+ * left them; a rerun of an in-place update (the optimiser) moves the
+ * weights once more, after every timed step. */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +32,22 @@
 #include "samebits.h"
 #include "sb_model.h"
 
+/* one op of the profiled step: its probe's name (copied: some names live
+ * in the model, freed when training returns), the op, median seconds */
+typedef struct op_time {
+    char name[64];
+    const char *op;
+    double s;
+} op_time;
+
+#define MAX_OPS 64
+#define OP_RERUNS 3
+
 typedef struct step_clock {
     bool hash;
+    int64_t profile_step;   /* the step whose ops are timed, or -1 */
+    op_time ops[MAX_OPS];
+    int n_ops;
     sb_trace trace;
     int64_t step;       /* of the last probe seen */
     double *start;      /* start[s]: time of step s's first probe */
@@ -46,9 +68,41 @@ static void timed_leaf_hash(sb_leaf_digest *out, const void *bytes, size_t len)
     hash_thread_s += dt;
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Runs the probed op again (bound_ctx is its op call, sb_cnn_probe_op) and
+ * notes its median time. */
+static void time_op(step_clock *c, const sb_probe_point *p)
+{
+    if (!p->bound_ctx || c->n_ops == MAX_OPS)
+        return;   /* a source: no op */
+    double s[OP_RERUNS];
+    for (int r = 0; r < OP_RERUNS; r++) {
+        double t0 = omp_get_wtime();
+        sb_op_call_run(sb_kernels(SB_FAMILY_DET), p->bound_ctx);
+        s[r] = omp_get_wtime() - t0;
+    }
+    op_time *o = &c->ops[c->n_ops++];
+    snprintf(o->name, sizeof o->name, "%s", p->name);
+    o->op = p->op;
+    o->s = median(s, OP_RERUNS);
+}
+
 static void on_probe(void *ctx, const sb_probe_point *p)
 {
     step_clock *c = ctx;
+    if (p->step == c->profile_step)
+        time_op(c, p);
     if (p->step != c->step && p->step >= 1 && p->step <= c->max_steps + 1) {
         c->step = p->step;
         c->start[p->step] = omp_get_wtime();
@@ -62,18 +116,6 @@ static void on_probe(void *ctx, const sb_probe_point *p)
         exit(EXIT_FAILURE);
     }
     hash_thread_s += (omp_get_wtime() - t0) * omp_get_max_threads();
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 int main(int argc, char **argv)
@@ -107,8 +149,8 @@ int main(int argc, char **argv)
         return 2;
     }
     /* the seed case's model on enough digits that no epoch ends (and no
-     * evaluation runs) among the timed steps */
-    int64_t n_train = (int64_t)(steps + 1) * 128;
+     * evaluation runs) among the timed steps and the profiled one */
+    int64_t n_train = (int64_t)(steps + 2) * 128;
     if (sb_dataset_slice(&train, &all, 0, n_train) != SB_OK ||
         sb_dataset_slice(&test, &all, n_train, n_train + 400) != SB_OK) {
         fprintf(stderr, "bench-step: too few mnist digits for %d steps\n", steps);
@@ -117,8 +159,11 @@ int main(int argc, char **argv)
     sb_train_config cfg;
     sb_train_config_defaults(&cfg);
     cfg.seed = 1;
-    cfg.max_steps = steps;
-    step_clock clock = {.hash = hash, .step = 0, .max_steps = steps};
+    /* steps 0 .. steps - 1 and, without --hash, the profiled step `steps`,
+     * which starts when the last timed one ends */
+    cfg.max_steps = hash ? steps : steps + 1;
+    step_clock clock = {.hash = hash, .profile_step = hash ? -1 : steps, .step = 0,
+                        .max_steps = steps};
     clock.start = calloc((size_t)steps + 2, sizeof *clock.start);
     clock.hashed = calloc((size_t)steps + 2, sizeof *clock.hashed);
     sb_trace_init(&clock.trace);
@@ -143,6 +188,13 @@ int main(int argc, char **argv)
            clock.trace.n_records);
     if (hash)
         printf(", \"hash_share_inside\": %.5f", median(share, n));
+    else {
+        printf(", \"ops\": [");
+        for (int i = 0; i < clock.n_ops; i++)
+            printf("%s{\"name\": \"%s\", \"op\": \"%s\", \"s\": %.7f}", i ? ", " : "",
+                   clock.ops[i].name, clock.ops[i].op, clock.ops[i].s);
+        printf("]");
+    }
     printf("}\n");
     free(sec);
     free(share);
