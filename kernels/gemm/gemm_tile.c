@@ -133,7 +133,11 @@ SB_ALWAYS_INLINE void tile_body(float *restrict c, const float *restrict a, ptrd
  * b[p][j] one broadcast, where the narrow tile loads 16 broadcasts to fill
  * 10 lanes. Blocks of sm rows x sn columns, acc[j][i]; the same fmaf chain
  * per element as tile_body. Every row of A read is valid (edge rows come
- * zero-padded). */
+ * zero-padded). The loops over i are marked `omp simd`: their lanes are
+ * independent chains, and without the mark GCC 12 leaves AVX2's 8-row
+ * blocks as scalar fmaf with the accumulators on the stack (a tenth of the
+ * vector speed); the mark changes which chains share a vector, never a
+ * chain. */
 SB_ALWAYS_INLINE void tall_body(float *restrict c, const float *restrict a, ptrdiff_t acs,
                                 const float *restrict b, int nr, ptrdiff_t ldc, int kc, int mv,
                                 int nv, bool overwrite, const float *row_bias, int sm, int sn)
@@ -145,6 +149,7 @@ SB_ALWAYS_INLINE void tall_body(float *restrict c, const float *restrict a, ptrd
                 const float *ap = a + i0, *bp = b + j0;
                 FOR_UNROLLED(j, sn, {
                     float bj = bp[j];
+                    _Pragma("omp simd")
                     for (int i = 0; i < sm; i++)
                         acc[j][i] = fmaf(ap[i], bj, 0.0f);
                 })
@@ -153,6 +158,7 @@ SB_ALWAYS_INLINE void tall_body(float *restrict c, const float *restrict a, ptrd
                 const float *ap = a + p * acs + i0, *bp = b + (ptrdiff_t)p * nr + j0;
                 FOR_UNROLLED(j, sn, {
                     float bj = bp[j];
+                    _Pragma("omp simd")
                     for (int i = 0; i < sm; i++)
                         acc[j][i] = fmaf(ap[i], bj, acc[j][i]);
                 })
@@ -218,9 +224,11 @@ SB_ALWAYS_INLINE void tile_cols(float *restrict c, const float *restrict a, ptrd
 
 /* The tile's rows of A, [kc][MRT] from p = 0, rows past mv zero: A by
  * columns is copied a column at a time, A by rows is transposed 8 rows by
- * 16 steps at a time (single elements at the edges). */
+ * `steps` (16 or 8) steps at a time (single elements at the edges): 8 x 16
+ * blocks where vectors hold 16 floats, 8 x 8 where they hold 8 (AVX2 has no
+ * 16-float shuffles; spelt out in 8-float halves they go through memory). */
 SB_ALWAYS_INLINE void pack_tall(float *restrict dst, const float *a, ptrdiff_t ars, ptrdiff_t acs,
-                                int kc, int mv)
+                                int kc, int mv, int steps)
 {
     if (ars == 1) {
         for (int p = 0; p < kc; p++)
@@ -230,9 +238,12 @@ SB_ALWAYS_INLINE void pack_tall(float *restrict dst, const float *a, ptrdiff_t a
     }
     for (int i0 = 0; i0 < MRT; i0 += 8) {
         int p = 0;
-        if (i0 + 8 <= mv)
+        if (i0 + 8 <= mv && steps == 16)
             for (; p + 16 <= kc; p += 16)
                 sb_transpose8x16(dst + p * MRT + i0, MRT, a + i0 * ars + p, ars);
+        else if (i0 + 8 <= mv)
+            for (; p + 8 <= kc; p += 8)
+                sb_transpose8(dst + p * MRT + i0, MRT, a + i0 * ars + p, ars);
         for (; p < kc; p++)
             for (int i = i0; i < i0 + 8; i++)
                 dst[p * MRT + i] = i < mv ? a[i * ars + p] : 0.0f;
@@ -257,7 +268,7 @@ SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrd
 /* The tall tile function: A by columns is read in place when the tile is
  * full; edge rows, and A by rows, go through a copy [kc][MRT] (A by rows
  * would otherwise take MRT strided loads a step where the copy takes two). */
-#define TALL(name, attr, sm, sn)                                                      \
+#define TALL(name, attr, sm, sn, steps)                                               \
     attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,     \
                           const float *b, ptrdiff_t ldc, int kc, int mv, int nv,      \
                           bool overwrite, const float *row_bias)                      \
@@ -269,16 +280,16 @@ SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrd
         }                                                                             \
         _Alignas(64) float pad[KC * MRT];                                             \
         SB_ASSERT(kc <= KC);                                                          \
-        pack_tall(pad, a, ars, acs, kc, mv);                                          \
+        pack_tall(pad, a, ars, acs, kc, mv, steps);                                   \
         tall_cols(c, pad, MRT, b, ldc, kc, mv, nv, overwrite, row_bias, sm, sn);      \
     }
 
 /* The four tiles of one instruction set, and their table. */
-#define TILES(isa, attr, wsm, wsn, nsm, nsn, tsm)                               \
+#define TILES(isa, attr, wsm, wsn, nsm, nsn, tsm, tsteps)                       \
     TILE(wide_cols_##isa, attr, MR, NR, 1, wsm, wsn)                            \
     TILE(wide_rows_##isa, attr, MR, NR, ars, wsm, wsn)                          \
     TILE(narrow_##isa, attr, MRN, NRN, ars, nsm, nsn)                           \
-    TALL(tall_##isa, attr, tsm, NRT)                                            \
+    TALL(tall_##isa, attr, tsm, NRT, tsteps)                                    \
     static const sb_gemm_tiles tiles_##isa = {wide_cols_##isa, wide_rows_##isa, \
                                               narrow_##isa, tall_##isa};
 
@@ -290,12 +301,12 @@ SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrd
 _Static_assert(MR % 4 == 0 && MRN % 4 == 0 && MR <= ROWS_MAX && MRN <= ROWS_MAX &&
                    NRT == 12 && NRN >= NRT,
                "unrolled counts for FOR_UNROLLED, tall_cols' widths");
-TILES(generic, , MR, NR, MRN, NRN, MRT)
+TILES(generic, , MR, NR, MRN, NRN, MRT, 16)
 #if defined(__x86_64__) && defined(__GNUC__)
 #if !defined(SB_WITHOUT_AVX512)
-TILES(avx512, __attribute__((target("avx512f,fma"))), MR, NR, MRN, NRN, MRT)
+TILES(avx512, __attribute__((target("avx512f,fma"))), MR, NR, MRN, NRN, MRT, 16)
 #endif
-TILES(avx2, __attribute__((target("avx2,fma"))), 4, 24, 4, NRN, 8)
+TILES(avx2, __attribute__((target("avx2,fma"))), 4, 24, 4, NRN, 8, 8)
 #endif
 
 int sb_gemm_tiles_variants(const sb_gemm_tiles *out[3])
