@@ -295,7 +295,9 @@ SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrd
 
 /* Blocks of the whole tile where the registers hold it (AVX-512: 8 x 48 in
  * 24 of 32 zmm, 16 x 16 in 16, 32 x 12 in 24), smaller where they do not
- * (AVX2: 4 x 24 in 12 of 16 ymm, 4 x 16 in 8, 8 x 12 in 12); unrolled counts
+ * (AVX2: 4 x 16 in 8 of 16 ymm, 4 x 16 in 8, 8 x 12 in 12; 4 x 24 in 12
+ * left GCC 12, with the two steps an iteration, two accumulators short, kept
+ * in memory: a store and a load in their chains every step); unrolled counts
  * up to 16, rows in multiples of four (FOR_UNROLLED). tall_cols picks 8, 10
  * or 12 columns, and clang's 12 for 10 stay inside the B panel. */
 _Static_assert(MR % 4 == 0 && MRN % 4 == 0 && MR <= ROWS_MAX && MRN <= ROWS_MAX &&
@@ -306,7 +308,7 @@ TILES(generic, , MR, NR, MRN, NRN, MRT, 16)
 #if !defined(SB_WITHOUT_AVX512)
 TILES(avx512, __attribute__((target("avx512f,fma"))), MR, NR, MRN, NRN, MRT, 16)
 #endif
-TILES(avx2, __attribute__((target("avx2,fma"))), 4, 24, 4, NRN, 8, 8)
+TILES(avx2, __attribute__((target("avx2,fma"))), 4, 16, 4, NRN, 8, 8)
 #endif
 
 int sb_gemm_tiles_variants(const sb_gemm_tiles *out[3])
