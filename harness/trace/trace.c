@@ -323,6 +323,10 @@ static bool parse_real(const char *s, double *out)
     return true;
 }
 
+/* Largest element count a record may have: 2^40, beyond any tensor a run
+ * makes, small enough that its byte count cannot overflow. */
+#define MAX_RECORD_ELEMENTS ((int64_t)1 << 40)
+
 static bool parse_shape(char *s, int *ndim, int64_t *dim)
 {
     if (strcmp(s, "scalar") == 0) {
@@ -330,12 +334,16 @@ static bool parse_shape(char *s, int *ndim, int64_t *dim)
         return true;
     }
     *ndim = 0;
+    int64_t count = 1;
     for (;;) {
         char *x = strchr(s, 'x');
         if (x)
             *x = '\0';
-        if (*ndim == SB_MAX_DIMS || !parse_count(s, INT64_MAX, &dim[*ndim]))
+        if (*ndim == SB_MAX_DIMS || !parse_count(s, MAX_RECORD_ELEMENTS, &dim[*ndim]))
             return false;
+        if (dim[*ndim] > 0 && count > MAX_RECORD_ELEMENTS / dim[*ndim])
+            return false;
+        count *= dim[*ndim];
         (*ndim)++;
         if (x == NULL)
             return true;
@@ -425,7 +433,8 @@ static sb_status read_record(reader *rd, sb_trace *t)
     int ndim;
     int64_t dim[SB_MAX_DIMS];
     if (!parse_shape(field[4], &ndim, dim))
-        return fail(rd, "a shape (1 to %d sizes joined by 'x', or \"scalar\")", SB_MAX_DIMS);
+        return fail(rd, "a shape (1 to %d sizes joined by 'x', at most 2^40 elements, or "
+                        "\"scalar\")", SB_MAX_DIMS);
     sb_hash hash;
     if (!sb_hash_parse(&hash, field[5]))
         return fail(rd, "a hash (32 hex digits), found \"%s\"", field[5]);
@@ -530,11 +539,9 @@ static sb_status read_body(reader *rd, sb_trace *t)
 sb_status sb_trace_read(sb_trace *t, const char *path, char *err, size_t errlen)
 {
     sb_trace_init(t);
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
-        sb_err_set(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = sb_input_open(path, "r", err, errlen);
+    if (f == NULL)
         return SB_ERR_IO;
-    }
     reader rd = {.f = f, .path = path, .err = err, .errlen = errlen};
     sb_trace tmp;
     sb_trace_init(&tmp);
