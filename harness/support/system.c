@@ -40,9 +40,11 @@ bool sb_work_dir(char *out, size_t outlen, const char *given, const char *what, 
         return true;
     }
     const char *tmp = sb_temp_dir();
+    char pattern[1024];
+    int n = snprintf(pattern, sizeof pattern, "%s/samebits.%s.XXXXXX", tmp, what);
     for (;;) {
-        int n = snprintf(out, outlen, "%s/samebits.%s.XXXXXX", tmp, what);
-        if (n < 0 || (size_t)n >= outlen || !mkdtemp(out)) {
+        if (n < 0 || (size_t)n >= sizeof pattern || (size_t)n >= outlen ||
+            !mkdtemp(memcpy(out, pattern, (size_t)n + 1))) {
             sb_err_set(err, errlen, "cannot create a work directory under %s: %s", tmp,
                        strerror(errno));
             return false;
