@@ -312,6 +312,17 @@ static bool parse_count(const char *s, int64_t max, int64_t *out)
     return true;
 }
 
+/* A hash as the writer writes it: 32 lowercase hex digits (sb_hash_parse
+ * also takes uppercase, which would not read back as written). */
+static bool parse_hash(const char *s, sb_hash *h)
+{
+    char canonical[33];
+    if (!sb_hash_parse(h, s))
+        return false;
+    sb_hash_hex(h, canonical);
+    return strcmp(canonical, s) == 0;
+}
+
 static bool parse_real(const char *s, double *out)
 {
     char *end;
@@ -384,8 +395,8 @@ static sb_status read_header(reader *rd, sb_trace_header *h)
             return fail(rd, "\"%s <value>\" with one value shorter than %zu characters",
                         tokens[i].key, tokens[i].size);
         sb_hash digest;
-        if (strcmp(tokens[i].key, "digest") == 0 && !sb_hash_parse(&digest, field[1]))
-            return fail(rd, "\"digest <32 hex digits>\"");
+        if (strcmp(tokens[i].key, "digest") == 0 && !parse_hash(field[1], &digest))
+            return fail(rd, "\"digest <32 lowercase hex digits>\"");
         memcpy((char *)h + tokens[i].offset, field[1], strlen(field[1]) + 1);
     }
 
@@ -436,8 +447,8 @@ static sb_status read_record(reader *rd, sb_trace *t)
         return fail(rd, "a shape (1 to %d sizes joined by 'x', at most 2^40 elements, or "
                         "\"scalar\")", SB_MAX_DIMS);
     sb_hash hash;
-    if (!sb_hash_parse(&hash, field[5]))
-        return fail(rd, "a hash (32 hex digits), found \"%s\"", field[5]);
+    if (!parse_hash(field[5], &hash))
+        return fail(rd, "a hash (32 lowercase hex digits), found \"%s\"", field[5]);
 
     /* inputs: "-" or names joined by commas */
     const char *inputs[64];
