@@ -323,12 +323,17 @@ static bool parse_hash(const char *s, sb_hash *h)
     return strcmp(canonical, s) == 0;
 }
 
+/* A metric as the writer writes it: a float in %.9g. Several spellings
+ * round to one float; only the writer's reads back as written. */
 static bool parse_real(const char *s, double *out)
 {
-    char *end;
+    char *end, canonical[32];
     errno = 0;
     float v = strtof(s, &end);
     if (end == s || *end != '\0' || (errno == ERANGE && isinf(v)))
+        return false;
+    snprintf(canonical, sizeof canonical, "%.9g", (double)v);
+    if (strcmp(canonical, s) != 0)
         return false;
     *out = (double)v;
     return true;
@@ -490,7 +495,8 @@ static sb_status read_metrics(reader *rd, sb_trace *t)
          parse_count(field[3], INT64_MAX, &m.steps) && parse_real(field[5], &m.train_loss) &&
          parse_real(field[7], &m.test_loss) && parse_real(field[9], &m.test_accuracy);
     if (!ok)
-        return fail(rd, "\"epoch E steps S train_loss X test_loss X test_accuracy X\"");
+        return fail(rd, "\"epoch E steps S train_loss X test_loss X test_accuracy X\" (each X a "
+                        "float as %%.9g writes it)");
     m.epoch = (int)epoch;
     if (sb_trace_add_metrics(t, &m) != SB_OK) {
         sb_err_set(rd->err, rd->errlen, "%s:%zu: out of memory", rd->path, rd->line_no);
