@@ -32,7 +32,10 @@ static bool role_shapes(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
     const sb_class_shape *cl = &c->cls;
     switch (sb_op_params_of(c->op)) {
     case SB_PARAMS_conv:
-        if (sb_conv_shape_complete(&c->conv) != SB_OK)
+        /* a scratch buffer no family could allocate: refused here rather
+         * than failing an allocation inside a run */
+        if (sb_conv_shape_complete(&c->conv) != SB_OK ||
+            sb_conv_scratch_floats(&c->conv) > SB_MAX_ELEMENTS)
             return false;
         set(&shape[SB_ROLE_x], 4, cv->n, cv->c, cv->h, cv->w);
         set(&shape[SB_ROLE_w], 4, cv->k, cv->c, cv->r, cv->s);

@@ -38,7 +38,17 @@ int sb_name_index(const char *const *names, int count, const char *name);
  * time (an ifunc). Only for code whose bits cannot depend on the vector
  * width: data moves, and element-wise arithmetic that is correctly rounded
  * and never contracted (kernels/meson.build). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__INTEL_COMPILER)
+/* None under ThreadSanitizer: ifunc resolvers run before it is set up, and
+ * crash it at load (the baseline copy has the same bits). */
+#if defined(__SANITIZE_THREAD__)
+#define SB_NO_ISA_CLONES
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SB_NO_ISA_CLONES
+#endif
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__INTEL_COMPILER) && \
+    !defined(SB_NO_ISA_CLONES)
 #if defined(SB_WITHOUT_AVX512)
 #define SB_ISA_CLONES __attribute__((target_clones("avx2", "default")))
 #else

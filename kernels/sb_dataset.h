@@ -2,6 +2,8 @@
 #ifndef SB_DATASET_H
 #define SB_DATASET_H
 
+#include <stdbool.h>
+
 #include "sb_common.h"
 
 typedef struct sb_dataset {
@@ -27,6 +29,10 @@ sb_status sb_dataset_load_idx(sb_dataset *out, const char *images_path,
  * get it; an unknown name is SB_ERR_USAGE. */
 sb_status sb_dataset_open(sb_dataset *train_or_all, const char *name,
                           const char *data_dir, char *err, size_t errlen);
+
+/* The images file of a data set by name into out (as sb_dataset_open reads
+ * it), for messages; false for an unknown name. */
+bool sb_dataset_images_path(char *out, size_t outlen, const char *name, const char *data_dir);
 
 /* A view of samples [begin, end) of d; SB_ERR_USAGE if out of range. */
 sb_status sb_dataset_slice(sb_dataset *out, const sb_dataset *d, int64_t begin, int64_t end);

@@ -63,6 +63,10 @@ const char *sb_optimizer_name(sb_optimizer kind);
 /* Fills p and q from the rest; SB_ERR_SHAPE for an absurd shape
  * (conv/conv_shape.c). */
 sb_status sb_conv_shape_complete(sb_conv_shape *s);
+/* The largest scratch buffer, in floats, that a family allocates for a
+ * completed shape: the column matrix of an image (c*r*s*p*q, det and loose)
+ * or det's partial weight gradients (k*c*r*s per SB_CONV_GROUP images). */
+int64_t sb_conv_scratch_floats(const sb_conv_shape *s);
 
 /* ---- the kernel list ----------------------------------------------------
  * kernels.def names every op once, with its metadata; everything keyed by

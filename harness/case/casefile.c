@@ -42,6 +42,7 @@ typedef struct loader {
     int line;                   /* of the line inih is working on */
     int max_line;               /* inih's line buffer, bytes */
     bool line_too_long;
+    bool nul_byte;              /* on line `line` */
     entry entries[MAX_ENTRIES];
     int n_entries;
     section_mark sections[MAX_SECTIONS];
@@ -71,12 +72,25 @@ static sb_status fail(loader *ld, int line, const char *fmt, ...)
 static char *read_line(char *str, int num, void *stream)
 {
     loader *ld = stream;
-    if (fgets(str, num, ld->f) == NULL)
+    /* getc rather than fgets, which cannot tell a NUL byte from the line's end */
+    int ch = EOF;
+    int len = 0;
+    while (len < num - 1 && (ch = getc(ld->f)) != EOF) {
+        if (ch == '\0') {
+            ld->nul_byte = true;
+            ld->line++;
+            return NULL;
+        }
+        str[len++] = (char)ch;
+        if (ch == '\n')
+            break;
+    }
+    if (len == 0)
         return NULL;
+    str[len] = '\0';
     ld->line++;
     ld->max_line = num;
-    size_t len = strlen(str);
-    if (len > 0 && str[len - 1] != '\n' && !feof(ld->f)) {
+    if (str[len - 1] != '\n' && ch != EOF && (ch = getc(ld->f)) != EOF) {
         ld->line_too_long = true;
         return NULL;
     }
@@ -515,7 +529,7 @@ static sb_status load_kernel_section(loader *ld, sb_case *c)
     if (sb_op_call_describe(call) != SB_OK)
         return fail(ld, at, "a shape %s can run: these [kernel] parameters are absurd "
                             "(a size not positive, a window larger than the padded input, or "
-                            "more than 2^28 elements)", op);
+                            "more than 2^28 elements in a tensor or a scratch buffer)", op);
     return SB_OK;
 }
 
@@ -879,10 +893,13 @@ static sb_status check_sections(loader *ld)
 static sb_status load(loader *ld, sb_case *c)
 {
     int bad_line = ini_parse_stream(read_line, ld, on_entry, ld);
+    if (ld->nul_byte)
+        return fail(ld, ld->line, "text (a NUL byte on this line)");
     if (ld->line_too_long)
         return fail(ld, ld->line, "a line shorter than %d bytes", ld->max_line - 1);
     if (ferror(ld->f)) {
-        sb_err_set(ld->err, ld->errlen, "%s:%d: read failed", ld->path, ld->line);
+        sb_err_set(ld->err, ld->errlen, "%s:%d: read failed: %s", ld->path, ld->line + 1,
+                   strerror(errno));
         return SB_ERR_IO;
     }
     if (bad_line > 0)
@@ -918,11 +935,9 @@ sb_status sb_case_load(sb_case *c, const char *path, char *err, size_t errlen)
         sb_err_set(err, errlen, "%s: path too long", path);
         return SB_ERR_USAGE;
     }
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
-        sb_err_set(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = sb_input_open(path, "r", err, errlen);
+    if (f == NULL)
         return SB_ERR_IO;
-    }
     loader *ld = calloc(1, sizeof *ld);
     if (ld == NULL) {
         fclose(f);

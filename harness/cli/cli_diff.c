@@ -98,7 +98,7 @@ int cli_diff(int argc, char **argv)
     sb_trace a, b;
     sb_trace_init(&a);
     sb_trace_init(&b);
-    char err[512];
+    char err[512] = "";
     rc = SB_EXIT_INPUT;
     if (sb_trace_read(&a, paths[0], err, sizeof err) != SB_OK ||
         sb_trace_read(&b, paths[1], err, sizeof err) != SB_OK) {

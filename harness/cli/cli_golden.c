@@ -105,6 +105,9 @@ int cli_golden(int argc, char **argv)
         free(cases);
         return rc;
     }
+    /* work directories of golden runs that were killed (never kept: a golden
+     * run removes its own at the end) */
+    sb_stale_remove(sb_temp_dir(), "samebits.golden.");
     if (!cli_self_exe(self, sizeof self) ||
         !cli_work_dir(work, sizeof work, NULL, "golden", &temporary)) {
         free(cases);

@@ -134,6 +134,12 @@ static bool get_int(const json_t *obj, const char *key, int *x)
     return true;
 }
 
+/* An int in lo..hi: a thread count read back must be one a sweep can have. */
+static bool get_int_in(const json_t *obj, const char *key, int lo, int hi, int *x)
+{
+    return get_int(obj, key, x) && *x >= lo && *x <= hi;
+}
+
 static bool get_number(const json_t *obj, const char *key, double *x)
 {
     return sb_json_number_read(json_object_get(obj, key), x);
@@ -229,7 +235,8 @@ static bool truncated_read(sb_run_result *r, const json_t *o)
 static bool run_read(sb_run_result *r, const json_t *o)
 {
     memset(r, 0, sizeof *r);
-    return get_int(o, "threads", &r->threads) && get_int(o, "repeat", &r->repeat) &&
+    return get_int_in(o, "threads", 1, SB_MAX_THREADS, &r->threads) &&
+           get_int_in(o, "repeat", 1, INT32_MAX, &r->repeat) &&
            get_verdict(o, "verdict", &r->verdict) && get_verdict(o, "expected", &r->expected) &&
            truncated_read(r, json_object_get(o, "truncated")) &&
            divergence_read(&r->div, json_object_get(o, "first_divergence")) &&
@@ -245,7 +252,7 @@ static bool case_read(sb_case *c, sb_case_result *cr, const json_t *o)
     const char *family = json_string_value(json_object_get(o, "family"));
     if (!get_string(o, "name", c->name, sizeof c->name) ||
         !get_string(o, "path", c->path, sizeof c->path) || !kind || !family ||
-        !get_int(o, "reference_threads", &c->reference_threads) ||
+        !get_int_in(o, "reference_threads", 1, SB_MAX_THREADS, &c->reference_threads) ||
         !get_bool(o, "as_expected", &cr->as_expected) ||
         !json_is_array(json_object_get(o, "runs")))
         return false;
@@ -302,8 +309,12 @@ static sb_status cases_read(sb_report *rep, const json_t *cases, const char *pat
 sb_status sb_report_json_read(sb_report *rep, const char *path, char *err, size_t errlen)
 {
     memset(rep, 0, sizeof *rep);
+    FILE *f = sb_input_open(path, "rb", err, errlen);
+    if (!f)
+        return SB_ERR_INPUT;
     json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
+    json_t *root = json_loadf(f, 0, &je);
+    fclose(f);
     if (!root) {
         sb_err_set(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
         return SB_ERR_INPUT;

@@ -96,7 +96,9 @@ void sb_child_describe(char *out, size_t outlen, const sb_child_result *cr,
                  sep, line);
         return;
     case SB_CHILD_TIMED_OUT:
-        snprintf(out, outlen, "timed out after %.1f s%s%s", cr->seconds, sep, line);
+        /* milliseconds below a second: a timeout of 0.001 s is not "0.0 s" */
+        snprintf(out, outlen, "timed out after %.*f s%s%s", cr->seconds < 1 ? 3 : 1,
+                 cr->seconds, sep, line);
         return;
     }
 }

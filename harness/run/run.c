@@ -366,8 +366,16 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
     int epochs_done = 0;
     st = sb_model_train(case_kernels(c), &cfg, &train, &test, sb_run_sink_probe, sink,
                         leaf_hash, metrics, &epochs_done);
-    if (st != SB_OK)
+    if (st == SB_ERR_SHAPE) {
+        char images[1024];
+        sb_dataset_images_path(images, sizeof images, c->dataset, o->data_dir);
+        sb_err_set(err, errlen, "%s: the model cannot take %s: images of %d x %d at batch %d "
+                   "(it needs images of at least 6 x 6 and tensors of at most 2^28 elements)",
+                   c->path, images, all.rows, all.cols, cfg.batch);
+        st = SB_ERR_INPUT;
+    } else if (st != SB_OK) {
         sb_err_set(err, errlen, "%s: training failed: %s", c->path, sb_status_name(st));
+    }
     for (int e = 0; st == SB_OK && e < epochs_done; e++)
         st = sb_trace_add_metrics(sink->trace, &metrics[e]);
     free(metrics);

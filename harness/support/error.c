@@ -5,14 +5,37 @@
 
 #include "support.h"
 
+/* raw into err with every byte outside printable ASCII (a newline, a CR, a
+ * control character, a non-UTF-8 or any non-ASCII byte from an input file)
+ * written as \xNN: a message is one line that cannot upset a terminal. An
+ * escape is never cut in half. */
+static void printable_copy(char *err, size_t errlen, const char *raw)
+{
+    size_t used = 0;
+    for (const unsigned char *c = (const unsigned char *)raw; *c; c++) {
+        bool plain = *c >= 0x20 && *c < 0x7f;
+        size_t need = plain ? 1 : 4;
+        if (used + need >= errlen)
+            break;
+        if (plain)
+            err[used] = (char)*c;
+        else
+            snprintf(err + used, 5, "\\x%02x", *c);
+        used += need;
+    }
+    err[used] = '\0';
+}
+
 void sb_err_set(char *err, size_t errlen, const char *fmt, ...)
 {
     if (!err || !errlen)
         return;
+    char raw[2048];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    printable_copy(err, errlen, raw);
 }
 
 sb_status sb_err_vexpected(char *err, size_t errlen, const char *path, sb_at at,

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "samebits.h"
 
@@ -50,7 +51,9 @@ static inline sb_at sb_at_key(const char *key)
     return (sb_at){.kind = SB_AT_KEY, .key = key};
 }
 
-/* err gets the message; nothing when err is NULL or errlen 0. */
+/* err gets the message, every byte outside printable ASCII written as \xNN
+ * (one line, whatever an input file held); nothing when err is NULL or
+ * errlen 0. */
 __attribute__((format(printf, 3, 4)))
 void sb_err_set(char *err, size_t errlen, const char *fmt, ...);
 
@@ -119,10 +122,24 @@ bool sb_thread_list_parse(const char *s, int threads[SB_MAX_THREADS], int *n, ch
 bool sb_self_exe(char *out, size_t outlen, char *err, size_t errlen);
 /* A work directory into out: `given`, created when missing, or (given NULL)
  * a fresh $TMPDIR/samebits.<what>.XXXXXX (TMPDIR unset or empty: /tmp),
- * which *temporary then says. */
+ * which *temporary then says; a temporary one is locked (sb_lock_owned)
+ * while this process lives. */
 bool sb_work_dir(char *out, size_t outlen, const char *given, const char *what, bool *temporary,
                  char *err, size_t errlen);
+/* $TMPDIR, or /tmp when it is unset or empty. */
+const char *sb_temp_dir(void);
+/* Takes an exclusive flock on fd, the open file or directory at path, and
+ * checks path still names it (sb_stale_remove may have removed it between
+ * the creation and the lock); false when it does not: create another. */
+bool sb_lock_owned(int fd, const char *path);
+/* Removes the files and directories dir/<prefix>XXXXXX that no live process
+ * holds a lock on (sb_lock_owned): temporaries of a killed writer. */
+void sb_stale_remove(const char *dir, const char *prefix);
 /* Removes dir and everything under it (symbolic links are not followed). */
 void sb_dir_remove_tree(const char *dir);
+/* An input file opened for reading, or NULL with err "PATH: cannot open:
+ * WHY" or "PATH: is a directory, expected a file" (fopen opens a directory,
+ * and only the first read fails). */
+FILE *sb_input_open(const char *path, const char *mode, char *err, size_t errlen);
 
 #endif

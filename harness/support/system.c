@@ -2,9 +2,11 @@
  * children and keep their files. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,15 +39,70 @@ bool sb_work_dir(char *out, size_t outlen, const char *given, const char *what, 
         }
         return true;
     }
-    const char *tmp = getenv("TMPDIR");
-    tmp = tmp && tmp[0] ? tmp : "/tmp";
-    int n = snprintf(out, outlen, "%s/samebits.%s.XXXXXX", tmp, what);
-    if (n < 0 || (size_t)n >= outlen || !mkdtemp(out)) {
-        sb_err_set(err, errlen, "cannot create a work directory under %s: %s", tmp,
-                   strerror(errno));
-        return false;
+    const char *tmp = sb_temp_dir();
+    char pattern[1024];
+    int n = snprintf(pattern, sizeof pattern, "%s/samebits.%s.XXXXXX", tmp, what);
+    for (;;) {
+        if (n < 0 || (size_t)n >= sizeof pattern || (size_t)n >= outlen ||
+            !mkdtemp(memcpy(out, pattern, (size_t)n + 1))) {
+            sb_err_set(err, errlen, "cannot create a work directory under %s: %s", tmp,
+                       strerror(errno));
+            return false;
+        }
+        /* Locked for this process's life (the descriptor is never closed), so
+         * that sb_stale_remove can tell it from one a killed run left. */
+        int fd = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd >= 0 && sb_lock_owned(fd, out))
+            return true;
+        if (fd >= 0)
+            close(fd);
     }
-    return true;
+}
+
+const char *sb_temp_dir(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    return tmp && tmp[0] ? tmp : "/tmp";
+}
+
+bool sb_lock_owned(int fd, const char *path)
+{
+    struct stat by_fd, by_path;
+    return flock(fd, LOCK_EX) == 0 && fstat(fd, &by_fd) == 0 && stat(path, &by_path) == 0 &&
+           by_fd.st_dev == by_path.st_dev && by_fd.st_ino == by_path.st_ino;
+}
+
+/* "<prefix>XXXXXX": the prefix and six characters of mkstemp's or mkdtemp's. */
+static bool is_temporary_of(const char *name, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return strncmp(name, prefix, n) == 0 && strlen(name + n) == 6;
+}
+
+void sb_stale_remove(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char path[1024];
+        int n = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (!is_temporary_of(e->d_name, prefix) || n < 0 || (size_t)n >= sizeof path)
+            continue;
+        int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st;
+        /* a lock we can take has no live owner: its writer was killed */
+        if (fd >= 0 && fstat(fd, &st) == 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            if (S_ISDIR(st.st_mode))
+                sb_dir_remove_tree(path);
+            else
+                unlink(path);
+        }
+        if (fd >= 0)
+            close(fd);
+    }
+    closedir(d);
 }
 
 void sb_dir_remove_tree(const char *dir)
@@ -69,4 +126,20 @@ void sb_dir_remove_tree(const char *dir)
         closedir(d);
     }
     rmdir(dir);
+}
+
+FILE *sb_input_open(const char *path, const char *mode, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, mode);
+    if (f == NULL) {
+        sb_err_set(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        sb_err_set(err, errlen, "%s: is a directory, expected a file", path);
+        return NULL;
+    }
+    return f;
 }

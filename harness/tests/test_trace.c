@@ -249,7 +249,7 @@ START_TEST(malformed_lines)
     } bad[] = {
         {1, "samebits-trace 2", 1, "format version 1"},
         {1, "samebits-golden 1", 1, "the magic line"},
-        {3, "digest 0011", 3, "digest <32 hex digits>"},
+        {3, "digest 0011", 3, "digest <32 lowercase hex digits>"},
         {2, "case two words", 2, "\"case <value>\""},
         {5, "reference det 0", 5, "reference <ref|det|loose>"},
         {5, "reference fast 1", 5, "reference <ref|det|loose>"},
@@ -258,6 +258,7 @@ START_TEST(malformed_lines)
         {7, "0  input.images source f32 2x3 00112233445566778899aabbccddeeff -", 7, "7 fields"},
         {7, "01 input.images source f32 2x3 00112233445566778899aabbccddeeff -", 7, "a step"},
         {7, "0 input.images source f64 2x3 00112233445566778899aabbccddeeff -", 7, "a dtype"},
+        {7, "0 input.images source f32 2x3 00112233445566778899AABBCCDDEEFF -", 7, "lowercase"},
         {7, "0 input.images source f32 2x3x 00112233445566778899aabbccddeeff -", 7, "a shape"},
         {7, "0 input.images source f32 1x2x3x4x5 00112233445566778899aabbccddeeff -", 7, "a shape"},
         {7, "0 input.images source f32 2x3 00112233445566778899aabbccddeef -", 7, "a hash"},

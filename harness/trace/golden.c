@@ -4,7 +4,10 @@
  * rename cannot cross a file system), which is flushed and fsynced before it
  * is renamed over the old golden; the directory is fsynced after, so the
  * rename itself survives a crash. Until the rename the old golden is never
- * opened for writing, and on every error the temporary file is removed. */
+ * opened for writing, and on every error the temporary file is removed.
+ * The temporary is locked while it is written: a writer killed before the
+ * rename leaves it unlocked, and the next write of the same golden removes
+ * it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -60,18 +63,32 @@ static sb_status sync_dir(const char *dir, char *err, size_t errlen)
 
 sb_status sb_golden_write(const sb_trace *t, const char *path, char *err, size_t errlen)
 {
-    char dir[512], tmp[1024];
+    char dir[512], pattern[1024], tmp[1024];
     const char *slash = strrchr(path, '/');
     dir_of(dir, sizeof dir, path);
-    int len = snprintf(tmp, sizeof tmp, "%s/.%s.tmp.XXXXXX", dir, slash ? slash + 1 : path);
-    if (len < 0 || (size_t)len >= sizeof tmp || strlen(path) >= sizeof dir) {
+    int len = snprintf(pattern, sizeof pattern, "%s/.%s.tmp.XXXXXX", dir,
+                       slash ? slash + 1 : path);
+    if (len < 0 || (size_t)len >= sizeof pattern || strlen(path) >= sizeof dir) {
         sb_err_set(err, errlen, "%s: path too long", path);
         return SB_ERR_USAGE;
     }
 
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return io_error(err, errlen, path, "cannot create a temporary file beside it", errno);
+    /* A killed writer's temporaries go first; ours is locked while it is
+     * written, so that the next writer can tell it from theirs. */
+    char prefix[512];
+    snprintf(prefix, sizeof prefix, ".%s.tmp.", slash ? slash + 1 : path);
+    sb_stale_remove(dir, prefix);
+    int fd;
+    for (;;) {
+        memcpy(tmp, pattern, (size_t)len + 1);
+        fd = mkstemp(tmp);
+        if (fd < 0)
+            return io_error(err, errlen, path, "cannot create a temporary file beside it",
+                            errno);
+        if (sb_lock_owned(fd, tmp))
+            break;
+        close(fd);
+    }
     /* mkstemp makes the file 0600; a golden is an ordinary repository file. */
     (void)fchmod(fd, 0644);
     FILE *f = fdopen(fd, "w");

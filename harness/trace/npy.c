@@ -6,6 +6,7 @@
  * starts at a multiple of 64 bytes, then the raw elements. */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "samebits.h"
 #include "support/support.h"
@@ -217,8 +218,10 @@ static sb_status read_file(FILE *f, const char *path, sb_tensor *t, char *err, s
                                ".npy format version 1.0, found %d.%d", head[6], head[7]);
     size_t header_len = (size_t)head[8] | (size_t)head[9] << 8;
     char *dict = malloc(header_len + 1);
-    if (dict == NULL)
+    if (dict == NULL) {
+        sb_err_set(err, errlen, "%s: out of memory for the header", path);
         return SB_ERR_NOMEM;
+    }
     if (fread(dict, 1, header_len, f) != header_len) {
         free(dict);
         return sb_err_expected(err, errlen, path, sb_at_byte(10),
@@ -232,26 +235,32 @@ static sb_status read_file(FILE *f, const char *path, sb_tensor *t, char *err, s
     if (st != SB_OK)
         return st;
 
+    /* The file's length first: a header may declare any size up to 16 GiB,
+     * and only what the file holds is allocated. */
     size_t bytes = sb_tensor_bytes(t);
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || (uint64_t)sb.st_size != 10 + header_len + (uint64_t)bytes)
+        return sb_err_expected(err, errlen, path, sb_at_byte(10 + header_len),
+                               "exactly %zu bytes of data after the header", bytes);
     t->data = malloc(bytes ? bytes : 1);
-    if (t->data == NULL)
+    if (t->data == NULL) {
+        sb_err_set(err, errlen, "%s: out of memory for %zu bytes of data", path, bytes);
         return SB_ERR_NOMEM;
+    }
     if (fread(t->data, 1, bytes, f) != bytes || fgetc(f) != EOF) {
         free(t->data);
         t->data = NULL;
         return sb_err_expected(err, errlen, path, sb_at_byte(10 + header_len),
-                               "exactly %zu bytes of data", bytes);
+                               "exactly %zu bytes of data after the header", bytes);
     }
     return SB_OK;
 }
 
 sb_status sb_npy_read(const char *path, sb_tensor *t, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        sb_err_set(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = sb_input_open(path, "rb", err, errlen);
+    if (f == NULL)
         return SB_ERR_IO;
-    }
     sb_tensor tmp = {0};
     sb_status st = read_file(f, path, &tmp, err, errlen);
     fclose(f);

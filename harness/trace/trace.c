@@ -312,16 +312,36 @@ static bool parse_count(const char *s, int64_t max, int64_t *out)
     return true;
 }
 
+/* A hash as the writer writes it: 32 lowercase hex digits (sb_hash_parse
+ * also takes uppercase, which would not read back as written). */
+static bool parse_hash(const char *s, sb_hash *h)
+{
+    char canonical[33];
+    if (!sb_hash_parse(h, s))
+        return false;
+    sb_hash_hex(h, canonical);
+    return strcmp(canonical, s) == 0;
+}
+
+/* A metric as the writer writes it: a float in %.9g. Several spellings
+ * round to one float; only the writer's reads back as written. */
 static bool parse_real(const char *s, double *out)
 {
-    char *end;
+    char *end, canonical[32];
     errno = 0;
     float v = strtof(s, &end);
     if (end == s || *end != '\0' || (errno == ERANGE && isinf(v)))
         return false;
+    snprintf(canonical, sizeof canonical, "%.9g", (double)v);
+    if (strcmp(canonical, s) != 0)
+        return false;
     *out = (double)v;
     return true;
 }
+
+/* Largest element count a record may have: 2^40, beyond any tensor a run
+ * makes, small enough that its byte count cannot overflow. */
+#define MAX_RECORD_ELEMENTS ((int64_t)1 << 40)
 
 static bool parse_shape(char *s, int *ndim, int64_t *dim)
 {
@@ -330,12 +350,16 @@ static bool parse_shape(char *s, int *ndim, int64_t *dim)
         return true;
     }
     *ndim = 0;
+    int64_t count = 1;
     for (;;) {
         char *x = strchr(s, 'x');
         if (x)
             *x = '\0';
-        if (*ndim == SB_MAX_DIMS || !parse_count(s, INT64_MAX, &dim[*ndim]))
+        if (*ndim == SB_MAX_DIMS || !parse_count(s, MAX_RECORD_ELEMENTS, &dim[*ndim]))
             return false;
+        if (dim[*ndim] > 0 && count > MAX_RECORD_ELEMENTS / dim[*ndim])
+            return false;
+        count *= dim[*ndim];
         (*ndim)++;
         if (x == NULL)
             return true;
@@ -376,8 +400,8 @@ static sb_status read_header(reader *rd, sb_trace_header *h)
             return fail(rd, "\"%s <value>\" with one value shorter than %zu characters",
                         tokens[i].key, tokens[i].size);
         sb_hash digest;
-        if (strcmp(tokens[i].key, "digest") == 0 && !sb_hash_parse(&digest, field[1]))
-            return fail(rd, "\"digest <32 hex digits>\"");
+        if (strcmp(tokens[i].key, "digest") == 0 && !parse_hash(field[1], &digest))
+            return fail(rd, "\"digest <32 lowercase hex digits>\"");
         memcpy((char *)h + tokens[i].offset, field[1], strlen(field[1]) + 1);
     }
 
@@ -425,10 +449,11 @@ static sb_status read_record(reader *rd, sb_trace *t)
     int ndim;
     int64_t dim[SB_MAX_DIMS];
     if (!parse_shape(field[4], &ndim, dim))
-        return fail(rd, "a shape (1 to %d sizes joined by 'x', or \"scalar\")", SB_MAX_DIMS);
+        return fail(rd, "a shape (1 to %d sizes joined by 'x', at most 2^40 elements, or "
+                        "\"scalar\")", SB_MAX_DIMS);
     sb_hash hash;
-    if (!sb_hash_parse(&hash, field[5]))
-        return fail(rd, "a hash (32 hex digits), found \"%s\"", field[5]);
+    if (!parse_hash(field[5], &hash))
+        return fail(rd, "a hash (32 lowercase hex digits), found \"%s\"", field[5]);
 
     /* inputs: "-" or names joined by commas */
     const char *inputs[64];
@@ -470,7 +495,8 @@ static sb_status read_metrics(reader *rd, sb_trace *t)
          parse_count(field[3], INT64_MAX, &m.steps) && parse_real(field[5], &m.train_loss) &&
          parse_real(field[7], &m.test_loss) && parse_real(field[9], &m.test_accuracy);
     if (!ok)
-        return fail(rd, "\"epoch E steps S train_loss X test_loss X test_accuracy X\"");
+        return fail(rd, "\"epoch E steps S train_loss X test_loss X test_accuracy X\" (each X a "
+                        "float as %%.9g writes it)");
     m.epoch = (int)epoch;
     if (sb_trace_add_metrics(t, &m) != SB_OK) {
         sb_err_set(rd->err, rd->errlen, "%s:%zu: out of memory", rd->path, rd->line_no);
@@ -530,11 +556,9 @@ static sb_status read_body(reader *rd, sb_trace *t)
 sb_status sb_trace_read(sb_trace *t, const char *path, char *err, size_t errlen)
 {
     sb_trace_init(t);
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
-        sb_err_set(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = sb_input_open(path, "r", err, errlen);
+    if (f == NULL)
         return SB_ERR_IO;
-    }
     reader rd = {.f = f, .path = path, .err = err, .errlen = errlen};
     sb_trace tmp;
     sb_trace_init(&tmp);

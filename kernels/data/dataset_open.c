@@ -35,17 +35,30 @@ static void path_join(char *out, size_t outlen, const dataset_files *f, const ch
         snprintf(out, outlen, "%s", file);
 }
 
+static const dataset_files *files_of(const char *name)
+{
+    size_t count = sizeof dataset_table / sizeof dataset_table[0];
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(dataset_table[i].name, name) == 0)
+            return &dataset_table[i];
+    return NULL;
+}
+
+bool sb_dataset_images_path(char *out, size_t outlen, const char *name, const char *data_dir)
+{
+    const dataset_files *f = files_of(name);
+    if (f != NULL)
+        path_join(out, outlen, f, data_dir != NULL ? data_dir : "data", f->images);
+    return f != NULL;
+}
+
 sb_status sb_dataset_open(sb_dataset *train_or_all, const char *name,
                           const char *data_dir, char *err, size_t errlen)
 {
     SB_ASSERT(train_or_all != NULL && name != NULL);
     memset(train_or_all, 0, sizeof *train_or_all);
     const char *dir = data_dir != NULL ? data_dir : "data";
-    size_t count = sizeof dataset_table / sizeof dataset_table[0];
-    const dataset_files *f = NULL;
-    for (size_t i = 0; i < count && f == NULL; i++)
-        if (strcmp(dataset_table[i].name, name) == 0)
-            f = &dataset_table[i];
+    const dataset_files *f = files_of(name);
     if (f == NULL) {
         if (err != NULL && errlen > 0)
             snprintf(err, errlen, "unknown data set '%s' (known: mnist, fashion-mnist, "

@@ -91,10 +91,11 @@ static const char *idx_gz_error(const idx_file *f, int *zerr)
     return msg;
 }
 
-/* Reads exactly n bytes; `what` names them for the truncation message. */
-static sb_status idx_read(idx_file *f, void *buf, size_t n, const char *what)
+/* Reads n bytes into p: bytes [before, before + n) of a part of `total`
+ * bytes that `what` names, for the truncation message. */
+static sb_status idx_read_part(idx_file *f, uint8_t *p, size_t n, const char *what,
+                               size_t before, size_t total)
 {
-    uint8_t *p = buf;
     size_t done = 0;
     while (done < n) {
         size_t want = n - done < IDX_READ_CHUNK ? n - done : IDX_READ_CHUNK;
@@ -110,13 +111,48 @@ static sb_status idx_read(idx_file *f, void *buf, size_t n, const char *what)
             int zerr = Z_OK;
             const char *msg = idx_gz_error(f, &zerr);
             return idx_fail(f, f->pos + done, "file ends inside the %s (%zu of %zu bytes)%s%s",
-                            what, done, n, zerr != Z_OK ? "; zlib: " : "",
+                            what, before + done, total, zerr != Z_OK ? "; zlib: " : "",
                             zerr != Z_OK ? msg : "");
         }
         done += (size_t)got;
     }
     f->pos += n;
     return SB_OK;
+}
+
+/* Reads exactly n bytes; `what` names them for the truncation message. */
+static sb_status idx_read(idx_file *f, void *buf, size_t n, const char *what)
+{
+    return idx_read_part(f, buf, n, what, 0, n);
+}
+
+/* Reads exactly n bytes into *out, a buffer grown as they come (doubling
+ * from 1 MiB): a header may declare up to 1 GiB, a gzipped file's length
+ * does not bound its content, and only what the file holds is allocated
+ * (twice that at most). *out is NULL on failure. */
+static sb_status idx_read_alloc(idx_file *f, uint8_t **out, size_t n, const char *what)
+{
+    size_t cap = 0;
+    uint8_t *buf = NULL;
+    sb_status st = SB_OK;
+    do {
+        size_t grown = cap == 0 ? (size_t)1 << 20 : 2 * cap;
+        grown = grown < n ? grown : n;
+        uint8_t *p = realloc(buf, grown ? grown : 1);
+        if (p == NULL) {
+            st = idx_nomem(f, grown);
+            break;
+        }
+        buf = p;
+        st = idx_read_part(f, buf + cap, grown - cap, what, cap, n);
+        cap = grown;
+    } while (st == SB_OK && cap < n);
+    if (st != SB_OK) {
+        free(buf);
+        buf = NULL;
+    }
+    *out = buf;
+    return st;
 }
 
 /* After the last expected byte the file must end. */
@@ -178,13 +214,8 @@ static sb_status images_read(sb_dataset *out, const char *path, char *err, size_
         st = idx_fail(&f, 4, "%" PRIu32 " x %" PRIu32 " x %" PRIu32
                       " pixels is more than the %" PRIu64 " bytes a data set may have",
                       dim[0], dim[1], dim[2], IDX_MAX_PIXEL_BYTES);
-    if (st == SB_OK) {
-        out->pixels = malloc((size_t)bytes);
-        if (out->pixels == NULL)
-            st = idx_nomem(&f, bytes);
-    }
     if (st == SB_OK)
-        st = idx_read(&f, out->pixels, (size_t)bytes, "pixel data");
+        st = idx_read_alloc(&f, &out->pixels, (size_t)bytes, "pixel data");
     if (st == SB_OK)
         st = idx_expect_end(&f);
     if (st == SB_OK) {

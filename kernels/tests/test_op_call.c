@@ -1,6 +1,7 @@
 /* The generic op call and the kernel tables: shapes every op describes,
  * absurd parameters refused, names round-tripping, no empty table entry,
  * gamma, and the optimiser ops dispatched with their tensors in order. */
+#include <limits.h>
 #include <check.h>
 #include <math.h>
 #include <stdbool.h>
@@ -171,6 +172,38 @@ START_TEST(test_absurd_shapes_refused)
     ck_assert_int_eq(sb_op_call_describe(&c), SB_ERR_SHAPE);
     c = valid_call(SB_OP_COUNT);
     ck_assert_int_eq(sb_op_call_describe(&c), SB_ERR_USAGE);
+}
+END_TEST
+
+/* A pad near INT_MAX (under a window larger still): 2 * pad must not
+ * overflow (UBSan halts the ASan build's run on it) and the shape is absurd. */
+START_TEST(test_conv_huge_pad_refused)
+{
+    sb_op_call c = valid_call(SB_OP_conv2d_fwd);
+    c.conv.pad = INT_MAX - 1;
+    c.conv.r = c.conv.s = INT_MAX;
+    ck_assert_int_eq(sb_op_call_describe(&c), SB_ERR_SHAPE);
+}
+END_TEST
+
+/* Every tensor within 2^28 elements, but scratch no family can allocate:
+ * the column matrix of an image (36 taps x 8190^2 positions), or det's
+ * partial weight gradients (2^18 groups of 2^16 weights). */
+START_TEST(test_conv_huge_scratch_refused)
+{
+    for (int op = 0; op < SB_OP_COUNT; op++) {
+        if (sb_op_params_of((sb_op)op) != SB_PARAMS_conv)
+            continue;
+        sb_op_call c = valid_call((sb_op)op);
+        c.conv = (sb_conv_shape){.n = 1, .c = 4, .h = 8192, .w = 8192, .k = 1, .r = 3,
+                                 .s = 3, .stride = 1};
+        ck_assert_msg(sb_op_call_describe(&c) == SB_ERR_SHAPE, "%s: column matrix",
+                      sb_op_name((sb_op)op));
+        c.conv = (sb_conv_shape){.n = 1 << 20, .c = 1, .h = 16, .w = 16, .k = 256, .r = 16,
+                                 .s = 16, .stride = 1};
+        ck_assert_msg(sb_op_call_describe(&c) == SB_ERR_SHAPE, "%s: partials",
+                      sb_op_name((sb_op)op));
+    }
 }
 END_TEST
 
@@ -358,6 +391,8 @@ Suite *make_op_call_suite(void)
     tcase_add_test(tc, test_every_op_describes_sane_shapes);
     tcase_add_test(tc, test_specific_shapes);
     tcase_add_test(tc, test_absurd_shapes_refused);
+    tcase_add_test(tc, test_conv_huge_pad_refused);
+    tcase_add_test(tc, test_conv_huge_scratch_refused);
     suite_add_tcase(s, tc);
     tc = tcase_create("tables");
     tcase_add_test(tc, test_names_round_trip);
