@@ -237,6 +237,26 @@ static void write_variant(const char *path, const char *good, int line, const ch
     fclose(f);
 }
 
+/* Metrics are kept at float precision, each of them: 2.27364071 is no
+ * float, and a metric kept as it is would be written with digits the
+ * reader refuses. */
+START_TEST(metrics_at_float_precision)
+{
+    sb_trace t;
+    sb_trace_init(&t);
+    const double v = 2.27364071;
+    sb_epoch_metrics m = {.epoch = 1, .steps = 3, .train_loss = v, .test_loss = v,
+                          .test_accuracy = v};
+    ck_assert_int_eq(sb_trace_add_metrics(&t, &m), SB_OK);
+    const double want = (double)(float)v;
+    ck_assert(memcmp(&want, &v, sizeof v) != 0);
+    ck_assert(memcmp(&t.metrics[0].train_loss, &want, sizeof want) == 0);
+    ck_assert(memcmp(&t.metrics[0].test_loss, &want, sizeof want) == 0);
+    ck_assert(memcmp(&t.metrics[0].test_accuracy, &want, sizeof want) == 0);
+    sb_trace_free(&t);
+}
+END_TEST
+
 START_TEST(malformed_lines)
 {
     /* Lines of the good file: 1 magic, 2 case, 3 digest, 4 samebits,
@@ -324,6 +344,7 @@ Suite *make_trace_suite(void)
     tcase_add_test(tc, round_trip);
     tcase_add_test(tc, add_probe_copies_and_checks);
     tcase_add_test(tc, find_latest);
+    tcase_add_test(tc, metrics_at_float_precision);
     tcase_add_test(tc, malformed_lines);
     suite_add_tcase(s, tc);
     return s;

@@ -152,6 +152,15 @@ sb_status sb_trace_add_probe(sb_trace *t, const sb_probe_point *p)
                          p->inputs, p->n_inputs);
 }
 
+/* (double)(float)x through a volatile: GCC 12.2 at -O2 and -O3 turns the
+ * rounding of two adjacent fields of a struct copy into a plain copy of both
+ * (train_loss and test_loss below were written with double precision). */
+static double at_float_precision(double x)
+{
+    volatile float f = (float)x;
+    return (double)f;
+}
+
 sb_status sb_trace_add_metrics(sb_trace *t, const sb_epoch_metrics *m)
 {
     if (t->n_metrics == t->cap_metrics) {
@@ -165,9 +174,9 @@ sb_status sb_trace_add_metrics(sb_trace *t, const sb_epoch_metrics *m)
     /* Metrics are kept at float precision, which %.9g writes exactly, so a
      * trace read back from its text equals the trace that was written. */
     sb_epoch_metrics r = *m;
-    r.train_loss = (double)(float)r.train_loss;
-    r.test_loss = (double)(float)r.test_loss;
-    r.test_accuracy = (double)(float)r.test_accuracy;
+    r.train_loss = at_float_precision(r.train_loss);
+    r.test_loss = at_float_precision(r.test_loss);
+    r.test_accuracy = at_float_precision(r.test_accuracy);
     t->metrics[t->n_metrics++] = r;
     return SB_OK;
 }
