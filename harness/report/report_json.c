@@ -213,6 +213,8 @@ static bool elements_read(sb_elem_diff *e, const json_t *o)
             !get_size(json_array_get(r, 1), &e->ranges[i][1]))
             return false;
     }
+    /* as the element diff derives it, so a divergence read back has its verdict */
+    e->within_bound = !(e->bound_ratio > 1.0);
     return true;
 }
 

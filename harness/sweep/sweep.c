@@ -55,12 +55,12 @@ typedef struct sweep_judge {
 
 /* Locates d in <locate>/<what>; a failure is noted in the run's message
  * (the divergence, with no elements, is then beyond bound). */
-static void divergence_locate(const sweep_judge *j, sb_run_result *x, const run_paths *p,
-                              sb_locate_reference *refs, const char *what, sb_divergence *d)
+static void divergence_locate(sweep_judge *j, sb_run_result *x, const run_paths *p,
+                              const char *what, sb_divergence *d)
 {
     char dir[1100], err[256];
     snprintf(dir, sizeof dir, "%s/%s", p->locate, what);
-    sb_locate_reference *ref = sb_locate_reference_pick(refs, SB_ORIGINS_KEPT, d);
+    sb_locate_reference *ref = sb_locate_reference_pick(j->refs, SB_ORIGINS_KEPT, d);
     if (sb_locate(j->c, j->o->self_exe, x->threads, dir, ref, d, err, sizeof err) != SB_OK &&
         x->message[0] == '\0')
         snprintf(x->message, sizeof x->message, "locate: %.240s", err);
@@ -84,14 +84,14 @@ static void run_judge(sweep_judge *j, sb_run_result *x, const sb_trace *t, const
     for (int k = 0; locate && k < g->n && k < j->max_origins; k++, g->located++) {
         char what[32];
         snprintf(what, sizeof what, "o%d", k + 1);
-        divergence_locate(j, x, p, j->refs, what, &g->list[k]);
+        divergence_locate(j, x, p, what, &g->list[k]);
     }
     x->origins_capped = locate && g->count > g->located;
     sb_origins_rank(g);
     if (first_is_origin && g->located > 0)
         x->div = g->list[0];
     else if (locate && x->div.found && !x->div.structural)
-        divergence_locate(j, x, p, j->refs, "first", &x->div);
+        divergence_locate(j, x, p, "first", &x->div);
     x->verdict = x->div.found ? sb_divergence_verdict(&x->div) : SB_VERDICT_IDENTICAL;
     if (sb_origins_worst(g)) {
         sb_verdict w = sb_divergence_verdict(sb_origins_worst(g));

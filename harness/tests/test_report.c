@@ -288,6 +288,8 @@ static void same_divergence(const sb_divergence *d, const sb_divergence *e)
     same_double(d->elem.max_rel, e->elem.max_rel);
     same_double(d->elem.max_ulp, e->elem.max_ulp);
     same_double(d->elem.bound_ratio, e->elem.bound_ratio);
+    ck_assert_int_eq(d->elem.within_bound, e->elem.within_bound);
+    ck_assert_int_eq(sb_divergence_verdict(d), sb_divergence_verdict(e));
     ck_assert_uint_eq(d->elem.first_index, e->elem.first_index);
     ck_assert_uint_eq(d->elem.nonfinite_a, e->elem.nonfinite_a);
     ck_assert_uint_eq(d->elem.nonfinite_b, e->elem.nonfinite_b);
