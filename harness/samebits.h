@@ -14,9 +14,12 @@
  *   trace/golden.c    golden files: atomic write, checked read
  *   trace/npy.c       NumPy .npy write/read (the locator's dumps)
  *   judge/compare.c   first divergent probe of two traces
+ *   judge/origins.c   every origin of a divergence (from the hashes), the worst one
  *   judge/elemdiff.c  element-wise differences (abs, rel, ULP, ranges)
- *   judge/locate.c    dump and classify the first divergence
- *   judge/verdict.c   verdict names, the verdict of a divergence, a run's outcome
+ *   judge/rerun.c     re-runs that dump a probe, reproduce a hash, diff their dumps
+ *   judge/locate.c    dump and classify a divergence against the golden
+ *   judge/repeats.c   the repeats of one configuration against each other
+ *   judge/verdict.c   verdict names and ranks, the verdict of a divergence, a run's outcome
  *   sweep/sweep.c     every (threads, repeat) of a case, each in its own process;
  *                     the exit status of a sweep
  *   report/report_*.c text, JSON (written and read back), JUnit, TAP
@@ -126,11 +129,16 @@ typedef enum sb_verdict {
     SB_VERDICT_BEYOND_BOUND,
     SB_VERDICT_CRASH,
     SB_VERDICT_TIMEOUT,
+    SB_VERDICT_NONDETERMINISTIC,    /* the configuration does not repeat itself */
     SB_VERDICT_COUNT
 } sb_verdict;
 
 const char *sb_verdict_name(sb_verdict v);          /* "identical", "beyond-bound", ... */
 sb_verdict sb_verdict_from_name(const char *name);  /* SB_VERDICT_COUNT if unknown */
+/* How bad a verdict of a divergence is, for the worst of several: identical
+ * 0 < reordering 1 < beyond-bound 2 < nondeterministic 3; crash and timeout
+ * (no divergence) 4. */
+int sb_verdict_rank(sb_verdict v);
 
 typedef enum sb_case_kind {
     SB_CASE_KERNEL,
@@ -158,6 +166,7 @@ typedef struct sb_case {
     int threads[SB_MAX_THREADS];
     int n_threads;
     int repeats;
+    int repeats_at[SB_MAX_THREADS + 1]; /* [sweep] repeats.<T>: runs at T threads; 0: repeats */
     double timeout_seconds;
     int reference_threads;      /* the golden's configuration */
     sb_verdict expect[SB_MAX_THREADS + 1]; /* by thread count */
@@ -322,9 +331,20 @@ typedef struct sb_divergence {
     bool inputs_identical;
     bool structural;            /* traces differ in shape or order, not only in a hash */
     bool have_elements;         /* elem filled by locate */
-    bool nondeterministic;      /* locate: the re-runs no longer differ here */
+    bool nondeterministic;      /* locate: no re-run of the run's configuration reproduced
+                                 * run_hash (SB_LOCATE_TRIES of them) */
+    bool reference_unreproduced; /* locate: no re-run of the reference configuration
+                                 * reproduced golden_hash, so nothing was diffed */
+    int reruns;                 /* locate: re-runs of the run's configuration it took */
+    sb_hash golden_hash, run_hash; /* the two records' hashes (when not structural) */
     sb_elem_diff elem;
 } sb_divergence;
+
+/* Fills d for record `index`, which both traces have at the same place:
+ * found, index, step, probe and op (the run's record), inputs_identical and
+ * both hashes. */
+void sb_divergence_at(sb_divergence *d, const sb_trace *golden, const sb_trace *run,
+                      size_t index);
 
 /* First record, in program order, whose hash (or name, shape) differs. */
 void sb_trace_compare(const sb_trace *golden, const sb_trace *run, sb_divergence *d);
@@ -342,25 +362,62 @@ void sb_trace_compare_steps(const sb_trace *golden, const sb_trace *run, int64_t
  * same probe, and one reference re-run serves them all. Zeroed: none yet. */
 typedef struct sb_locate_reference {
     bool made;
+    bool reproduced;            /* its record had golden_hash */
     size_t index;
     int64_t step;
     char probe[128];
+    sb_hash golden_hash;        /* of the divergence it was made for */
     char work_dir[1024];        /* the work_dir of the locate that made it */
 } sb_locate_reference;
 
 /* Re-runs the case at the reference configuration and at `threads` (each a
  * child `self_exe run CASE --threads N --trace FILE --dump PROBE --dump-step S
  * --dump-dir DIR`), reads the dumped probe and its bound, and fills d->elem
- * and d->have_elements. work_dir holds the dumps (kept for the user).
+ * and d->have_elements. The re-run at `threads` must reproduce d->run_hash:
+ * it is run up to SB_LOCATE_TRIES times, and when none does, d->nondeterministic
+ * is set and nothing is diffed. The reference re-run runs once; when it does
+ * not reproduce d->golden_hash, d->reference_unreproduced is set and nothing
+ * is diffed. work_dir holds the dumps (kept for the user).
  * reference: NULL, or the reference re-run an earlier locate of this case
  * made, used when it fits and replaced by this one's when it does not. */
 sb_status sb_locate(const sb_case *c, const char *self_exe, int threads,
                     const char *work_dir, sb_locate_reference *reference, sb_divergence *d,
                     char *err, size_t errlen);
 
+/* How many times the locator runs a configuration to reproduce the hash it
+ * explains before it calls the configuration nondeterministic. */
+#define SB_LOCATE_TRIES 3
+
 /* Verdict from a divergence: identical, reordering (inputs identical and
- * every element within bound), or beyond-bound. */
+ * every element within bound), nondeterministic (the locator's re-runs did
+ * not reproduce the run's hash), or beyond-bound. */
 sb_verdict sb_divergence_verdict(const sb_divergence *d);
+
+/* ---- origins ------------------------------------------------------------------
+ * An origin is a divergent probe whose every input probe is identical to the
+ * golden's: the difference arose in its op. Found from the hashes and input
+ * lists of the two traces alone; classifying one needs the locator. */
+#define SB_ORIGINS_KEPT 16          /* origins a run result lists */
+#define SB_ORIGINS_LOCATE_DEFAULT 4 /* origins located per run unless --max-origins says */
+
+typedef struct sb_origins {
+    int count;                  /* origins among the records compared */
+    int n;                      /* in list: the first min(count, SB_ORIGINS_KEPT) */
+    int located;                /* list[0..located) went through the locator */
+    int worst;                  /* index in list of the worst located origin; -1: none */
+    sb_divergence list[SB_ORIGINS_KEPT];   /* in program order */
+} sb_origins;
+
+/* Every origin of run against golden among the records both have at the same
+ * place (up to the first structural difference); steps > 0: only the records
+ * of steps 0..steps-1, as sb_trace_compare_steps. o->located 0, worst -1. */
+void sb_trace_origins(const sb_trace *golden, const sb_trace *run, int64_t steps,
+                      sb_origins *o);
+/* Sets o->worst over list[0..o->located): the highest sb_verdict_rank, a tie
+ * going to the larger bound ratio, then to the earlier origin. */
+void sb_origins_rank(sb_origins *o);
+/* The worst located origin, or NULL (none located, or o never ranked). */
+const sb_divergence *sb_origins_worst(const sb_origins *o);
 
 /* ---- results and reports -------------------------------------------------- */
 
@@ -374,6 +431,12 @@ typedef struct sb_run_result {
     bool have_metrics;
     double seconds;
     char message[256];          /* crash signal, timeout, error text */
+    sb_origins origins;         /* every origin against the golden (count 0: none, or not
+                                 * compared: a crash, a timeout) */
+    bool origins_capped;        /* origins.count > origins.located: some were not located */
+    sb_divergence repeats_part; /* found: the first probe where this run and repeat
+                                 * repeats_with of its configuration part */
+    int repeats_with;           /* the other repeat (1-based); 0 when repeats_part is unset */
     int64_t max_steps;          /* > 0: truncated: the run stopped after this many steps,
                                  * fewer than its case trains, and only those were compared
                                  * (no metrics); 0: a whole run */
@@ -446,6 +509,8 @@ typedef struct sb_sweep_options {
     int64_t max_steps;          /* > 0: a training case of more steps runs only this many,
                                  * compared with the golden's first steps alone
                                  * (sb_trace_compare_steps); 0: whole runs */
+    int max_origins;            /* origins located per run, 1..SB_ORIGINS_KEPT;
+                                 * 0: SB_ORIGINS_LOCATE_DEFAULT */
     /* Sharding: the work items (threads, repeat) of all cases of a sweep,
      * flattened in order, go round-robin to shard_count shards; this sweep
      * runs item g (g = shard_offset + the item's index within this case)
@@ -461,6 +526,9 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
                         const sb_sweep_options *o, sb_case_result *r,
                         char *err, size_t errlen);
 void sb_case_result_free(sb_case_result *r);
+/* The runs a sweep makes of thread count `threads`: the options' repeats,
+ * else the case's repeats.<T>, else its repeats, else 1. */
+int sb_sweep_repeats(const sb_case *c, const sb_sweep_options *o, int threads);
 
 /* Exit codes of the `samebits` command and of sb_user_main. */
 enum {
@@ -468,11 +536,13 @@ enum {
     SB_EXIT_UNEXPECTED = 1,     /* a divergence or verdict the case did not expect */
     SB_EXIT_INPUT = 2,          /* usage or input error: bad case, missing golden or data */
     SB_EXIT_CRASH = 3,          /* a configuration crashed or timed out */
+    SB_EXIT_NONDETERMINISTIC = 4, /* a configuration did not repeat itself, unexpectedly */
 };
 
 /* The exit status of a sweep with these results: SB_EXIT_INPUT on an input
  * error, else SB_EXIT_CRASH when a run not as expected crashed or timed
- * out, else SB_EXIT_UNEXPECTED when any other run is not as expected (a
+ * out, else SB_EXIT_NONDETERMINISTIC when a run not as expected is
+ * nondeterministic, else SB_EXIT_UNEXPECTED when any other run is not as expected (a
  * run not reached is no failure), else SB_EXIT_OK. */
 int sb_sweep_exit(const sb_case_result *r, int n, bool input_error);
 

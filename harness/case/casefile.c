@@ -622,8 +622,8 @@ static sb_status get_verdict(loader *ld, const entry *e, sb_verdict *v)
 {
     *v = sb_verdict_from_name(e->value);
     if (*v == SB_VERDICT_COUNT)
-        return fail(ld, e->line, "%s as identical, reordering, beyond-bound, crash or timeout, "
-                                 "found \"%s\"", e->key, e->value);
+        return fail(ld, e->line, "%s as identical, reordering, beyond-bound, crash, timeout "
+                                 "or nondeterministic, found \"%s\"", e->key, e->value);
     return SB_OK;
 }
 
@@ -656,8 +656,8 @@ static sb_status load_sweep_section(loader *ld, sb_case *c)
     for (int i = 0; i < ld->n_entries; i++) {
         const entry *e = &ld->entries[i];
         if (strcmp(e->section, "sweep") == 0 && !in_list(sweep_keys, e->key) &&
-            strncmp(e->key, "expect.", 7) != 0)
-            return fail(ld, e->line, "a key of [sweep] (threads repeats timeout "
+            strncmp(e->key, "expect.", 7) != 0 && strncmp(e->key, "repeats.", 8) != 0)
+            return fail(ld, e->line, "a key of [sweep] (threads repeats repeats.<T> timeout "
                                      "reference_threads expect expect.<T> golden), found \"%s\"",
                         e->key);
     }
@@ -691,17 +691,24 @@ static sb_status load_sweep_section(loader *ld, sb_case *c)
         c->expect[t] = all;
     for (int i = 0; i < ld->n_entries; i++) {
         e = &ld->entries[i];
-        if (strcmp(e->section, "sweep") != 0 || strncmp(e->key, "expect.", 7) != 0)
+        if (strcmp(e->section, "sweep") != 0)
+            continue;
+        bool expect = strncmp(e->key, "expect.", 7) == 0;
+        if (!expect && strncmp(e->key, "repeats.", 8) != 0)
             continue;
         int64_t t;
         bool listed = false;
-        if (sb_int_parse(e->key + 7, 1, SB_MAX_THREADS, &t, NULL, 0))
+        if (sb_int_parse(e->key + (expect ? 7 : 8), 1, SB_MAX_THREADS, &t, NULL, 0))
             for (int k = 0; k < c->n_threads; k++)
                 listed = listed || c->threads[k] == t;
         if (!listed)
-            return fail(ld, e->line, "expect.<T> with T one of the thread counts in threads, "
-                                     "found \"%s\"", e->key);
-        if ((st = get_verdict(ld, e, &c->expect[t])) != SB_OK)
+            return fail(ld, e->line, "%s.<T> with T one of the thread counts in threads, "
+                                     "found \"%s\"", expect ? "expect" : "repeats", e->key);
+        if (expect)
+            st = get_verdict(ld, e, &c->expect[t]);
+        else if ((st = get_i64(ld, e, 1, 1000, &v)) == SB_OK)
+            c->repeats_at[t] = (int)v;
+        if (st != SB_OK)
             return st;
     }
 

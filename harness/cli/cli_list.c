@@ -58,8 +58,12 @@ static void case_print(const sb_case *c)
     printf("  threads");
     for (int i = 0; i < c->n_threads; i++)
         printf(" %d", c->threads[i]);
-    printf(", %d repeat%s, timeout %g s\n", c->repeats, c->repeats == 1 ? "" : "s",
-           c->timeout_seconds);
+    printf(", %d repeat%s", c->repeats, c->repeats == 1 ? "" : "s");
+    for (int i = 0; i < c->n_threads; i++)
+        if (c->repeats_at[c->threads[i]] > 0)
+            printf(" (%d at %d thread%s)", c->repeats_at[c->threads[i]], c->threads[i],
+                   c->threads[i] == 1 ? "" : "s");
+    printf(", timeout %g s\n", c->timeout_seconds);
     printf("  expect");
     for (int i = 0; i < c->n_threads; i++)
         printf(" %d:%s", c->threads[i], sb_verdict_name(c->expect[c->threads[i]]));

@@ -16,8 +16,10 @@ static const char mutants_usage[] =
     "repeats against the golden of the clean case it mutates, and scores the harness:\n"
     "  detected    some run diverges from the golden ([expect] detected, default yes)\n"
     "  localised   every divergent run's first divergent probe is in the expected op\n"
-    "              ([expect] op, default the op the mutant replaces)\n"
+    "              ([expect] op, default the op the mutant replaces); for a\n"
+    "              nondeterministic run, the first probe where its repeats part\n"
     "  classified  every run's verdict is the one [sweep] expect / expect.T names\n"
+    "              (nondeterministic: the repeats of that thread count must part)\n"
     "Prints a table per mutant (on stderr with --tap, which puts TAP on stdout, three\n"
     "test lines per mutant) and the score: detected n/N, localised n/N, classified n/N.\n"
     "exit status: 0 every score N/N, 1 a mutant missed, 2 usage or input error\n";
@@ -53,6 +55,16 @@ static bool mutants_parse(void *args, int argc, char **argv, int *rc)
     return go;
 }
 
+/* Where a run's fault shows: for a nondeterministic run, the probe where its
+ * repeats part (it may even match the golden); for any other, its first
+ * divergence from the golden. */
+static const sb_divergence *run_divergence(const sb_run_result *x)
+{
+    if (x->verdict == SB_VERDICT_NONDETERMINISTIC && x->repeats_with > 0)
+        return &x->repeats_part;
+    return &x->div;
+}
+
 static void score_case(mutant_score *s, const sb_case_result *r)
 {
     const sb_case *c = r->c;
@@ -66,11 +78,11 @@ static void score_case(mutant_score *s, const sb_case_result *r)
             continue;
         s->n_divergent++;
         /* a crash or timeout has no divergent probe, so it is not localised */
-        if (x->div.found && strcmp(x->div.op, op) == 0)
+        const sb_divergence *d = run_divergence(x);
+        if (d->found && strcmp(d->op, op) == 0)
             s->n_in_op++;
-        if (x->div.found && (!s->first || x->div.step < s->first->div.step ||
-                             (x->div.step == s->first->div.step &&
-                              x->div.index < s->first->div.index)))
+        const sb_divergence *f = s->first ? run_divergence(s->first) : NULL;
+        if (d->found && (!f || d->step < f->step || (d->step == f->step && d->index < f->index)))
             s->first = x;
     }
     s->found = s->n_divergent > 0;
@@ -108,10 +120,12 @@ static void score_print(FILE *f, const sb_case_result *r, const mutant_score *s)
         fputs(" (expected unseen)", f);
     fprintf(f, ", localised %s (%d of %d divergent runs in %s", yes_no(s->localised),
             s->n_in_op, s->n_divergent, sb_op_name(c->expect_op));
-    if (s->first)
-        fprintf(f, "; first divergence step %" PRId64 " %s in %s at %d thread%s", s->first->div.step,
-                s->first->div.probe, s->first->div.op, s->first->threads,
-                s->first->threads == 1 ? "" : "s");
+    if (s->first) {
+        const sb_divergence *d = run_divergence(s->first);
+        fprintf(f, "; first divergence step %" PRId64 " %s in %s at %d thread%s%s", d->step,
+                d->probe, d->op, s->first->threads, s->first->threads == 1 ? "" : "s",
+                d == &s->first->repeats_part ? ", between repeats" : "");
+    }
     fprintf(f, "), classified %s (%d of %d runs as expected)\n\n", yes_no(s->classified),
             s->n_as_expected, s->n_runs);
 }

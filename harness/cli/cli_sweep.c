@@ -8,12 +8,15 @@ static const char sweep_usage[] =
     "usage: samebits sweep CASE... [--threads LIST] [--repeat R] [--timeout S]\n"
     "                      [--json FILE] [--junit FILE] [--tap]\n"
     "                      [--data-dir DIR] [--work-dir DIR] [--keep-traces]\n"
-    "                      [--shard I/N] [--max-steps N]\n"
+    "                      [--shard I/N] [--max-steps N] [--max-origins N]\n"
     "\n"
     "Runs each case at every thread count (LIST like 1,2,4 or 1-8; default the\n"
     "case's) and repeat, each in its own process, compares each trace with the\n"
-    "case's golden, locates the first divergence and judges it against the\n"
-    "case's expectation. Prints a table per case (on stderr with --tap, which\n"
+    "case's golden, finds every origin of a divergence (a divergent probe whose\n"
+    "inputs are all the golden's), locates the first N of them per run\n"
+    "(--max-origins, default 4, at most 16) and judges the worst against the\n"
+    "case's expectation; repeats of one thread count that differ from each other\n"
+    "make it nondeterministic. Prints a table per case (on stderr with --tap, which\n"
     "puts TAP on stdout). Traces, dumps and a failed run's stderr go to the\n"
     "work directory (default: a fresh one under $TMPDIR, removed when empty);\n"
     "--keep-traces leaves every run's trace there. --shard I/N runs only the\n"
@@ -24,7 +27,8 @@ static const char sweep_usage[] =
     "there while its case expects a divergence is 'not reached', neither a pass\n"
     "nor a failure).\n"
     "exit status: 0 all as expected, 1 a divergence or verdict not expected,\n"
-    "             2 usage or input error, 3 a crash or timeout\n";
+    "             2 usage or input error, 3 a crash or timeout,\n"
+    "             4 a configuration nondeterministic where the case does not expect it\n";
 
 typedef struct sweep_args {
     cli_batch b;
@@ -52,8 +56,9 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
 {
     sweep_args *a = args;
     const char *threads_s = NULL, *repeat_s = NULL, *timeout_s = NULL, *shard_s = NULL,
-               *max_steps_s = NULL;
+               *max_steps_s = NULL, *max_origins_s = NULL;
     const sb_option options[] = {
+        {"--max-origins", &max_origins_s, NULL},
         {"--threads", &threads_s, NULL},     {"--repeat", &repeat_s, NULL},
         {"--timeout", &timeout_s, NULL},     {"--json", &a->json, NULL},
         {"--junit", &a->junit, NULL},        {"--data-dir", &a->b.data_dir, NULL},
@@ -67,7 +72,7 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
     a->b.n_paths = l.n_positional;
     if (!go)
         return false;
-    int64_t repeat = 0;
+    int64_t repeat = 0, max_origins = 0;
     *rc = SB_EXIT_INPUT;
     if (threads_s) {
         if (!cli_parse_threads(threads_s, a->threads, &a->b.o.n_threads, "--threads"))
@@ -77,9 +82,12 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
     if ((repeat_s && !cli_parse_int(repeat_s, 1, 1000, &repeat, "--repeat")) ||
         (timeout_s && !cli_parse_seconds(timeout_s, &a->b.o.timeout_seconds, "--timeout")) ||
         (shard_s && !shard_parse(shard_s, &a->b.o)) ||
-        (max_steps_s && !cli_parse_max_steps(max_steps_s, &a->b.o.max_steps)))
+        (max_steps_s && !cli_parse_max_steps(max_steps_s, &a->b.o.max_steps)) ||
+        (max_origins_s &&
+         !cli_parse_int(max_origins_s, 1, SB_ORIGINS_KEPT, &max_origins, "--max-origins")))
         return false;
     a->b.o.repeats = (int)repeat;
+    a->b.o.max_origins = (int)max_origins;
     *rc = SB_EXIT_OK;
     return true;
 }
@@ -88,8 +96,11 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
 static long case_items(const sb_case *c, const sb_sweep_options *o)
 {
     int n_threads = o->threads ? o->n_threads : c->n_threads;
-    int repeats = o->repeats > 0 ? o->repeats : c->repeats > 0 ? c->repeats : 1;
-    return (long)n_threads * repeats;
+    const int *threads = o->threads ? o->threads : c->threads;
+    long n = 0;
+    for (int i = 0; i < n_threads; i++)
+        n += sb_sweep_repeats(c, o, threads[i]);
+    return n;
 }
 
 /* Loads the case and its golden, sweeps it and prints its table; false on

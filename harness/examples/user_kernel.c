@@ -1,14 +1,18 @@
 /* A user's own kernel under the harness: a matrix-vector product written the
- * way OpenMP code often is, with a reduction(+:) clause on each row's sum.
- * The clause lets the thread count decide how every sum is split, so the
- * bits of y follow the thread count; `user_kernel sweep` should call every
- * difference a reordering (within the bound of a different summation order)
- * and never beyond-bound.
+ * way OpenMP code often is, each row's sum split over the threads into
+ * per-thread partial sums, added in thread order. The thread count decides
+ * how every sum is split, so the bits of y follow the thread count;
+ * `user_kernel sweep` should call every difference a reordering (within the
+ * bound of a different summation order) and never beyond-bound. (With a
+ * reduction(+:) clause instead, libgomp adds the partials in the order the
+ * threads arrive, and from 3 threads on the sweep would find the bits
+ * changing from run to run: nondeterministic.)
  *
  *   user_kernel golden --golden FILE        the 1-thread run becomes FILE
  *   user_kernel sweep --threads 1-4 --golden FILE
  */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 
 #include "samebits.h"
@@ -22,14 +26,27 @@ typedef struct matvec {
     float *y;   /* [ROWS] */
 } matvec;
 
-/* y[i] = sum_j a[i][j] * x[j]; each row's sum split by the OpenMP runtime. */
+/* y[i] = sum_j a[i][j] * x[j]; each row's sum split over the threads by the
+ * static schedule, the partial sums added in thread order. */
 static void matvec_run(float *y, const float *a, const float *x, int rows, int cols)
 {
+    float part[SB_MAX_THREADS];
     for (int i = 0; i < rows; i++) {
+        int threads = 1;
+#pragma omp parallel num_threads(omp_get_max_threads() < SB_MAX_THREADS \
+                                     ? omp_get_max_threads() : SB_MAX_THREADS)
+        {
+            float s = 0.0f;
+#pragma omp for schedule(static)
+            for (int j = 0; j < cols; j++)
+                s += a[(size_t)i * (size_t)cols + (size_t)j] * x[j];
+            part[omp_get_thread_num()] = s;
+#pragma omp single
+            threads = omp_get_num_threads();
+        }
         float s = 0.0f;
-#pragma omp parallel for reduction(+ : s)
-        for (int j = 0; j < cols; j++)
-            s += a[(size_t)i * (size_t)cols + (size_t)j] * x[j];
+        for (int t = 0; t < threads; t++)
+            s += part[t];
         y[i] = s;
     }
 }

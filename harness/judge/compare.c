@@ -1,6 +1,7 @@
 /* The first divergent probe of two traces, in program order. */
 #include <string.h>
 
+#include "judge/judge.h"
 #include "samebits.h"
 
 static const char *str_or_empty(const char *s)
@@ -20,7 +21,7 @@ static bool same_shape(const sb_record *a, const sb_record *b)
 
 /* Whether the two records tap the same tensor of the same program point.
  * A dtype change counts too: the elements could not be compared. */
-static bool same_place(const sb_record *a, const sb_record *b)
+bool sb_records_same_place(const sb_record *a, const sb_record *b)
 {
     return a->step == b->step && strcmp(str_or_empty(a->name), str_or_empty(b->name)) == 0
         && a->dtype == b->dtype && same_shape(a, b);
@@ -60,19 +61,29 @@ static void divergence_set(sb_divergence *d, const sb_record *rec, size_t index)
     snprintf(d->op, sizeof d->op, "%s", str_or_empty(rec->op));
 }
 
+void sb_divergence_at(sb_divergence *d, const sb_trace *golden, const sb_trace *run,
+                      size_t index)
+{
+    const sb_record *g = &golden->records[index], *r = &run->records[index];
+    memset(d, 0, sizeof *d);
+    divergence_set(d, r, index);
+    d->inputs_identical = inputs_identical(golden, run, g, r, index);
+    d->golden_hash = g->hash;
+    d->run_hash = r->hash;
+}
+
 void sb_trace_compare(const sb_trace *golden, const sb_trace *run, sb_divergence *d)
 {
     memset(d, 0, sizeof *d);
     size_t common = golden->n_records < run->n_records ? golden->n_records : run->n_records;
     for (size_t i = 0; i < common; i++) {
         const sb_record *g = &golden->records[i], *r = &run->records[i];
-        bool place = same_place(g, r);
+        bool place = sb_records_same_place(g, r);
         if (place && sb_hash_equal(&g->hash, &r->hash))
             continue;
         /* named after the run's record: that is the tensor the user has */
-        divergence_set(d, r, i);
+        sb_divergence_at(d, golden, run, i);
         d->structural = !place;
-        d->inputs_identical = inputs_identical(golden, run, g, r, i);
         return;
     }
     if (golden->n_records == run->n_records)
@@ -94,12 +105,17 @@ static size_t records_before_step(const sb_trace *t, int64_t steps)
     return n;
 }
 
+sb_trace sb_trace_steps_view(const sb_trace *t, int64_t steps)
+{
+    /* a shallow view of the prefix: same records, fewer of them */
+    sb_trace v = *t;
+    v.n_records = records_before_step(t, steps);
+    return v;
+}
+
 void sb_trace_compare_steps(const sb_trace *golden, const sb_trace *run, int64_t steps,
                             sb_divergence *d)
 {
-    /* shallow views of the prefixes: same records, fewer of them */
-    sb_trace g = *golden, r = *run;
-    g.n_records = records_before_step(golden, steps);
-    r.n_records = records_before_step(run, steps);
+    sb_trace g = sb_trace_steps_view(golden, steps), r = sb_trace_steps_view(run, steps);
     sb_trace_compare(&g, &r, d);
 }

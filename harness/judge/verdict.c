@@ -8,6 +8,7 @@ static const char *const verdict_names[SB_VERDICT_COUNT] = {
     [SB_VERDICT_BEYOND_BOUND] = "beyond-bound",
     [SB_VERDICT_CRASH] = "crash",
     [SB_VERDICT_TIMEOUT] = "timeout",
+    [SB_VERDICT_NONDETERMINISTIC] = "nondeterministic",
 };
 
 const char *sb_verdict_name(sb_verdict v)
@@ -18,6 +19,21 @@ const char *sb_verdict_name(sb_verdict v)
 sb_verdict sb_verdict_from_name(const char *name)
 {
     return (sb_verdict)sb_name_index(verdict_names, SB_VERDICT_COUNT, name);
+}
+
+int sb_verdict_rank(sb_verdict v)
+{
+    switch (v) {
+    case SB_VERDICT_IDENTICAL: return 0;
+    case SB_VERDICT_REORDERING: return 1;
+    case SB_VERDICT_BEYOND_BOUND: return 2;
+    case SB_VERDICT_NONDETERMINISTIC: return 3;
+    case SB_VERDICT_CRASH:
+    case SB_VERDICT_TIMEOUT:
+    case SB_VERDICT_COUNT:
+        break;
+    }
+    return 4;
 }
 
 /* An op of the kernel list without a reduction computes every element the
@@ -33,9 +49,11 @@ sb_verdict sb_divergence_verdict(const sb_divergence *d)
 {
     if (!d->found)
         return SB_VERDICT_IDENTICAL;
+    if (d->nondeterministic)
+        return SB_VERDICT_NONDETERMINISTIC;
     const sb_elem_diff *e = &d->elem;
     bool reordering = !d->structural && d->inputs_identical && d->have_elements
-                      && !d->nondeterministic && !op_cannot_reorder(d->op)
+                      && !op_cannot_reorder(d->op)
                       && e->within_bound
                       /* a NaN or Inf the other side does not have */
                       && e->nonfinite_a == e->nonfinite_b;

@@ -35,10 +35,14 @@ static json_t *divergence_json(const sb_divergence *d)
 {
     if (!d->found)
         return json_null();
-    json_t *o = json_pack("{s:I, s:I, s:o, s:o, s:b, s:b, s:b}", "index", (json_int_t)d->index,
-                          "step", (json_int_t)d->step, "probe", sb_json_string(d->probe),
-                          "op", sb_json_string(d->op), "inputs_identical", d->inputs_identical,
-                          "structural", d->structural, "nondeterministic", d->nondeterministic);
+    json_t *o = json_pack("{s:I, s:I, s:o, s:o, s:s, s:b, s:b, s:b, s:b, s:i}",
+                          "index", (json_int_t)d->index, "step", (json_int_t)d->step,
+                          "probe", sb_json_string(d->probe), "op", sb_json_string(d->op),
+                          "verdict", sb_verdict_name(sb_divergence_verdict(d)),
+                          "inputs_identical", d->inputs_identical,
+                          "structural", d->structural, "nondeterministic", d->nondeterministic,
+                          "reference_unreproduced", d->reference_unreproduced,
+                          "reruns", d->reruns);
     bool ok = d->have_elements
         ? elements_add(o, &d->elem)
         : sb_json_keys_add(o, json_pack("{s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n}",
@@ -49,6 +53,23 @@ static json_t *divergence_json(const sb_divergence *d)
         return NULL;
     }
     return o;
+}
+
+/* The run's origins, the worst of them, and where its repeats part. */
+static json_t *origins_json(const sb_run_result *r)
+{
+    const sb_origins *g = &r->origins;
+    json_t *list = json_array();
+    for (int i = 0; list && i < g->n; i++)
+        list = sb_json_append(list, divergence_json(&g->list[i]));
+    const sb_divergence *w = sb_origins_worst(g);
+    json_t *worst = w ? divergence_json(w) : json_null();
+    return json_pack("{s:o, s:i, s:i, s:b, s:o, s:o, s:i}", "origins", list,
+                     "origins_count", g->count, "origins_located", g->located,
+                     "origins_capped", r->origins_capped, "worst", worst,
+                     "repeats_part", r->repeats_with > 0 ? divergence_json(&r->repeats_part)
+                                                         : json_null(),
+                     "repeats_with", r->repeats_with);
 }
 
 static json_t *run_json(const sb_run_result *r)
@@ -63,15 +84,20 @@ static json_t *run_json(const sb_run_result *r)
                     "train_loss", sb_json_number(r->metrics.train_loss),
                     "test_loss", sb_json_number(r->metrics.test_loss),
                     "test_accuracy", sb_json_number(r->metrics.test_accuracy));
-    return json_pack("{s:i, s:i, s:s, s:s, s:b, s:b, s:o, s:o, s:o, s:o, s:o}",
-                     "threads", r->threads, "repeat", r->repeat,
-                     "verdict", sb_verdict_name(r->verdict),
-                     "expected", sb_verdict_name(r->expected),
-                     "as_expected", o == SB_OUTCOME_AS_EXPECTED,
-                     "not_reached", o == SB_OUTCOME_NOT_REACHED, "truncated", truncated,
-                     "first_divergence", divergence_json(&r->div), "metrics", metrics,
-                     "seconds", sb_json_number(r->seconds),
-                     "message", sb_json_string(r->message));
+    json_t *run = json_pack("{s:i, s:i, s:s, s:s, s:b, s:b, s:o, s:o, s:o, s:o, s:o}",
+                            "threads", r->threads, "repeat", r->repeat,
+                            "verdict", sb_verdict_name(r->verdict),
+                            "expected", sb_verdict_name(r->expected),
+                            "as_expected", o == SB_OUTCOME_AS_EXPECTED,
+                            "not_reached", o == SB_OUTCOME_NOT_REACHED, "truncated", truncated,
+                            "first_divergence", divergence_json(&r->div), "metrics", metrics,
+                            "seconds", sb_json_number(r->seconds),
+                            "message", sb_json_string(r->message));
+    if (run && !sb_json_keys_add(run, origins_json(r))) {
+        json_decref(run);
+        return NULL;
+    }
+    return run;
 }
 
 static json_t *case_json(const sb_case_result *cr)
@@ -193,6 +219,8 @@ static bool elements_read(sb_elem_diff *e, const json_t *o)
             !get_size(json_array_get(r, 1), &e->ranges[i][1]))
             return false;
     }
+    /* as the element diff derives it, so a divergence read back has its verdict */
+    e->within_bound = !(e->bound_ratio > 1.0);
     return true;
 }
 
@@ -206,7 +234,9 @@ static bool divergence_read(sb_divergence *d, const json_t *o)
         !get_string(o, "op", d->op, sizeof d->op) ||
         !get_bool(o, "inputs_identical", &d->inputs_identical) ||
         !get_bool(o, "structural", &d->structural) ||
-        !get_bool(o, "nondeterministic", &d->nondeterministic))
+        !get_bool(o, "nondeterministic", &d->nondeterministic) ||
+        !get_bool(o, "reference_unreproduced", &d->reference_unreproduced) ||
+        !get_int(o, "reruns", &d->reruns))
         return false;
     d->have_elements = !json_is_null(json_object_get(o, "differing"));
     return !d->have_elements || elements_read(&d->elem, o);
@@ -232,11 +262,45 @@ static bool truncated_read(sb_run_result *r, const json_t *o)
     return get_i64(o, "max_steps", &r->max_steps) && r->max_steps >= 1;
 }
 
+/* "origins" (the first SB_ORIGINS_KEPT of them), their count, how many were
+ * located, "worst" (one of "origins", found again by its record index),
+ * "repeats_part" and "repeats_with". */
+static bool origins_read(sb_run_result *r, const json_t *o)
+{
+    sb_origins *g = &r->origins;
+    const json_t *list = json_object_get(o, "origins");
+    const json_t *worst = json_object_get(o, "worst");
+    if (!json_is_array(list) || json_array_size(list) > SB_ORIGINS_KEPT ||
+        !get_int(o, "origins_count", &g->count) || !get_int(o, "origins_located", &g->located) ||
+        !get_bool(o, "origins_capped", &r->origins_capped) ||
+        !get_int(o, "repeats_with", &r->repeats_with) || !worst)
+        return false;
+    g->n = (int)json_array_size(list);
+    g->worst = -1;
+    for (int i = 0; i < g->n; i++)
+        if (!divergence_read(&g->list[i], json_array_get(list, i)) || !g->list[i].found)
+            return false;
+    size_t at;
+    if (!json_is_null(worst)) {
+        if (!get_size(json_object_get(worst, "index"), &at))
+            return false;
+        for (int i = 0; i < g->located && g->worst < 0; i++)
+            if (g->list[i].index == at)
+                g->worst = i;
+        if (g->worst < 0)
+            return false;
+    }
+    return g->located <= g->n && g->n <= g->count &&
+           divergence_read(&r->repeats_part, json_object_get(o, "repeats_part")) &&
+           r->repeats_part.found == (r->repeats_with > 0);
+}
+
 static bool run_read(sb_run_result *r, const json_t *o)
 {
     memset(r, 0, sizeof *r);
     return get_int_in(o, "threads", 1, SB_MAX_THREADS, &r->threads) &&
            get_int_in(o, "repeat", 1, INT32_MAX, &r->repeat) &&
+           origins_read(r, o) &&
            get_verdict(o, "verdict", &r->verdict) && get_verdict(o, "expected", &r->expected) &&
            truncated_read(r, json_object_get(o, "truncated")) &&
            divergence_read(&r->div, json_object_get(o, "first_divergence")) &&

@@ -49,6 +49,18 @@ static double suite_seconds(const sb_case_result *cr)
     return s;
 }
 
+static void junit_where(FILE *f, const char *what, const sb_divergence *d)
+{
+    char line[320];
+    fputs("&#10;", f);
+    snprintf(line, sizeof line, "%s: step %" PRId64 " %s (%s) %s", what, d->step, d->probe,
+             d->op, sb_verdict_name(sb_divergence_verdict(d)));
+    xml_text(f, line);
+    if (d->have_elements)
+        fprintf(f, ", differing %zu of %zu, max abs %.9g, bound ratio %.9g", d->elem.differing,
+                d->elem.total, d->elem.max_abs, d->elem.bound_ratio);
+}
+
 static void junit_failure(FILE *f, const sb_run_result *r)
 {
     char msg[160];
@@ -66,12 +78,28 @@ static void junit_failure(FILE *f, const sb_run_result *r)
         fprintf(f, "&#10;inputs identical: %s%s", d->inputs_identical ? "yes" : "no",
                 d->structural ? ", structural (different probe sequence)" : "");
         if (d->nondeterministic)
-            fputs("&#10;the re-runs did not diverge again: not repeatable", f);
+            fprintf(f, "&#10;no re-run of %d reproduced the run's hash: nondeterministic",
+                    d->reruns);
+        if (d->reference_unreproduced)
+            fputs("&#10;the reference re-run did not reproduce the golden's hash", f);
         if (d->have_elements)
             fprintf(f, "&#10;differing %zu of %zu, max abs %.9g, max rel %.9g, max ULP %.9g,"
                        " bound ratio %.9g",
                     d->elem.differing, d->elem.total, d->elem.max_abs, d->elem.max_rel,
                     d->elem.max_ulp, d->elem.bound_ratio);
+    }
+    const sb_origins *g = &r->origins;
+    if (g->count > 0) {
+        fprintf(f, "&#10;origins: %d, located %d%s", g->count, g->located,
+                r->origins_capped ? " (cap hit)" : "");
+        junit_where(f, "first origin", &g->list[0]);
+        if (sb_origins_worst(g))
+            junit_where(f, "worst origin", sb_origins_worst(g));
+    }
+    if (r->repeats_with > 0) {
+        char what[64];
+        snprintf(what, sizeof what, "parts from repeat %d at", r->repeats_with);
+        junit_where(f, what, &r->repeats_part);
     }
     if (r->message[0]) {
         if (d->found)

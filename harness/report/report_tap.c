@@ -28,11 +28,25 @@ static void tap_diagnostics(FILE *f, const sb_run_result *r)
         tap_text(f, d->op);
         fprintf(f, "), inputs identical %s%s%s\n", d->inputs_identical ? "y" : "n",
                 d->structural ? ", structural" : "",
-                d->nondeterministic ? ", re-runs did not diverge again" : "");
+                d->nondeterministic ? ", re-runs did not reproduce it" : "");
         if (d->have_elements)
             fprintf(f, "# %zu of %zu elements differ, max abs %.3g, max ULP %.3g, bound ratio %.3g\n",
                     d->elem.differing, d->elem.total, d->elem.max_abs, d->elem.max_ulp,
                     d->elem.bound_ratio);
+    }
+    const sb_origins *g = &r->origins;
+    const sb_divergence *w = sb_origins_worst(g);
+    if (w) {
+        fprintf(f, "# origins %d, located %d%s; worst step %" PRId64 " ", g->count, g->located,
+                r->origins_capped ? " (cap hit)" : "", w->step);
+        tap_text(f, w->probe);
+        fprintf(f, " %s\n", sb_verdict_name(sb_divergence_verdict(w)));
+    }
+    if (r->repeats_with > 0) {
+        fprintf(f, "# parts from repeat %d at step %" PRId64 " ", r->repeats_with,
+                r->repeats_part.step);
+        tap_text(f, r->repeats_part.probe);
+        fputc('\n', f);
     }
     if (r->message[0]) {
         fputs("# ", f);

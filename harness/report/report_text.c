@@ -7,9 +7,10 @@ static void text_divergence(char *out, size_t len, const sb_run_result *r)
 {
     const sb_divergence *d = &r->div;
     if (d->found)
-        snprintf(out, len, "step %" PRId64 " %s (%s)%s%s", d->step, d->probe, d->op,
+        snprintf(out, len, "step %" PRId64 " %s (%s)%s%s%s", d->step, d->probe, d->op,
                  d->structural ? " structural" : "",
-                 d->nondeterministic ? " not repeatable" : "");
+                 d->nondeterministic ? " not reproduced" : "",
+                 d->reference_unreproduced ? " reference not reproduced" : "");
     else if (r->message[0]) {
         snprintf(out, len, "%s", r->message);
         /* one row per run: a multi-line message is folded */
@@ -49,6 +50,46 @@ static void text_row(FILE *f, const sb_case_result *cr, const sb_run_result *r)
     fprintf(f, "  %7.2f\n", r->seconds);
 }
 
+/* One divergence on a line of its own: where, its verdict, its elements. */
+static void text_where(FILE *f, const char *what, const sb_divergence *d, bool located)
+{
+    fprintf(f, "%s step %" PRId64 " %s (%s) %s", what, d->step, d->probe, d->op,
+            located ? sb_verdict_name(sb_divergence_verdict(d)) : "not located");
+    if (d->have_elements)
+        fprintf(f, ", %zu/%zu differ, max abs %.3g, bound ratio %.3g", d->elem.differing,
+                d->elem.total, d->elem.max_abs, d->elem.bound_ratio);
+}
+
+/* Below the table, for the runs whose row does not tell it all: more than
+ * one origin, an origin the row's first divergence is not, origins left
+ * unlocated by the cap, and repeats that part. */
+static void text_notes(FILE *f, const sb_case_result *cr)
+{
+    for (int i = 0; i < cr->n_runs; i++) {
+        const sb_run_result *r = &cr->runs[i];
+        const sb_origins *g = &r->origins;
+        bool first_only = g->count == 1 && r->div.found && g->list[0].index == r->div.index;
+        if (g->count > 0 && !first_only) {
+            fprintf(f, "threads %d repeat %d: %d origin%s, %d located%s", r->threads, r->repeat,
+                    g->count, g->count == 1 ? "" : "s", g->located,
+                    r->origins_capped ? " (cap hit: --max-origins)"
+                    : r->repeats_with > 0 ? " (the repeats part)" : "");
+            text_where(f, "; first", &g->list[0], g->located > 0);
+            if (sb_origins_worst(g))
+                text_where(f, "; worst", sb_origins_worst(g), true);
+            fputc('\n', f);
+        }
+        if (r->repeats_with > 0) {
+            fprintf(f, "threads %d repeat %d parts from repeat %d:", r->threads, r->repeat,
+                    r->repeats_with);
+            text_where(f, "", &r->repeats_part, r->repeats_part.have_elements);
+            if (!r->repeats_part.have_elements)
+                fprintf(f, " (no two of %d re-runs parted there)", r->repeats_part.reruns);
+            fputc('\n', f);
+        }
+    }
+}
+
 /* The step limit of a case's runs (a sweep gives them all the same); 0 for none. */
 static int64_t case_max_steps(const sb_case_result *cr)
 {
@@ -77,6 +118,7 @@ static void text_case(FILE *f, const sb_case_result *cr)
         text_row(f, cr, &cr->runs[i]);
         counts[sb_run_outcome(&cr->runs[i])]++;
     }
+    text_notes(f, cr);
     if (counts[SB_OUTCOME_NOT_AS_EXPECTED] > 0)
         fputs("* verdict differs from the expected one\n", f);
     if (counts[SB_OUTCOME_NOT_REACHED] > 0)

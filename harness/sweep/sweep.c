@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "samebits.h"
+#include "judge/judge.h"
 #include "support/support.h"
 
 /* Work files of one configuration: <work>/<case>.t<threads>.r<repeat>.* */
@@ -43,24 +43,61 @@ static void progress_clear(void)
     fflush(stderr);
 }
 
+/* The judging of one case's sweep: its options and the reference re-runs
+ * its locates share. */
+typedef struct sweep_judge {
+    const sb_case *c;
+    const sb_trace *golden;
+    const sb_sweep_options *o;
+    int max_origins;
+    sb_locate_reference refs[SB_ORIGINS_KEPT];
+} sweep_judge;
+
+/* Locates d in <locate>/<what>; a failure is noted in the run's message
+ * (the divergence, with no elements, is then beyond bound). */
+static void divergence_locate(sweep_judge *j, sb_run_result *x, const run_paths *p,
+                              const char *what, sb_divergence *d)
+{
+    char dir[1100], err[256];
+    snprintf(dir, sizeof dir, "%s/%s", p->locate, what);
+    sb_locate_reference *ref = sb_locate_reference_pick(j->refs, SB_ORIGINS_KEPT, d);
+    if (sb_locate(j->c, j->o->self_exe, x->threads, dir, ref, d, err, sizeof err) != SB_OK &&
+        x->message[0] == '\0')
+        snprintf(x->message, sizeof x->message, "locate: %.240s", err);
+}
+
 /* Compares a finished run with the golden (a truncated one with the
- * golden's first steps) and locates a divergence. The locator's re-runs
- * dump at the divergent step and stop after it, inside the steps compared. */
-static void run_judge(sb_run_result *x, const sb_case *c, const sb_trace *golden,
-                      const sb_trace *t, const sb_sweep_options *o, const run_paths *p,
-                      sb_locate_reference *reference)
+ * golden's first steps), finds its origins and, when `locate`, locates the
+ * first max_origins of them (and the first divergence when it is no origin);
+ * the verdict is the worst of those. The locator's re-runs dump at the
+ * divergent step and stop after it, inside the steps compared. */
+static void run_judge(sweep_judge *j, sb_run_result *x, const sb_trace *t, const run_paths *p,
+                      bool locate)
 {
     if (x->max_steps > 0)
-        sb_trace_compare_steps(golden, t, x->max_steps, &x->div);
+        sb_trace_compare_steps(j->golden, t, x->max_steps, &x->div);
     else
-        sb_trace_compare(golden, t, &x->div);
-    if (x->div.found && !x->div.structural) {
-        char err[256];
-        if (sb_locate(c, o->self_exe, x->threads, p->locate, reference, &x->div, err,
-                      sizeof err) != SB_OK)
-            snprintf(x->message, sizeof x->message, "locate: %.240s", err);
+        sb_trace_compare(j->golden, t, &x->div);
+    sb_trace_origins(j->golden, t, x->max_steps, &x->origins);
+    sb_origins *g = &x->origins;
+    bool first_is_origin = g->n > 0 && x->div.found && g->list[0].index == x->div.index;
+    for (int k = 0; locate && k < g->n && k < j->max_origins; k++, g->located++) {
+        char what[32];
+        snprintf(what, sizeof what, "o%d", k + 1);
+        divergence_locate(j, x, p, what, &g->list[k]);
     }
+    x->origins_capped = locate && g->count > g->located;
+    sb_origins_rank(g);
+    if (first_is_origin && g->located > 0)
+        x->div = g->list[0];
+    else if (locate && x->div.found && !x->div.structural)
+        divergence_locate(j, x, p, "first", &x->div);
     x->verdict = x->div.found ? sb_divergence_verdict(&x->div) : SB_VERDICT_IDENTICAL;
+    if (sb_origins_worst(g)) {
+        sb_verdict w = sb_divergence_verdict(sb_origins_worst(g));
+        if (sb_verdict_rank(w) > sb_verdict_rank(x->verdict))
+            x->verdict = w;
+    }
     /* a truncated run's last metrics are of a partly done training */
     if (t->n_metrics > 0 && x->max_steps == 0) {
         x->metrics = t->metrics[t->n_metrics - 1];
@@ -68,25 +105,82 @@ static void run_judge(sb_run_result *x, const sb_case *c, const sb_trace *golden
     }
 }
 
-/* One configuration; SB_ERR_INPUT (err filled) stops the sweep. */
-static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *golden,
-                         const sb_sweep_options *o, double timeout,
-                         sb_locate_reference *reference, char *err, size_t errlen)
+/* Judges the runs of one thread count (traces[i] NULL for a crash or a
+ * timeout). Repeats that part make every run of the count nondeterministic,
+ * whatever the golden says: the runs are compared with the golden but not
+ * located, and the probe where the repeats part is. Repeats that agree are
+ * one judgement: the first is judged and located, the others get its
+ * divergence, origins and verdict. */
+static void group_judge(sweep_judge *j, sb_run_result *x, const sb_trace *const *traces, int n)
+{
+    if (n == 0)
+        return;
+    run_paths p;
+    run_paths_make(&p, j->o->work_dir, j->c->name, x[0].threads, x[0].repeat);
+    if (sb_repeats_compare(x, traces, n, x[0].max_steps)) {
+        int first = -1;     /* the run whose parting is the earliest */
+        for (int i = 0; i < n; i++)
+            if (x[i].repeats_with > 0 &&
+                (first < 0 || x[i].repeats_part.index < x[first].repeats_part.index))
+                first = i;
+        char dir[1100], err[256];
+        snprintf(dir, sizeof dir, "%s/repeats", p.locate);
+        sb_divergence d = x[first].repeats_part;
+        if (sb_repeats_locate(j->c, j->o->self_exe, x[0].threads, dir, &d, err, sizeof err) !=
+            SB_OK)
+            snprintf(x[first].message, sizeof x[first].message, "repeats: %.240s", err);
+        for (int i = 0; i < n; i++) {
+            if (!traces[i])
+                continue;
+            if (x[i].repeats_part.index == d.index) {
+                x[i].repeats_part.elem = d.elem;
+                x[i].repeats_part.have_elements = d.have_elements;
+                x[i].repeats_part.reruns = d.reruns;
+            }
+            run_judge(j, &x[i], traces[i], &p, false);
+            x[i].verdict = SB_VERDICT_NONDETERMINISTIC;
+        }
+        return;
+    }
+    int judged = -1;
+    for (int i = 0; i < n; i++) {
+        if (!traces[i])
+            continue;
+        if (judged < 0) {
+            run_judge(j, &x[i], traces[i], &p, true);
+            judged = i;
+            continue;
+        }
+        x[i].div = x[judged].div;
+        x[i].origins = x[judged].origins;
+        x[i].origins_capped = x[judged].origins_capped;
+        x[i].verdict = x[judged].verdict;
+        if (traces[i]->n_metrics > 0 && x[i].max_steps == 0) {
+            x[i].metrics = traces[i]->metrics[traces[i]->n_metrics - 1];
+            x[i].have_metrics = true;
+        }
+    }
+}
+
+/* One configuration's child; SB_ERR_INPUT (err filled) stops the sweep.
+ * *t holds the trace of a run that finished (sb_trace_free it either way);
+ * a crash or timeout is judged here. */
+static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_sweep_options *o,
+                         double timeout, sb_trace *t, bool *finished, char *err, size_t errlen)
 {
     run_paths p;
+    sb_trace_init(t);
+    *finished = false;
     if (!run_paths_make(&p, o->work_dir, c->name, x->threads, x->repeat)) {
         sb_err_set(err, errlen, "%s: work directory path too long", o->work_dir);
         return SB_ERR_USAGE;
     }
-    sb_trace t;
-    sb_trace_init(&t);
     sb_child_result cr = {0};
     sb_status st = sb_run_child(c, o->self_exe, x->threads, timeout, x->max_steps, p.trace,
-                                p.err, &cr, &t, x->message, sizeof x->message);
+                                p.err, &cr, t, x->message, sizeof x->message);
     x->seconds = cr.seconds;
     if (st != SB_OK) {
         sb_err_set(err, errlen, "%s (threads %d): %s", c->path, x->threads, x->message);
-        sb_trace_free(&t);
         return st;
     }
     if (cr.end == SB_CHILD_TIMED_OUT)
@@ -94,14 +188,58 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
     else if (cr.end == SB_CHILD_SIGNALED || cr.exit_code != 0)
         x->verdict = SB_VERDICT_CRASH;
     else
-        run_judge(x, c, golden, &t, o, &p, reference);
-    sb_trace_free(&t);
+        *finished = true;
     if (!o->keep_traces)
         unlink(p.trace);
     /* a failed child's stderr stays in the work directory for the user */
-    if (x->verdict != SB_VERDICT_CRASH && x->verdict != SB_VERDICT_TIMEOUT)
+    if (*finished)
         unlink(p.err);
     return SB_OK;
+}
+
+/* The repeats of thread count `threads` this shard runs, each in its own
+ * child, then judged together; *item counts the work items. */
+static sb_status count_sweep(sweep_judge *j, sb_case_result *r, int threads, int repeats,
+                             double timeout, int64_t max_steps, long *item, int total,
+                             char *err, size_t errlen)
+{
+    const sb_sweep_options *o = j->o;
+    sb_trace *t = calloc((size_t)repeats, sizeof *t);
+    const sb_trace **done = calloc((size_t)repeats, sizeof *done);
+    if (!t || !done) {
+        free(t);
+        free(done);
+        return SB_ERR_NOMEM;
+    }
+    int first = r->n_runs, n = 0;
+    sb_status st = SB_OK;
+    for (int k = 1; k <= repeats && st == SB_OK; k++, (*item)++) {
+        if (o->shard_count > 0 && *item % o->shard_count != o->shard_index)
+            continue;
+        sb_run_result *x = &r->runs[r->n_runs];
+        x->threads = threads;
+        x->repeat = k;
+        x->expected = j->c->expect[threads];
+        x->max_steps = max_steps;
+        if (o->progress)
+            progress_show(j->c, threads, k, r->n_runs, total);
+        bool finished;
+        st = run_one(x, j->c, o, timeout, &t[n], &finished, err, errlen);
+        if (st != SB_OK) {
+            sb_trace_free(&t[n]);
+            break;
+        }
+        done[n] = finished ? &t[n] : NULL;
+        n++;
+        r->n_runs++;
+    }
+    if (st == SB_OK)
+        group_judge(j, &r->runs[first], done, n);
+    for (int i = 0; i < n; i++)
+        sb_trace_free(&t[i]);
+    free(t);
+    free(done);
+    return st;
 }
 
 sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
@@ -113,7 +251,6 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
     r->as_expected = true;
     const int *threads = o->threads ? o->threads : c->threads;
     int n_threads = o->threads ? o->n_threads : c->n_threads;
-    int repeats = o->repeats > 0 ? o->repeats : c->repeats > 0 ? c->repeats : 1;
     double timeout = o->timeout_seconds > 0 ? o->timeout_seconds : c->timeout_seconds;
     /* only a case that would train longer is cut: kernel cases, and training
      * cases of no more steps, run and compare whole */
@@ -125,6 +262,7 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
     }
     /* each count once: two runs at one count would write the same work files */
     bool seen[SB_MAX_THREADS + 1] = {false};
+    int total = 0;
     for (int i = 0; i < n_threads; i++) {
         if (threads[i] < 1 || threads[i] > SB_MAX_THREADS) {
             sb_err_set(err, errlen, "%s: thread count %d is outside 1..%d", c->path, threads[i],
@@ -136,36 +274,39 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
             return SB_ERR_USAGE;
         }
         seen[threads[i]] = true;
+        total += sb_sweep_repeats(c, o, threads[i]);
     }
-    int total = n_threads * repeats;
     r->runs = calloc((size_t)total, sizeof *r->runs);
     if (!r->runs)
         return SB_ERR_NOMEM;
 
     sb_status st = SB_OK;
-    sb_locate_reference reference = {0};   /* the case's runs share it */
+    /* the case's runs share the reference re-runs */
+    sweep_judge *j = calloc(1, sizeof *j);
+    if (!j)
+        return SB_ERR_NOMEM;
+    *j = (sweep_judge){.c = c, .golden = golden, .o = o,
+                       .max_origins = o->max_origins > 0 ? o->max_origins
+                                                         : SB_ORIGINS_LOCATE_DEFAULT};
     long item = o->shard_offset;
     for (int i = 0; i < n_threads && st == SB_OK; i++)
-        for (int k = 1; k <= repeats && st == SB_OK; k++, item++) {
-            if (o->shard_count > 0 && item % o->shard_count != o->shard_index)
-                continue;
-            sb_run_result *x = &r->runs[r->n_runs];
-            x->threads = threads[i];
-            x->repeat = k;
-            x->expected = c->expect[threads[i]];
-            x->max_steps = max_steps;
-            if (o->progress)
-                progress_show(c, x->threads, k, r->n_runs, total);
-            st = run_one(x, c, golden, o, timeout, &reference, err, errlen);
-            if (st != SB_OK)
-                break;
-            r->n_runs++;
-            if (sb_run_outcome(x) == SB_OUTCOME_NOT_AS_EXPECTED)
-                r->as_expected = false;
-        }
+        st = count_sweep(j, r, threads[i], sb_sweep_repeats(c, o, threads[i]), timeout,
+                         max_steps, &item, total, err, errlen);
+    free(j);
+    for (int i = 0; i < r->n_runs; i++)
+        if (sb_run_outcome(&r->runs[i]) == SB_OUTCOME_NOT_AS_EXPECTED)
+            r->as_expected = false;
     if (o->progress)
         progress_clear();
     return st;
+}
+
+int sb_sweep_repeats(const sb_case *c, const sb_sweep_options *o, int threads)
+{
+    if (o->repeats > 0)
+        return o->repeats;
+    int at = threads >= 1 && threads <= SB_MAX_THREADS ? c->repeats_at[threads] : 0;
+    return at > 0 ? at : c->repeats > 0 ? c->repeats : 1;
 }
 
 void sb_case_result_free(sb_case_result *r)
@@ -187,6 +328,8 @@ int sb_sweep_exit(const sb_case_result *r, int n, bool input_error)
                 continue;
             if (x->verdict == SB_VERDICT_CRASH || x->verdict == SB_VERDICT_TIMEOUT)
                 rc = SB_EXIT_CRASH;
+            else if (x->verdict == SB_VERDICT_NONDETERMINISTIC && rc != SB_EXIT_CRASH)
+                rc = SB_EXIT_NONDETERMINISTIC;
             else if (rc == SB_EXIT_OK)
                 rc = SB_EXIT_UNEXPECTED;
         }

@@ -297,7 +297,7 @@ START_TEST(errors_name_file_and_line)
         {19, "timeout = -1\n", 19, "timeout as a finite number"},
         {19, "timeout = nan\n", 19, "timeout as a finite number"},
         {19, "reference_threads = 65\n", 19, "reference_threads as an integer in [1, 64]"},
-        {19, "expect = same\n", 19, "expect as identical, reordering, beyond-bound, crash or timeout"},
+        {19, "expect = same\n", 19, "expect as identical, reordering, beyond-bound, crash, timeout or nondeterministic"},
         {19, "expect.5 = identical\n", 19, "expect.<T> with T one of the thread counts"},
         {19, "expect.x = identical\n", 19, "expect.<T>"},
         {19, "golden_dir = x\n", 19, "a key of [sweep]"},

@@ -207,25 +207,6 @@ START_TEST(locate_beyond_bound)
 }
 END_TEST
 
-/* A repeat at the reference thread count diverged in the sweep, but the two
- * re-runs agree: the configuration does not repeat itself. */
-START_TEST(locate_not_repeatable)
-{
-    sb_divergence d;
-    sb_trace_compare(&golden, &at4, &d);   /* whatever the sweep saw */
-    char work[256], err[512] = "", p[512];
-    work_dir(work, sizeof work);
-    ck_assert_msg(sb_locate(&c, fake, 1, work, NULL, &d, err, sizeof err) == SB_OK, "%s", err);
-    ck_assert(d.nondeterministic);
-    ck_assert(d.have_elements);
-    ck_assert_uint_eq(d.elem.differing, 0);
-    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
-    /* the two re-runs did not share a directory */
-    path_join(p, sizeof p, work, "1.again/args");
-    ck_assert_int_eq(access(p, R_OK), 0);
-}
-END_TEST
-
 static void read_calls(char *out, size_t len)
 {
     char p[512];
@@ -236,6 +217,48 @@ static void read_calls(char *out, size_t len)
     out[n] = '\0';
     fclose(f);
 }
+
+/* A repeat at the reference thread count diverged in the sweep with the
+ * bits of 4 threads, but its re-runs give the golden's: no re-run reproduces
+ * the run it explains, so nothing is diffed and the configuration is
+ * nondeterministic. */
+START_TEST(locate_not_reproduced)
+{
+    sb_divergence d;
+    sb_trace_compare(&golden, &at4, &d);   /* whatever the sweep saw */
+    char work[256], err[512] = "", p[512], calls[64];
+    work_dir(work, sizeof work);
+    ck_assert_msg(sb_locate(&c, fake, 1, work, NULL, &d, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert(d.nondeterministic);
+    ck_assert(!d.reference_unreproduced);
+    ck_assert(!d.have_elements);
+    ck_assert_int_eq(d.reruns, SB_LOCATE_TRIES);
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_NONDETERMINISTIC);
+    /* the reference once, then every try of the run's configuration */
+    read_calls(calls, sizeof calls);
+    ck_assert_str_eq(calls, "1\n1\n1\n1\n");
+    /* the two configurations did not share a directory */
+    path_join(p, sizeof p, work, "1.again/args");
+    ck_assert_int_eq(access(p, R_OK), 0);
+}
+END_TEST
+
+/* The reference re-run does not give the golden's hash (a golden of another
+ * configuration): nothing is diffed, and the divergence is beyond bound. */
+START_TEST(locate_reference_not_reproduced)
+{
+    sb_divergence d;
+    sb_trace_compare(&at2, &at4, &d);       /* "golden" of 2 threads, reference at 1 */
+    char work[256], err[512] = "";
+    work_dir(work, sizeof work);
+    ck_assert_msg(sb_locate(&c, fake, 4, work, NULL, &d, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert(d.reference_unreproduced);
+    ck_assert(!d.nondeterministic);
+    ck_assert(!d.have_elements);
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+}
+END_TEST
+
 
 /* Locates of one case at the same record share the reference re-run; a
  * locate at another record makes its own and keeps it in its place. */
@@ -310,7 +333,8 @@ Suite *make_locate_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, locate_reordering);
     tcase_add_test(tc, locate_beyond_bound);
-    tcase_add_test(tc, locate_not_repeatable);
+    tcase_add_test(tc, locate_not_reproduced);
+    tcase_add_test(tc, locate_reference_not_reproduced);
     tcase_add_test(tc, locate_reuses_reference);
     tcase_add_test(tc, locate_child_fails);
     tcase_add_test(tc, locate_refuses_structural);

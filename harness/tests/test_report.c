@@ -231,6 +231,8 @@ static void same_double(double a, double b)
         ck_assert_msg(memcmp(&a, &b, sizeof a) == 0, "%.17g read back as %.17g", a, b);
 }
 
+static void same_divergence(const sb_divergence *d, const sb_divergence *e);
+
 static void same_run(const sb_run_result *a, const sb_run_result *b)
 {
     ck_assert_int_eq(a->threads, b->threads);
@@ -248,7 +250,23 @@ static void same_run(const sb_run_result *a, const sb_run_result *b)
         same_double(a->metrics.test_loss, b->metrics.test_loss);
         same_double(a->metrics.test_accuracy, b->metrics.test_accuracy);
     }
-    const sb_divergence *d = &a->div, *e = &b->div;
+    same_divergence(&a->div, &b->div);
+    ck_assert_int_eq(a->origins.count, b->origins.count);
+    ck_assert_int_eq(a->origins.n, b->origins.n);
+    ck_assert_int_eq(a->origins.located, b->origins.located);
+    const sb_divergence *wa = sb_origins_worst(&a->origins), *wb = sb_origins_worst(&b->origins);
+    ck_assert_int_eq(wa != NULL, wb != NULL);
+    if (wa)
+        ck_assert_uint_eq(wa->index, wb->index);
+    ck_assert_int_eq(a->origins_capped, b->origins_capped);
+    for (int i = 0; i < a->origins.n; i++)
+        same_divergence(&a->origins.list[i], &b->origins.list[i]);
+    ck_assert_int_eq(a->repeats_with, b->repeats_with);
+    same_divergence(&a->repeats_part, &b->repeats_part);
+}
+
+static void same_divergence(const sb_divergence *d, const sb_divergence *e)
+{
     ck_assert_int_eq(d->found, e->found);
     if (!d->found)
         return;
@@ -259,6 +277,8 @@ static void same_run(const sb_run_result *a, const sb_run_result *b)
     ck_assert_int_eq(d->inputs_identical, e->inputs_identical);
     ck_assert_int_eq(d->structural, e->structural);
     ck_assert_int_eq(d->nondeterministic, e->nondeterministic);
+    ck_assert_int_eq(d->reference_unreproduced, e->reference_unreproduced);
+    ck_assert_int_eq(d->reruns, e->reruns);
     ck_assert_int_eq(d->have_elements, e->have_elements);
     if (!d->have_elements)
         return;
@@ -268,6 +288,8 @@ static void same_run(const sb_run_result *a, const sb_run_result *b)
     same_double(d->elem.max_rel, e->elem.max_rel);
     same_double(d->elem.max_ulp, e->elem.max_ulp);
     same_double(d->elem.bound_ratio, e->elem.bound_ratio);
+    ck_assert_int_eq(d->elem.within_bound, e->elem.within_bound);
+    ck_assert_int_eq(sb_divergence_verdict(d), sb_divergence_verdict(e));
     ck_assert_uint_eq(d->elem.first_index, e->elem.first_index);
     ck_assert_uint_eq(d->elem.nonfinite_a, e->elem.nonfinite_a);
     ck_assert_uint_eq(d->elem.nonfinite_b, e->elem.nonfinite_b);
@@ -289,6 +311,21 @@ START_TEST(json_reads_back)
     kernel_runs[0].seconds = -0.0;
     kernel_runs[1].div.have_elements = false;
     train_runs[0].div = kernel_runs[2].div;
+    /* three origins, two located, the second the worst; repeats that part */
+    sb_origins *g = &kernel_runs[2].origins;
+    *g = (sb_origins){.count = 3, .n = 3, .located = 2, .worst = 1};
+    g->list[0] = kernel_runs[1].div;
+    g->list[1] = kernel_runs[2].div;
+    g->list[1].index = 9;
+    g->list[1].reruns = 2;
+    g->list[2] = kernel_runs[1].div;
+    g->list[2].index = 11;
+    g->list[2].have_elements = false;
+    g->list[2].reference_unreproduced = true;
+    kernel_runs[2].origins_capped = true;
+    kernel_runs[1].repeats_part = kernel_runs[2].div;
+    kernel_runs[1].repeats_part.nondeterministic = true;
+    kernel_runs[1].repeats_with = 2;
     char path[512];
     path_in_dir(path, sizeof path, "shard.json");
     sb_report_shard shard = {2, 3};

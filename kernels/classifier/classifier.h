@@ -110,4 +110,11 @@ static inline int sb_row_block_begin(int n, int b)
     return (int)((int64_t)n * b / SB_ROW_BLOCKS);
 }
 
+/* Det's loss sums: part[b] is the sum, from +0 in row order, of the losses
+ * of row block b (blocks in parallel). */
+void sb_xent_block_sums(float part[SB_ROW_BLOCKS],
+                        const float *logits,    /* [n][k] */
+                        const int32_t *labels,  /* [n] in [0, k) */
+                        const sb_class_shape *s);
+
 #endif

@@ -18,14 +18,10 @@ void sb_softmax_fwd_det(float *prob,            /* [n][k] */
         sb_softmax_row(prob + (size_t)i * k, logits + (size_t)i * k, s->k);
 }
 
-void sb_xent_loss_det(float *loss,              /* [1] */
-                      const float *logits,      /* [n][k] */
-                      const int32_t *labels,    /* [n] in [0, k) */
-                      const sb_class_shape *s)
+void sb_xent_block_sums(float part[SB_ROW_BLOCKS], const float *logits, const int32_t *labels,
+                        const sb_class_shape *s)
 {
-    sb_class_shape_check(s, 1);
     const size_t k = (size_t)s->k;
-    float part[SB_ROW_BLOCKS];
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < SB_ROW_BLOCKS; b++) {
         const int end = sb_row_block_begin(s->n, b + 1);
@@ -34,6 +30,16 @@ void sb_xent_loss_det(float *loss,              /* [1] */
             sum += sb_row_loss(logits + (size_t)i * k, labels[i], s->k);
         part[b] = sum;
     }
+}
+
+void sb_xent_loss_det(float *loss,              /* [1] */
+                      const float *logits,      /* [n][k] */
+                      const int32_t *labels,    /* [n] in [0, k) */
+                      const sb_class_shape *s)
+{
+    sb_class_shape_check(s, 1);
+    float part[SB_ROW_BLOCKS];
+    sb_xent_block_sums(part, logits, labels, s);
     float sum = 0.0f;
     for (int b = 0; b < SB_ROW_BLOCKS; b++)
         sum += part[b];

@@ -32,19 +32,30 @@ void sb_conv2d_bwd_filter_loose(float *dw, const float *dy, const float *x,
     free(part);
 }
 
-/* An array reduction clause over images. */
+/* Each thread sums the images the static schedule gives it into its own
+ * partial db, one running sum per image; the partials are added in thread
+ * order. (Not a reduction clause: libgomp's combines the partials in the
+ * order the threads arrive, so its bits change from run to run.) */
 void sb_conv2d_bwd_bias_loose(float *db, const float *dy, const sb_conv_shape *s)
 {
     int k = s->k;
     size_t pq = (size_t)s->p * s->q;
-    memset(db, 0, (size_t)k * sizeof(float));
-#pragma omp parallel for schedule(static) reduction(+ : db[:k])
-    for (int img = 0; img < s->n; img++)
-        for (int f = 0; f < k; f++) {
-            const float *d = dy + ((size_t)img * k + f) * pq;
-            float acc = 0.0f;
-            for (size_t i = 0; i < pq; i++)
-                acc += d[i];
-            db[f] += acc;
-        }
+    int threads = omp_get_max_threads();
+    float *part = calloc((size_t)k * (size_t)threads, sizeof(float));
+    SB_ASSERT(part != NULL);
+#pragma omp parallel num_threads(threads)
+    {
+        float *mine = part + (size_t)k * (size_t)omp_get_thread_num();
+#pragma omp for schedule(static)
+        for (int img = 0; img < s->n; img++)
+            for (int f = 0; f < k; f++) {
+                const float *d = dy + ((size_t)img * k + f) * pq;
+                float acc = 0.0f;
+                for (size_t i = 0; i < pq; i++)
+                    acc += d[i];
+                mine[f] += acc;
+            }
+        sb_conv_partials_sum(db, part, (size_t)k, omp_get_num_threads());
+    }
+    free(part);
 }

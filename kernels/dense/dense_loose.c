@@ -1,9 +1,12 @@
 /* dense, loose family: the long reductions split over the threads the usual
  * way: split-K for the forward pass (K = in) and for the weight gradient
- * (K = batch), a reduction clause for the bias gradient. (The data gradient,
+ * (K = batch), per-thread partial sums added in thread order for the bias
+ * gradient (not a reduction clause, whose partials libgomp combines in the
+ * order the threads arrive, so that its bits change from run to run). (The data gradient,
  * K = out, short, is split over outputs as usual, which is det's code:
  * kernels.def.) */
-#include <string.h>
+#include <omp.h>
+#include <stdlib.h>
 
 #include "dense.h"
 #include "gemm/sb_gemm.h"
@@ -25,10 +28,22 @@ void sb_dense_bwd_weights_loose(float *dw, const float *dy, const float *x,
 
 void sb_dense_bwd_bias_loose(float *db, const float *dy, const sb_dense_shape *s)
 {
-    int out = s->out;
-    memset(db, 0, (size_t)out * sizeof(float));
-#pragma omp parallel for schedule(static) reduction(+ : db[:out])
-    for (int i = 0; i < s->n; i++)
-        for (int o = 0; o < out; o++)
-            db[o] += dy[(size_t)i * out + o];
+    int out = s->out, threads = omp_get_max_threads();
+    float *part = calloc((size_t)out * (size_t)threads, sizeof(float));
+    SB_ASSERT(part != NULL);
+#pragma omp parallel num_threads(threads)
+    {
+        float *mine = part + (size_t)out * (size_t)omp_get_thread_num();
+#pragma omp for schedule(static)
+        for (int i = 0; i < s->n; i++)
+            for (int o = 0; o < out; o++)
+                mine[o] += dy[(size_t)i * out + o];
+    }
+    for (int o = 0; o < out; o++) {
+        float acc = 0.0f;
+        for (int t = 0; t < threads; t++)
+            acc += part[(size_t)out * (size_t)t + o];
+        db[o] = acc;
+    }
+    free(part);
 }

@@ -42,15 +42,15 @@ def trace_hashes(path):
 def differing_probes(golden, work_dir, run):
     """Every probe whose hash differs from the golden's, beyond the first:
     read from the locator's re-run of the configuration, which the sweep
-    keeps in its work directory (<kernel>.t<T>.r<R>.locate/<T>/run.trace,
-    harness/sweep/sweep.c and harness/judge/locate.c). Empty when there is
-    no such trace."""
+    keeps in its work directory (<kernel>.t<T>.r<R>.locate/o1/<T>/run.trace
+    for its first origin, harness/sweep/sweep.c and harness/judge/locate.c).
+    Empty when there is no such trace."""
     if run["verdict"] == "identical":
         return []
     t, rep = run["threads"], run["repeat"]
     for name in sorted(os.listdir(os.path.join(work_dir, "sweep"))):
         if name.endswith(f".t{t}.r{rep}.locate"):
-            path = os.path.join(work_dir, "sweep", name, str(t), "run.trace")
+            path = os.path.join(work_dir, "sweep", name, "o1", str(t), "run.trace")
             if os.path.exists(path):
                 hashes = trace_hashes(path)
                 return [p for p in golden if hashes.get(p) != golden[p]]

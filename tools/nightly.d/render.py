@@ -132,7 +132,8 @@ def plot_curves(title, ylabel, series):
 # ---- the page -------------------------------------------------------------------
 
 COLOURS = {"identical": "#2e9d4f", "reordering": "#7fb3d5", "beyond-bound": "#d62728",
-           "crash": "#5b2c6f", "timeout": "#8e6c1f", "not reached": "#999999",
+           "nondeterministic": "#e377c2", "crash": "#5b2c6f", "timeout": "#8e6c1f",
+           "not reached": "#999999",
            "missing": "#bbbbbb"}
 
 
@@ -194,13 +195,25 @@ def divergence_html(run):
     if d:
         items += [("first divergence", f"step {d['step']} {d['probe']} ({d['op']})"),
                   ("record index", d["index"]), ("inputs identical", d["inputs_identical"]),
-                  ("structural", d["structural"]), ("not repeatable", d["nondeterministic"])]
+                  ("structural", d["structural"]), ("not reproduced", d["nondeterministic"])]
         if d.get("differing") is not None:
             items += [("differing / total", f"{d['differing']} / {d['total']}"),
                       ("max abs", d["max_abs"]), ("max rel", d["max_rel"]),
                       ("max ULP", d["max_ulp"]), ("bound ratio", d["bound_ratio"]),
                       ("first index", d["first_index"]), ("ranges", d["ranges"]),
                       ("NaN/Inf (reference, run)", d["nonfinite"])]
+    if run.get("origins_count"):
+        items += [("origins (located)", f"{run['origins_count']} ({run['origins_located']}"
+                   f"{', cap hit' if run['origins_capped'] else ''})")]
+    w = run.get("worst")
+    if w:
+        items += [("worst origin", f"step {w['step']} {w['probe']} ({w['op']}) {w['verdict']}"
+                   + (f", bound ratio {w['bound_ratio']}" if w.get("bound_ratio") is not None
+                      else ""))]
+    p = run.get("repeats_part")
+    if p:
+        items += [("repeats part", f"from repeat {run['repeats_with']} at step {p['step']} "
+                   f"{p['probe']} ({p['op']})")]
     if run["message"]:
         items.append(("message", run["message"]))
     return "<dl>" + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in items) + "</dl>"

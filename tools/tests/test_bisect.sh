@@ -3,7 +3,9 @@
 # commit (with a golden made there for a det xent_loss case), a commit that
 # reverses the order in which sb_xent_loss_det combines its row blocks (same
 # sum, other bits), and two unrelated commits. The driver must name the
-# reversing commit and the loss probe, and leave no bisect or worktree behind.
+# reversing commit and the loss probe, classify the change between that
+# commit and its parent as a reordering (against the golden alone, which it
+# cannot re-run, it is beyond-bound), and leave no bisect or worktree behind.
 # Usage: test_bisect.sh SOURCE_ROOT
 set -euo pipefail
 src=$(cd "$1" && pwd)
@@ -82,6 +84,10 @@ grep -qx "first bad commit: $culprit xent_loss det: combine the row blocks last 
     { echo "FAIL: expected first bad commit $culprit"; exit 1; }
 grep -q "^first divergent probe: case bisect_xent_det threads 1 repeat 1: step 0 probe xent_loss.out0 (op xent_loss)" <<<"$out" ||
     { echo "FAIL: expected the first divergent probe xent_loss.out0 at 1 thread"; exit 1; }
+grep -q "^cross-commit verdict: case bisect_xent_det threads 1: step 0, probe xent_loss.out0 (op xent_loss): reordering$" <<<"$out" ||
+    { echo "FAIL: expected the reversal classified as a reordering across the two commits"; exit 1; }
+grep -q "^  1 of 1 elements differ" <<<"$out" ||
+    { echo "FAIL: expected the element diff of the loss"; exit 1; }
 [ "$(git rev-parse HEAD)" = "$head_before" ] || { echo "FAIL: HEAD moved"; exit 1; }
 [ ! -e .git/BISECT_LOG ] || { echo "FAIL: a bisect is left in progress"; exit 1; }
 [ "$(git worktree list | wc -l)" = 1 ] || { echo "FAIL: a worktree is left"; git worktree list; exit 1; }

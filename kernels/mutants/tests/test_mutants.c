@@ -29,12 +29,12 @@ static int entries_replaced(const sb_kernel_table *t, sb_op *which)
     return n;
 }
 
-START_TEST(registry_lists_thirteen_mutants_each_replacing_one_op)
+START_TEST(registry_lists_fifteen_mutants_each_replacing_one_op)
 {
     int kinds[2] = {0, 0};
     for (int i = 0; i < sb_mutant_count(); i++)
         kinds[sb_mutant_kind_of(i)]++;
-    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 9);
+    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 11);
     ck_assert_int_eq(kinds[SB_MUTANT_NUMERICS], 4);
     for (int i = 0; i < sb_mutant_count(); i++) {
         const char *name = sb_mutant_name(i);
@@ -110,6 +110,13 @@ static const trigger triggers[] = {
      1, 2, 1, {0}, 0},
     {"conv_data_fma_path", {.op = SB_OP_conv2d_bwd_data, .conv = CONV(3, 4, 8, 5)},
      2, 1, 1, {1}, 1},
+    /* 100 rows in 64 blocks: 3 threads get 33, 33 and 34 rows */
+    {"xent_mean_of_means", {.op = SB_OP_xent_loss, .cls = {.n = 100, .k = 10}},
+     3, 1, 1, {1}, 1},
+    /* 256 images of 32 filters of 32x32 (four det chunks each): milliseconds
+     * of adds, long enough for the threads' adds to interleave */
+    {"conv_bias_atomic", {.op = SB_OP_conv2d_bwd_bias, .conv = CONV(256, 2, 34, 32)},
+     2, 1, 50, {1}, 1},
 };
 #define N_TRIGGERS ((int)(sizeof triggers / sizeof triggers[0]))
 
@@ -139,6 +146,13 @@ static void call_alloc(sb_op_call *c, const trigger *tr)
     for (int i = 0; i < c->n_in; i++) {
         c->in[i].data = malloc(sb_tensor_bytes(&c->in[i]));
         ck_assert_ptr_nonnull(c->in[i].data);
+        if (c->in[i].dtype == SB_DTYPE_I32) {
+            /* class labels, the only integer inputs */
+            int32_t *labels = c->in[i].data;
+            for (size_t e = 0; e < sb_tensor_count(&c->in[i]); e++)
+                labels[e] = (int32_t)((e * 7) % (size_t)c->cls.k);
+            continue;
+        }
         fill(c->in[i].data, sb_tensor_count(&c->in[i]), 100 + (uint64_t)i, false);
     }
     for (int j = 0; j < c->n_out; j++) {
@@ -243,7 +257,7 @@ Suite *make_mutants_suite(void)
 {
     Suite *s = suite_create("mutants");
     TCase *tc = tcase_create("registry");
-    tcase_add_test(tc, registry_lists_thirteen_mutants_each_replacing_one_op);
+    tcase_add_test(tc, registry_lists_fifteen_mutants_each_replacing_one_op);
     tcase_add_test(tc, install_replaces_one_entry);
     tcase_add_test(tc, unknown_mutant_is_refused);
     tcase_add_test(tc, every_determinism_mutant_has_a_trigger);
