@@ -15,8 +15,9 @@ static const char mutants_usage[] =
     "Sweeps each mutant case (one with [case] mutant = NAME) at its thread counts and\n"
     "repeats against the golden of the clean case it mutates, and scores the harness:\n"
     "  detected    some run diverges from the golden ([expect] detected, default yes)\n"
-    "  localised   every divergent run's first divergent probe is in the expected op\n"
-    "              ([expect] op, default the op the mutant replaces)\n"
+    "  localised   every divergent run's first divergent probe, or for a run that\n"
+    "              crashed or timed out before diverging the op it died in, is in the\n"
+    "              expected op ([expect] op, default the op the mutant replaces)\n"
     "  classified  every run's verdict is the one [sweep] expect / expect.T names\n"
     "Prints a table per mutant (on stderr with --tap, which puts TAP on stdout, three\n"
     "test lines per mutant) and the score: detected n/N, localised n/N, classified n/N.\n"
@@ -32,10 +33,12 @@ typedef struct mutants_args {
 typedef struct mutant_score {
     bool found;             /* some run diverged, crashed or timed out */
     bool detected;          /* found, as the case expects */
-    bool localised;         /* every divergent run's first divergence is in the expected op */
+    bool localised;         /* every divergent run's first divergence (or the op it died
+                             * in) is in the expected op */
     bool classified;        /* every run's verdict is the expected one */
     int n_runs, n_divergent, n_in_op, n_as_expected;
     const sb_run_result *first;   /* the divergent run with the earliest divergence */
+    const sb_run_result *died;    /* the first run that died in an op, none diverged before */
 } mutant_score;
 
 static bool mutants_parse(void *args, int argc, char **argv, int *rc)
@@ -53,6 +56,16 @@ static bool mutants_parse(void *args, int argc, char **argv, int *rc)
     return go;
 }
 
+/* Where a run shows the fault first: its first divergence, or for a run
+ * that died with no divergence before, the op it died in (its trace
+ * stream says); NULL when neither is known. */
+static const char *run_fault_op(const sb_run_result *x)
+{
+    if (x->div.found)
+        return x->div.op;
+    return x->crash.in_op ? x->crash.op : NULL;
+}
+
 static void score_case(mutant_score *s, const sb_case_result *r)
 {
     const sb_case *c = r->c;
@@ -65,9 +78,11 @@ static void score_case(mutant_score *s, const sb_case_result *r)
         if (x->verdict == SB_VERDICT_IDENTICAL)
             continue;
         s->n_divergent++;
-        /* a crash or timeout has no divergent probe, so it is not localised */
-        if (x->div.found && strcmp(x->div.op, op) == 0)
+        const char *at = run_fault_op(x);
+        if (at && strcmp(at, op) == 0)
             s->n_in_op++;
+        if (!x->div.found && x->crash.in_op && !s->died)
+            s->died = x;
         if (x->div.found && (!s->first || x->div.step < s->first->div.step ||
                              (x->div.step == s->first->div.step &&
                               x->div.index < s->first->div.index)))
@@ -112,6 +127,9 @@ static void score_print(FILE *f, const sb_case_result *r, const mutant_score *s)
         fprintf(f, "; first divergence step %" PRId64 " %s in %s at %d thread%s", s->first->div.step,
                 s->first->div.probe, s->first->div.op, s->first->threads,
                 s->first->threads == 1 ? "" : "s");
+    else if (s->died)
+        fprintf(f, "; died at step %" PRId64 " in %s at %d thread%s", s->died->crash.step,
+                s->died->crash.op, s->died->threads, s->died->threads == 1 ? "" : "s");
     fprintf(f, "), classified %s (%d of %d runs as expected)\n\n", yes_no(s->classified),
             s->n_as_expected, s->n_runs);
 }
@@ -180,6 +198,8 @@ static json_t *run_json(const sb_run_result *x)
         ok = sb_json_keys_add(o, json_pack("{s:I, s:o, s:o}", "step", (json_int_t)x->div.step,
                                            "probe", sb_json_string(x->div.probe),
                                            "op", sb_json_string(x->div.op)));
+    if (ok && x->crash.how[0])
+        ok = sb_json_keys_add(o, json_pack("{s:o}", "crash", sb_report_crash_json(&x->crash)));
     if (ok && x->have_metrics)
         ok = sb_json_keys_add(o, json_pack("{s:o, s:o}",
                                            "test_loss", sb_json_number(x->metrics.test_loss),

@@ -14,7 +14,7 @@
 
 /* Work files of one configuration: <work>/<case>.t<threads>.r<repeat>.* */
 typedef struct run_paths {
-    char trace[1024], err[1024], locate[1024];
+    char trace[1024], stream[1024], err[1024], locate[1024];
 } run_paths;
 
 static bool run_paths_make(run_paths *p, const char *work_dir, const char *name, int threads,
@@ -25,6 +25,7 @@ static bool run_paths_make(run_paths *p, const char *work_dir, const char *name,
     if (n < 0 || (size_t)n >= sizeof stem)
         return false;
     snprintf(p->trace, sizeof p->trace, "%s.trace", stem);
+    snprintf(p->stream, sizeof p->stream, "%s.stream", stem);
     snprintf(p->err, sizeof p->err, "%s.stderr", stem);
     snprintf(p->locate, sizeof p->locate, "%s.locate", stem);
     return true;
@@ -82,22 +83,27 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
     sb_trace_init(&t);
     sb_child_result cr = {0};
     sb_status st = sb_run_child(c, o->self_exe, x->threads, timeout, x->max_steps, p.trace,
-                                p.err, &cr, &t, x->message, sizeof x->message);
+                                p.stream, p.err, &cr, &t, x->message, sizeof x->message);
     x->seconds = cr.seconds;
     if (st != SB_OK) {
         sb_err_set(err, errlen, "%s (threads %d): %s", c->path, x->threads, x->message);
         sb_trace_free(&t);
         return st;
     }
-    if (cr.end == SB_CHILD_TIMED_OUT)
-        x->verdict = SB_VERDICT_TIMEOUT;
-    else if (cr.end == SB_CHILD_SIGNALED || cr.exit_code != 0)
-        x->verdict = SB_VERDICT_CRASH;
-    else
+    bool died = cr.end == SB_CHILD_TIMED_OUT || cr.end == SB_CHILD_SIGNALED ||
+                cr.exit_code != 0;
+    if (died) {
+        x->verdict = cr.end == SB_CHILD_TIMED_OUT ? SB_VERDICT_TIMEOUT : SB_VERDICT_CRASH;
+        sb_crash_judge(x, &cr, golden, p.stream, p.err);
+    } else {
         run_judge(x, c, golden, &t, o, &p, reference);
+    }
     sb_trace_free(&t);
     if (!o->keep_traces)
         unlink(p.trace);
+    /* a dead run's stream stays beside its stderr, for the user */
+    if (!died)
+        unlink(p.stream);
     /* a failed child's stderr stays in the work directory for the user */
     if (x->verdict != SB_VERDICT_CRASH && x->verdict != SB_VERDICT_TIMEOUT)
         unlink(p.err);
