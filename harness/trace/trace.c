@@ -532,28 +532,6 @@ static sb_status read_body(reader *rd, sb_trace *t)
     }
 }
 
-sb_status sb_trace_read(sb_trace *t, const char *path, char *err, size_t errlen)
-{
-    sb_trace_init(t);
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
-        sb_err_set(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return SB_ERR_IO;
-    }
-    reader rd = {.f = f, .path = path, .err = err, .errlen = errlen};
-    sb_trace tmp;
-    sb_trace_init(&tmp);
-    sb_status st = read_body(&rd, &tmp);
-    free(rd.line);
-    fclose(f);
-    if (st != SB_OK) {
-        sb_trace_free(&tmp);
-        return st;
-    }
-    *t = tmp;
-    return SB_OK;
-}
-
 /* ---- trace streams ------------------------------------------------------- */
 
 /* "start STEP PROBE OP" into site; a probe recorded later clears in_op. */
@@ -623,11 +601,11 @@ static sb_status read_stream_body(reader *rd, sb_trace *t, sb_crash_site *site)
     }
 }
 
-sb_status sb_trace_stream_read(sb_trace *t, sb_crash_site *site, const char *path, char *err,
-                               size_t errlen)
+/* A trace (site NULL) or a trace stream (its site into *site) from path. */
+static sb_status file_read(sb_trace *t, sb_crash_site *site, const char *path, char *err,
+                           size_t errlen)
 {
     sb_trace_init(t);
-    memset(site, 0, sizeof *site);
     FILE *f = fopen(path, "r");
     if (f == NULL) {
         sb_err_set(err, errlen, "%s: cannot open: %s", path, strerror(errno));
@@ -636,16 +614,30 @@ sb_status sb_trace_stream_read(sb_trace *t, sb_crash_site *site, const char *pat
     reader rd = {.f = f, .path = path, .err = err, .errlen = errlen};
     sb_trace tmp;
     sb_trace_init(&tmp);
-    sb_crash_site s = {0};
-    sb_status st = read_stream_body(&rd, &tmp, &s);
+    sb_crash_site found = {0};
+    sb_status st = site ? read_stream_body(&rd, &tmp, &found) : read_body(&rd, &tmp);
     free(rd.line);
     fclose(f);
     if (st != SB_OK) {
         sb_trace_free(&tmp);
         return st;
     }
-    s.streamed = true;
     *t = tmp;
-    *site = s;
+    if (site) {
+        found.streamed = true;
+        *site = found;
+    }
     return SB_OK;
+}
+
+sb_status sb_trace_read(sb_trace *t, const char *path, char *err, size_t errlen)
+{
+    return file_read(t, NULL, path, err, errlen);
+}
+
+sb_status sb_trace_stream_read(sb_trace *t, sb_crash_site *site, const char *path, char *err,
+                               size_t errlen)
+{
+    memset(site, 0, sizeof *site);
+    return file_read(t, site, path, err, errlen);
 }
