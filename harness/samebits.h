@@ -43,6 +43,8 @@
 #include "sb_probe.h"
 
 #define SB_TRACE_FORMAT_VERSION 1
+/* The first word of a trace stream's magic line (harness/FORMATS.md). */
+#define SB_TRACE_STREAM_MAGIC "samebits-stream"
 
 /* ---- hashing ----------------------------------------------------------------
  * XXH3-128 over a canonical header (dtype, ndim, dims as little-endian
@@ -207,6 +209,7 @@ typedef struct sb_run_options {
     int64_t max_steps;          /* > 0: a training case stops after this many steps, with
                                  * no evaluation of the epoch it cuts, or earlier when
                                  * its own max_steps says so; 0: no limit */
+    const char *stream_path;    /* NULL, or where to write the trace stream as the run goes */
 } sb_run_options;
 
 /* Runs the case once in this process and fills the trace. When it dumps
@@ -230,6 +233,7 @@ sb_status sb_run_case(const sb_case *c, const sb_run_options *o, sb_trace *out,
 typedef struct sb_run_sink {
     sb_trace *trace;
     const sb_run_options *o;
+    struct sb_trace_stream *stream; /* o->stream_path open, else NULL */
     bool trust_leaves;          /* false after sb_run_sink_init */
     sb_status status;
     bool dumped;                /* the requested probe was seen and written */
@@ -238,8 +242,12 @@ typedef struct sb_run_sink {
 
 void sb_run_sink_init(sb_run_sink *s, sb_trace *t, const sb_run_options *o);
 sb_probe_fn sb_run_sink_probe;  /* ctx: sb_run_sink */
-/* SB_ERR_INPUT when a dump was asked for and its probe never came. */
+sb_op_start_fn sb_run_sink_op_start; /* ctx: sb_run_sink; a "start" line in the stream */
+/* SB_ERR_INPUT when a dump was asked for and its probe never came. Closes
+ * the stream. */
 sb_status sb_run_sink_finish(sb_run_sink *s, char *err, size_t errlen);
+/* Closes the stream of a run that ends without sb_run_sink_finish. */
+void sb_run_sink_close(sb_run_sink *s);
 
 /* ---- NumPy files ---------------------------------------------------------- */
 sb_status sb_npy_write(const char *path, const sb_tensor *t);
@@ -280,7 +288,8 @@ typedef struct sb_spawn_options {
 sb_status sb_spawn_with(char *const argv[], const sb_spawn_options *o, sb_child_result *r);
 
 /* Runs one configuration in a child `self_exe run CASE --threads N --trace
- * FILE` (CASE is c->path; with `--max-steps N` when max_steps > 0), its
+ * FILE` (CASE is c->path; with `--max-steps N` when max_steps > 0, with
+ * `--stream FILE` when stream_path is not NULL), its
  * stderr captured to stderr_path (NULL: ours), and reads trace_path into *t
  * when the child exits 0. On a nonzero exit err says how it ended, with the
  * child's last stderr line. SB_ERR_INPUT when it exited with SB_EXIT_INPUT
@@ -289,8 +298,8 @@ sb_status sb_spawn_with(char *const argv[], const sb_spawn_options *o, sb_child_
  * otherwise, with *cr saying how it ended. */
 sb_status sb_run_child(const sb_case *c, const char *self_exe, int threads,
                        double timeout_seconds, int64_t max_steps, const char *trace_path,
-                       const char *stderr_path, sb_child_result *cr, sb_trace *t,
-                       char *err, size_t errlen);
+                       const char *stream_path, const char *stderr_path, sb_child_result *cr,
+                       sb_trace *t, char *err, size_t errlen);
 
 /* The case's reference configuration in a child (its stderr ours, its trace
  * through work_dir), into *t: what a golden is made of. SB_EXIT_OK;
@@ -348,6 +357,11 @@ void sb_divergence_at(sb_divergence *d, const sb_trace *golden, const sb_trace *
 
 /* First record, in program order, whose hash (or name, shape) differs. */
 void sb_trace_compare(const sb_trace *golden, const sb_trace *run, sb_divergence *d);
+/* sb_trace_compare of a run's partial trace (a crashed run's stream) with
+ * as many of the golden's records: the first divergence among the records
+ * the run made, not the records it never reached. */
+void sb_trace_compare_partial(const sb_trace *golden, const sb_trace *partial,
+                              sb_divergence *d);
 /* sb_trace_compare of the leading records of steps 0..steps-1 of each trace
  * (each cut before its first record of a later step): what a run stopped
  * after `steps` steps can be checked against, the evaluations of the epochs
@@ -421,7 +435,41 @@ const sb_divergence *sb_origins_worst(const sb_origins *o);
 
 /* ---- results and reports -------------------------------------------------- */
 
-typedef struct sb_run_result {
+/* Where a run that crashed or timed out had got to, from the trace it wrote
+ * as it went (harness/FORMATS.md, "Trace streams"). */
+typedef struct sb_crash_site {
+    char how[96];               /* "killed by signal 6 (Aborted)", "exited with status 1",
+                                 * "timed out after 600.0 s" */
+    bool streamed;              /* the stream was read: the fields below hold */
+    bool in_op;                 /* an op had started and not made its probe: it died in it */
+    int64_t step;               /* of that op, else of the last record */
+    char op[64];                /* the op it died in ("" when not in_op) */
+    char probe[128];            /* the probe that op was to make ("" when not in_op) */
+    char after[128];            /* the last probe recorded ("" none) */
+    size_t records;             /* probes recorded before it died */
+    char stderr_line[256];      /* the child's first non-empty stderr line ("" none) */
+} sb_crash_site;
+
+/* Reads the trace stream at path into t (its records) and *site (from
+ * `streamed` to `records`, `how` left empty). A last line the process did not finish is left
+ * out. err gets "path:line: expected ..." on SB_ERR_INPUT. */
+sb_status sb_trace_stream_read(sb_trace *t, sb_crash_site *site, const char *path, char *err,
+                               size_t errlen);
+
+typedef struct sb_run_result sb_run_result;
+/* Fills x->crash from how the child ended (*cr), the stream at stream_path
+ * and the child's stderr file,
+ * and x->div with the first divergence of the records the stream holds
+ * (found false when they match the golden's; no elements: nothing is
+ * re-run). A stream that is missing or does not read leaves
+ * x->crash.streamed false. */
+void sb_crash_judge(sb_run_result *x, const sb_child_result *cr, const sb_trace *golden,
+                    const char *stream_path, const char *stderr_path);
+/* "killed by signal 6 (Aborted) at step 3 in op maxpool_fwd (pool.fwd.out),
+ * after probe relu2.fwd.out": how it ended and where, for the reports. */
+void sb_crash_describe(char *out, size_t len, const sb_crash_site *s);
+
+struct sb_run_result {
     int threads;
     int repeat;
     sb_verdict verdict;
@@ -440,7 +488,9 @@ typedef struct sb_run_result {
     int64_t max_steps;          /* > 0: truncated: the run stopped after this many steps,
                                  * fewer than its case trains, and only those were compared
                                  * (no metrics); 0: a whole run */
-} sb_run_result;
+    sb_crash_site crash;        /* crash and timeout: where it died; div then holds the
+                                 * first divergence of its partial trace, unlocated */
+};
 
 /* How a run stands against its case's expectation. A truncated run that did
  * not diverge in the steps it ran, where the case expects a divergence (or

@@ -35,7 +35,8 @@ void sb_train_config_defaults(sb_train_config *cfg); /* the Keras example's sett
 /* Trains from fresh weights; metrics[e] is filled after each epoch, and
  * *epochs_done says how many were (fewer when max_steps stops early; a partly
  * done epoch still gets its evaluation and metrics unless cut_unevaluated). hook may be NULL; the probes it sees,
- * in order, are listed in kernels/model/README.md. leaf_hash: NULL, or the
+ * in order, are listed in kernels/model/README.md. op_start: NULL, or called
+ * with hook_ctx before every op the model runs. leaf_hash: NULL, or the
  * hook's leaf hash, which the ops that have a hashed mode then use to hash
  * the large tensors while they are in cache; those probes carry the leaf
  * digests (sb_probe_point.leaves). The image size is taken
@@ -44,8 +45,9 @@ void sb_train_config_defaults(sb_train_config *cfg); /* the Keras example's sett
  * the model cannot take, SB_ERR_INPUT for a label out of range. */
 sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,
                          const sb_dataset *train, const sb_dataset *test,
-                         sb_probe_fn *hook, void *hook_ctx, sb_leaf_hash_fn *leaf_hash,
-                         sb_epoch_metrics *metrics, int *epochs_done);
+                         sb_probe_fn *hook, void *hook_ctx, sb_op_start_fn *op_start,
+                         sb_leaf_hash_fn *leaf_hash, sb_epoch_metrics *metrics,
+                         int *epochs_done);
 
 /* The steps sb_model_train takes on n_train samples: full batches, then a
  * smaller last one, each epoch, cut at max_steps. */

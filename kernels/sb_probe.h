@@ -53,4 +53,9 @@ typedef struct sb_probe_point {
 
 typedef void sb_probe_fn(void *ctx, const sb_probe_point *p);
 
+/* Called right before an op runs, with the step, the probe its output will
+ * be and the op's name: a harness that writes it down at once knows which
+ * op was running when the process dies inside one. */
+typedef void sb_op_start_fn(void *ctx, int64_t step, const char *probe, const char *op);
+
 #endif

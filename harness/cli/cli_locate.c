@@ -23,7 +23,7 @@ static int side_run(const sb_case *c, const char *self, const char *work, int th
     snprintf(err_path, sizeof err_path, "%s/%s.stderr", work, tag);
     sb_child_result cr;
     sb_status st = sb_run_child(c, self, threads, c->timeout_seconds, max_steps, trace_path,
-                                err_path, &cr, t, err, sizeof err);
+                                NULL, err_path, &cr, t, err, sizeof err);
     if (st != SB_OK) {
         fprintf(stderr, "%s (threads %d): %s\n", c->path, threads, err);
         return SB_EXIT_INPUT;

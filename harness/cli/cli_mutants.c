@@ -15,9 +15,10 @@ static const char mutants_usage[] =
     "Sweeps each mutant case (one with [case] mutant = NAME) at its thread counts and\n"
     "repeats against the golden of the clean case it mutates, and scores the harness:\n"
     "  detected    some run diverges from the golden ([expect] detected, default yes)\n"
-    "  localised   every divergent run's first divergent probe is in the expected op\n"
-    "              ([expect] op, default the op the mutant replaces); for a\n"
-    "              nondeterministic run, the first probe where its repeats part\n"
+    "  localised   every divergent run's first divergent probe (for a nondeterministic\n"
+    "              run, the first probe where its repeats part; for a run that\n"
+    "              crashed or timed out before diverging, the op it died in) is in\n"
+    "              the expected op ([expect] op, default the op the mutant replaces)\n"
     "  classified  every run's verdict is the one [sweep] expect / expect.T names\n"
     "              (nondeterministic: the repeats of that thread count must part)\n"
     "Prints a table per mutant (on stderr with --tap, which puts TAP on stdout, three\n"
@@ -34,10 +35,12 @@ typedef struct mutants_args {
 typedef struct mutant_score {
     bool found;             /* some run diverged, crashed or timed out */
     bool detected;          /* found, as the case expects */
-    bool localised;         /* every divergent run's first divergence is in the expected op */
+    bool localised;         /* every divergent run's first divergence (or the op it died
+                             * in) is in the expected op */
     bool classified;        /* every run's verdict is the expected one */
     int n_runs, n_divergent, n_in_op, n_as_expected;
     const sb_run_result *first;   /* the divergent run with the earliest divergence */
+    const sb_run_result *died;    /* the first run that died in an op, none diverged before */
 } mutant_score;
 
 static bool mutants_parse(void *args, int argc, char **argv, int *rc)
@@ -65,6 +68,17 @@ static const sb_divergence *run_divergence(const sb_run_result *x)
     return &x->div;
 }
 
+/* The op a run shows the fault in: that divergence's, or for a run that
+ * died with no divergence before, the op it died in (its trace stream
+ * says); NULL when neither is known. */
+static const char *run_fault_op(const sb_run_result *x)
+{
+    const sb_divergence *d = run_divergence(x);
+    if (d->found)
+        return d->op;
+    return x->crash.in_op ? x->crash.op : NULL;
+}
+
 static void score_case(mutant_score *s, const sb_case_result *r)
 {
     const sb_case *c = r->c;
@@ -77,10 +91,12 @@ static void score_case(mutant_score *s, const sb_case_result *r)
         if (x->verdict == SB_VERDICT_IDENTICAL)
             continue;
         s->n_divergent++;
-        /* a crash or timeout has no divergent probe, so it is not localised */
         const sb_divergence *d = run_divergence(x);
-        if (d->found && strcmp(d->op, op) == 0)
+        const char *at = run_fault_op(x);
+        if (at && strcmp(at, op) == 0)
             s->n_in_op++;
+        if (!d->found && x->crash.in_op && !s->died)
+            s->died = x;
         const sb_divergence *f = s->first ? run_divergence(s->first) : NULL;
         if (d->found && (!f || d->step < f->step || (d->step == f->step && d->index < f->index)))
             s->first = x;
@@ -125,6 +141,9 @@ static void score_print(FILE *f, const sb_case_result *r, const mutant_score *s)
         fprintf(f, "; first divergence step %" PRId64 " %s in %s at %d thread%s%s", d->step,
                 d->probe, d->op, s->first->threads, s->first->threads == 1 ? "" : "s",
                 d == &s->first->repeats_part ? ", between repeats" : "");
+    } else if (s->died) {
+        fprintf(f, "; died at step %" PRId64 " in %s at %d thread%s", s->died->crash.step,
+                s->died->crash.op, s->died->threads, s->died->threads == 1 ? "" : "s");
     }
     fprintf(f, "), classified %s (%d of %d runs as expected)\n\n", yes_no(s->classified),
             s->n_as_expected, s->n_runs);
@@ -194,6 +213,8 @@ static json_t *run_json(const sb_run_result *x)
         ok = sb_json_keys_add(o, json_pack("{s:I, s:o, s:o}", "step", (json_int_t)x->div.step,
                                            "probe", sb_json_string(x->div.probe),
                                            "op", sb_json_string(x->div.op)));
+    if (ok && x->crash.how[0])
+        ok = sb_json_keys_add(o, json_pack("{s:o}", "crash", sb_report_crash_json(&x->crash)));
     if (ok && x->have_metrics)
         ok = sb_json_keys_add(o, json_pack("{s:o, s:o}",
                                            "test_loss", sb_json_number(x->metrics.test_loss),

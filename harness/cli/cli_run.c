@@ -9,14 +9,16 @@
 static const char run_usage[] =
     "usage: samebits run CASE --threads N --trace FILE\n"
     "                    [--dump PROBE | --dump-all] [--dump-step S --dump-dir DIR]\n"
-    "                    [--max-steps N] [--data-dir DIR]\n"
+    "                    [--max-steps N] [--data-dir DIR] [--stream FILE]\n"
     "\n"
     "Runs the case once at N threads and writes its trace to FILE. With --dump,\n"
     "also writes DIR/PROBE.npy, DIR/PROBE.bound.npy and DIR/PROBE.in<i>.npy at\n"
     "step S of probe PROBE; with --dump-all, those files for every probe of step\n"
     "S and DIR/manifest.tsv (name, op, inputs). A dumping run of a training case\n"
     "stops after step S, so its trace ends there; --max-steps N stops a training\n"
-    "case after N steps (an epoch it cuts is not evaluated).\n"
+    "case after N steps (an epoch it cuts is not evaluated). --stream FILE\n"
+    "writes every record to FILE as it is made, and a line as each op starts,\n"
+    "so a run that dies leaves where it was.\n"
     "--data-dir (or $SAMEBITS_DATA_DIR) says where the data sets of training\n"
     "cases are.\n"
     "exit status: 0 done, 2 usage or input error, 1 any other failure\n";
@@ -46,14 +48,15 @@ static int trace_save(const sb_trace *t, const char *path)
 int cli_run(int argc, char **argv)
 {
     const char *case_path = NULL, *trace_path = NULL, *threads_s = NULL, *dump = NULL,
-               *dump_step_s = NULL, *dump_dir = NULL, *data_dir = NULL, *max_steps_s = NULL;
+               *dump_step_s = NULL, *dump_dir = NULL, *data_dir = NULL, *max_steps_s = NULL,
+               *stream = NULL;
     bool dump_all = false;
     const sb_option options[] = {
         {"--threads", &threads_s, NULL},     {"--trace", &trace_path, NULL},
         {"--dump-step", &dump_step_s, NULL}, {"--dump-dir", &dump_dir, NULL},
         {"--dump", &dump, NULL},             {"--dump-all", NULL, &dump_all},
         {"--max-steps", &max_steps_s, NULL}, {"--data-dir", &data_dir, NULL},
-        {NULL, NULL, NULL},
+        {"--stream", &stream, NULL},         {NULL, NULL, NULL},
     };
     cli_line l = {.cmd = "run", .usage = run_usage, .options = options,
                   .positional = &case_path, .min_positional = 1, .max_positional = 1};
@@ -78,7 +81,7 @@ int cli_run(int argc, char **argv)
     omp_set_num_threads((int)threads);
     sb_run_options o = {.threads = (int)threads, .dump_probe = dump, .dump_step = dump_step,
                         .dump_dir = dump_dir, .data_dir = cli_data_dir(data_dir),
-                        .dump_all = dump_all, .max_steps = max_steps};
+                        .dump_all = dump_all, .max_steps = max_steps, .stream_path = stream};
     sb_trace t;
     sb_trace_init(&t);
     char err[512] = "";

@@ -133,7 +133,7 @@ static sb_status run_train(const sb_case *c, const sb_kernel_table *k, const cha
     }
     int epochs_done = 0;
     sb_epoch_metrics *metrics = calloc((size_t)c->train.epochs, sizeof *metrics);
-    sb_status st = metrics ? sb_model_train(k, &c->train, &train, &test, hook, ctx, NULL,
+    sb_status st = metrics ? sb_model_train(k, &c->train, &train, &test, hook, ctx, NULL, NULL,
                                             metrics, &epochs_done)
                            : SB_ERR_NOMEM;
     if (st != SB_OK)

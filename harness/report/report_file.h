@@ -54,4 +54,8 @@ bool sb_json_number_read(const json_t *v, double *x);
  * SB_ERR_NOMEM, nothing written. */
 sb_status sb_json_write(const char *path, json_t *root);
 
+/* The "crash" value of a run (REPORTS.md, report_json.c): null when the
+ * run did not die, else how and where, as its trace stream says. */
+json_t *sb_report_crash_json(const sb_crash_site *s);
+
 #endif

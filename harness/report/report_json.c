@@ -72,7 +72,7 @@ static json_t *origins_json(const sb_run_result *r)
                      "repeats_with", r->repeats_with);
 }
 
-static json_t *run_json(const sb_run_result *r)
+static json_t *run_core_json(const sb_run_result *r)
 {
     sb_outcome o = sb_run_outcome(r);
     json_t *truncated = r->max_steps > 0 ? json_pack("{s:I}", "max_steps", (json_int_t)r->max_steps)
@@ -98,6 +98,35 @@ static json_t *run_json(const sb_run_result *r)
         return NULL;
     }
     return run;
+}
+
+static json_t *or_null(const char *s)
+{
+    return s[0] ? sb_json_string(s) : json_null();
+}
+
+json_t *sb_report_crash_json(const sb_crash_site *s)
+{
+    if (!s->how[0])
+        return json_null();
+    bool placed = s->streamed && (s->in_op || s->after[0]);
+    return json_pack("{s:o, s:b, s:o, s:o, s:o, s:o, s:I, s:o}", "how", sb_json_string(s->how),
+                     "streamed", s->streamed,
+                     "step", placed ? json_integer((json_int_t)s->step) : json_null(),
+                     "op", or_null(s->op), "probe", or_null(s->probe),
+                     "after", or_null(s->after), "records", (json_int_t)s->records,
+                     "stderr", sb_json_string(s->stderr_line));
+}
+
+/* The keys of a run, then those that came later, after them. */
+static json_t *run_json(const sb_run_result *r)
+{
+    json_t *o = run_core_json(r);
+    if (!sb_json_keys_add(o, json_pack("{s:o}", "crash", sb_report_crash_json(&r->crash)))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
 }
 
 static json_t *case_json(const sb_case_result *cr)
@@ -295,6 +324,36 @@ static bool origins_read(sb_run_result *r, const json_t *o)
            r->repeats_part.found == (r->repeats_with > 0);
 }
 
+/* A string or null ("" then). */
+static bool get_string_or_null(const json_t *obj, const char *key, char *out, size_t outlen)
+{
+    if (json_is_null(json_object_get(obj, key))) {
+        out[0] = '\0';
+        return true;
+    }
+    return get_string(obj, key, out, outlen);
+}
+
+/* "crash": null, or how and where the run died; a report from before the
+ * key existed has none. */
+static bool crash_read(sb_crash_site *s, const json_t *o)
+{
+    if (!o || json_is_null(o))
+        return true;
+    const json_t *step = json_object_get(o, "step");
+    if (!get_string(o, "how", s->how, sizeof s->how) || !s->how[0] ||
+        !get_bool(o, "streamed", &s->streamed) ||
+        !(json_is_null(step) || get_i64(o, "step", &s->step)) ||
+        !get_string_or_null(o, "op", s->op, sizeof s->op) ||
+        !get_string_or_null(o, "probe", s->probe, sizeof s->probe) ||
+        !get_string_or_null(o, "after", s->after, sizeof s->after) ||
+        !get_size(json_object_get(o, "records"), &s->records) ||
+        !get_string(o, "stderr", s->stderr_line, sizeof s->stderr_line))
+        return false;
+    s->in_op = s->op[0] != '\0';
+    return true;
+}
+
 static bool run_read(sb_run_result *r, const json_t *o)
 {
     memset(r, 0, sizeof *r);
@@ -306,7 +365,8 @@ static bool run_read(sb_run_result *r, const json_t *o)
            divergence_read(&r->div, json_object_get(o, "first_divergence")) &&
            metrics_read(r, json_object_get(o, "metrics")) &&
            get_number(o, "seconds", &r->seconds) &&
-           get_string(o, "message", r->message, sizeof r->message);
+           get_string(o, "message", r->message, sizeof r->message) &&
+           crash_read(&r->crash, json_object_get(o, "crash"));
 }
 
 /* The case's fields that the report holds. */

@@ -106,7 +106,28 @@ static void junit_failure(FILE *f, const sb_run_result *r)
             fputs("&#10;", f);
         xml_text(f, r->message);
     }
+    if (r->crash.how[0]) {
+        char where[640];
+        sb_crash_describe(where, sizeof where, &r->crash);
+        fputs("&#10;", f);
+        xml_text(f, where);
+    }
     fputs("</failure>\n", f);
+}
+
+/* A dead run's how and where, and its first stderr line, whether or not
+ * the case expected it to die. */
+static void junit_system_err(FILE *f, const sb_run_result *r)
+{
+    char where[640];
+    sb_crash_describe(where, sizeof where, &r->crash);
+    fputs("      <system-err>", f);
+    xml_text(f, where);
+    if (r->crash.stderr_line[0]) {
+        fputs("&#10;stderr: ", f);
+        xml_text(f, r->crash.stderr_line);
+    }
+    fputs("</system-err>\n", f);
 }
 
 static void junit_case(FILE *f, const sb_case_result *cr)
@@ -129,8 +150,12 @@ static void junit_case(FILE *f, const sb_case_result *cr)
                 r->seconds);
         switch (sb_run_outcome(r)) {
         case SB_OUTCOME_AS_EXPECTED:
-            fputs("/>\n", f);
-            continue;
+            if (!r->crash.how[0]) {
+                fputs("/>\n", f);
+                continue;
+            }
+            fputs(">\n", f);
+            break;
         case SB_OUTCOME_NOT_REACHED:
             fprintf(f, ">\n      <skipped message=\"expected %s, not reached in the first %" PRId64
                        " step%s\"/>\n", sb_verdict_name(r->expected), r->max_steps,
@@ -141,6 +166,8 @@ static void junit_case(FILE *f, const sb_case_result *cr)
             junit_failure(f, r);
             break;
         }
+        if (r->crash.how[0])
+            junit_system_err(f, r);
         fputs("    </testcase>\n", f);
     }
     fputs("  </testsuite>\n", f);

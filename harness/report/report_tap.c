@@ -53,6 +53,13 @@ static void tap_diagnostics(FILE *f, const sb_run_result *r)
         tap_text(f, r->message);
         fputc('\n', f);
     }
+    if (r->crash.how[0]) {
+        char where[640];
+        sb_crash_describe(where, sizeof where, &r->crash);
+        fputs("# ", f);
+        tap_text(f, where);
+        fputc('\n', f);
+    }
 }
 
 void sb_report_tap(FILE *f, const sb_case_result *r, int n)

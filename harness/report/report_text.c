@@ -3,22 +3,60 @@
 
 #include "samebits.h"
 
+static bool run_died(const sb_run_result *r)
+{
+    return r->verdict == SB_VERDICT_CRASH || r->verdict == SB_VERDICT_TIMEOUT;
+}
+
+/* One row per run: a multi-line text is folded. */
+static void fold(char *s)
+{
+    for (char *c = s; *c; c++)
+        if (*c == '\n' || *c == '\r' || *c == '\t')
+            *c = ' ';
+}
+
 static void text_divergence(char *out, size_t len, const sb_run_result *r)
 {
     const sb_divergence *d = &r->div;
-    if (d->found)
+    if (run_died(r) && r->crash.how[0]) {
+        const sb_crash_site *s = &r->crash;
+        if (s->in_op)
+            snprintf(out, len, "died at step %lld in %s", (long long)s->step, s->op);
+        else if (s->after[0])
+            snprintf(out, len, "died after %s", s->after);
+        else
+            snprintf(out, len, "%s", s->how);
+    } else if (d->found)
         snprintf(out, len, "step %" PRId64 " %s (%s)%s%s%s", d->step, d->probe, d->op,
                  d->structural ? " structural" : "",
                  d->nondeterministic ? " not reproduced" : "",
                  d->reference_unreproduced ? " reference not reproduced" : "");
     else if (r->message[0]) {
         snprintf(out, len, "%s", r->message);
-        /* one row per run: a multi-line message is folded */
-        for (char *c = out; *c; c++)
-            if (*c == '\n' || *c == '\r' || *c == '\t')
-                *c = ' ';
+        fold(out);
     } else
         snprintf(out, len, "-");
+}
+
+/* Under a dead run's row: how and where it died, its first stderr line, and
+ * the divergence its partial trace already had. */
+static void text_crash_lines(FILE *f, const sb_run_result *r)
+{
+    char line[640];
+    sb_crash_describe(line, sizeof line, &r->crash);
+    fold(line);
+    fprintf(f, "%16s%s\n", "", line);
+    if (r->crash.stderr_line[0]) {
+        snprintf(line, sizeof line, "%s", r->crash.stderr_line);
+        fold(line);
+        fprintf(f, "%16sstderr: %s\n", "", line);
+    }
+    const sb_divergence *d = &r->div;
+    if (d->found)
+        fprintf(f, "%16sdiverged before: step %lld %s (%s), inputs identical %s%s\n", "",
+                (long long)d->step, d->probe, d->op, d->inputs_identical ? "y" : "n",
+                d->structural ? ", structural" : "");
 }
 
 static void text_row(FILE *f, const sb_case_result *cr, const sb_run_result *r)
@@ -48,6 +86,8 @@ static void text_row(FILE *f, const sb_case_result *cr, const sb_run_result *r)
             fprintf(f, "  %9s  %8s", "-", "-");
     }
     fprintf(f, "  %7.2f\n", r->seconds);
+    if (run_died(r) && r->crash.how[0])
+        text_crash_lines(f, r);
 }
 
 /* One divergence on a line of its own: where, its verdict, its elements. */

@@ -22,10 +22,11 @@ static size_t args_append(char **argv, size_t n, char *const *more, size_t n_mor
 
 sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, size_t errlen)
 {
-    char exe[1024], path[sizeof r->c->path], trace[1024], probe[128], dir[1024];
+    char exe[1024], path[sizeof r->c->path], trace[1024], stream[1024], probe[128], dir[1024];
     char threads[16], steps[24], step[24];
     if (!arg_copy(exe, sizeof exe, r->self_exe) || !arg_copy(path, sizeof path, r->c->path) ||
         !arg_copy(trace, sizeof trace, r->trace_path) ||
+        (r->stream_path && !arg_copy(stream, sizeof stream, r->stream_path)) ||
         (r->dump_probe && (!arg_copy(probe, sizeof probe, r->dump_probe) ||
                            !arg_copy(dir, sizeof dir, r->dump_dir)))) {
         sb_err_set(err, errlen, "%s: path too long", r->trace_path);
@@ -36,21 +37,26 @@ sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, 
     snprintf(step, sizeof step, "%" PRId64, r->dump_step);
     char arg_run[] = "run", arg_threads[] = "--threads", arg_trace[] = "--trace",
          arg_steps[] = "--max-steps", arg_dump[] = "--dump", arg_step[] = "--dump-step",
-         arg_dir[] = "--dump-dir";
+         arg_dir[] = "--dump-dir", arg_stream[] = "--stream";
     char *run[] = {exe, arg_run, path, arg_threads, threads, arg_trace, trace};
     char *limit[] = {arg_steps, steps};
+    char *streaming[] = {arg_stream, stream};
     char *dump[] = {arg_dump, probe, arg_step, step, arg_dir, dir};
     char *argv[sizeof run / sizeof run[0] + sizeof limit / sizeof limit[0] +
-               sizeof dump / sizeof dump[0] + 1];
+               sizeof streaming / sizeof streaming[0] + sizeof dump / sizeof dump[0] + 1];
     size_t n = 0;
     n = args_append(argv, n, run, sizeof run / sizeof run[0]);
     if (r->max_steps > 0)
         n = args_append(argv, n, limit, sizeof limit / sizeof limit[0]);
+    if (r->stream_path)
+        n = args_append(argv, n, streaming, sizeof streaming / sizeof streaming[0]);
     if (r->dump_probe)
         n = args_append(argv, n, dump, sizeof dump / sizeof dump[0]);
     argv[n] = NULL;
 
     unlink(r->trace_path);      /* a stale trace must not pass for this child's */
+    if (r->stream_path)
+        unlink(r->stream_path);
     sb_spawn_options so = {.threads = r->threads, .timeout_seconds = r->timeout_seconds,
                            .stderr_path = r->stderr_path};
     sb_status st = sb_spawn_with(argv, &so, cr);
@@ -60,8 +66,7 @@ sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, 
     return st;
 }
 
-/* The last non-empty line of a file, for a failed child's message. */
-static void last_line(char *out, size_t outlen, const char *path)
+void sb_child_stderr_line(char *out, size_t outlen, const char *path, bool first)
 {
     out[0] = '\0';
     FILE *f = path ? fopen(path, "r") : NULL;
@@ -74,9 +79,11 @@ static void last_line(char *out, size_t outlen, const char *path)
         if (n == 0)
             continue;
         if (n >= outlen)
-            n = outlen - 1;     /* a long last line is cut, not dropped */
+            n = outlen - 1;     /* a long line is cut, not dropped */
         memcpy(out, line, n);
         out[n] = '\0';
+        if (first)
+            break;
     }
     fclose(f);
 }
@@ -85,7 +92,7 @@ void sb_child_describe(char *out, size_t outlen, const sb_child_result *cr,
                        const char *stderr_path)
 {
     char line[200];
-    last_line(line, sizeof line, stderr_path);
+    sb_child_stderr_line(line, sizeof line, stderr_path, false);
     const char *sep = line[0] ? ": " : "";
     switch (cr->end) {
     case SB_CHILD_EXITED:
@@ -105,12 +112,13 @@ void sb_child_describe(char *out, size_t outlen, const sb_child_result *cr,
 
 sb_status sb_run_child(const sb_case *c, const char *self_exe, int threads,
                        double timeout_seconds, int64_t max_steps, const char *trace_path,
-                       const char *stderr_path, sb_child_result *cr, sb_trace *t,
-                       char *err, size_t errlen)
+                       const char *stream_path, const char *stderr_path, sb_child_result *cr,
+                       sb_trace *t, char *err, size_t errlen)
 {
     sb_child_run run = {.self_exe = self_exe, .c = c, .threads = threads,
                         .timeout_seconds = timeout_seconds, .max_steps = max_steps,
-                        .trace_path = trace_path, .stderr_path = stderr_path};
+                        .trace_path = trace_path, .stream_path = stream_path,
+                        .stderr_path = stderr_path};
     sb_status st = sb_child_spawn(&run, cr, err, errlen);
     if (st != SB_OK)
         return st;
@@ -119,7 +127,7 @@ sb_status sb_run_child(const sb_case *c, const char *self_exe, int threads,
     if (cr->end == SB_CHILD_EXITED && cr->exit_code == SB_EXIT_INPUT) {
         /* the child's own one-line message names the file and position */
         char line[200];
-        last_line(line, sizeof line, stderr_path);
+        sb_child_stderr_line(line, sizeof line, stderr_path, false);
         if (line[0])
             sb_err_set(err, errlen, "%s", line);
         else
@@ -142,7 +150,7 @@ int sb_reference_run(const sb_case *c, const char *self_exe, const char *work_di
     sb_child_result cr;
     /* the child's stderr is ours: the user sees what the reference run says */
     sb_status st = sb_run_child(c, self_exe, c->reference_threads, c->timeout_seconds, 0,
-                                trace_path, NULL, &cr, t, err, errlen);
+                                trace_path, NULL, NULL, &cr, t, err, errlen);
     unlink(trace_path);
     if (st != SB_OK)
         return SB_EXIT_INPUT;

@@ -6,7 +6,7 @@
 #include "samebits.h"
 
 /* One configuration in a child:
- *   SELF run CASE --threads N --trace FILE [--max-steps M]
+ *   SELF run CASE --threads N --trace FILE [--max-steps M] [--stream FILE]
  *            [--dump PROBE --dump-step S --dump-dir DIR]
  * (CASE is c->path) with OMP_NUM_THREADS=N, its stderr to stderr_path
  * (NULL: ours). */
@@ -17,6 +17,7 @@ typedef struct sb_child_run {
     double timeout_seconds;     /* <= 0: no limit */
     int64_t max_steps;          /* > 0: --max-steps */
     const char *trace_path;     /* removed first: a stale trace must not pass for the child's */
+    const char *stream_path;    /* NULL, or --stream (removed first, like the trace) */
     const char *stderr_path;
     const char *dump_probe;     /* non-NULL: --dump, --dump-step and --dump-dir */
     int64_t dump_step;
@@ -26,6 +27,10 @@ typedef struct sb_child_run {
 /* Runs the child to its end; SB_ERR_USAGE (a path too long) or SB_ERR_IO
  * (it cannot be started), err saying which, else SB_OK with *cr. */
 sb_status sb_child_spawn(const sb_child_run *run, sb_child_result *cr, char *err, size_t errlen);
+
+/* The first (or last) non-empty line of a child's stderr file, cut to fit;
+ * "" when there is none or no file. */
+void sb_child_stderr_line(char *out, size_t outlen, const char *path, bool first);
 
 /* How a child that did not exit 0 ended: "exited with status N", "killed
  * by signal N (NAME)" or "timed out after S s", then ": " and the last

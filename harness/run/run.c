@@ -13,6 +13,7 @@
 #include "sb_dataset.h"
 #include "sb_rng.h"
 #include "support/support.h"
+#include "trace/trace_stream.h"
 
 /* ---- the sink ------------------------------------------------------------- */
 
@@ -42,6 +43,22 @@ static void manifest_create(sb_run_sink *s)
     }
 }
 
+/* The stream is opened before the first probe, so that a run that dies at
+ * once still leaves a stream that says so. */
+static void stream_open(sb_run_sink *s)
+{
+    s->stream = malloc(sizeof *s->stream);
+    if (!s->stream) {
+        s->status = SB_ERR_NOMEM;
+        return;
+    }
+    s->status = sb_trace_stream_open(s->stream, s->o->stream_path, s->err, sizeof s->err);
+    if (s->status != SB_OK) {
+        free(s->stream);
+        s->stream = NULL;
+    }
+}
+
 void sb_run_sink_init(sb_run_sink *s, sb_trace *t, const sb_run_options *o)
 {
     memset(s, 0, sizeof *s);
@@ -49,6 +66,36 @@ void sb_run_sink_init(sb_run_sink *s, sb_trace *t, const sb_run_options *o)
     s->o = o;
     if (o && o->dump_all && o->dump_dir)
         manifest_create(s);
+    if (s->status == SB_OK && o && o->stream_path)
+        stream_open(s);
+}
+
+void sb_run_sink_close(sb_run_sink *s)
+{
+    if (!s->stream)
+        return;
+    sb_trace_stream_close(s->stream);
+    free(s->stream);
+    s->stream = NULL;
+}
+
+/* A stream that cannot be written fails the run: a crash it should have
+ * located would otherwise pass unlocated. */
+static void stream_failed(sb_run_sink *s, sb_status st)
+{
+    s->status = st;
+    sb_err_set(s->err, sizeof s->err, "%.200s: cannot write the trace stream (%s)",
+               s->o->stream_path, sb_status_name(st));
+}
+
+void sb_run_sink_op_start(void *ctx, int64_t step, const char *probe, const char *op)
+{
+    sb_run_sink *s = ctx;
+    if (s->status != SB_OK || !s->stream)
+        return;
+    sb_status st = sb_trace_stream_start(s->stream, step, probe, op);
+    if (st != SB_OK)
+        stream_failed(s, st);
 }
 
 static bool dump_wanted(const sb_run_sink *s, const sb_probe_point *p)
@@ -160,6 +207,13 @@ void sb_run_sink_probe(void *ctx, const sb_probe_point *p)
                    p->name, sb_status_name(s->status));
         return;
     }
+    if (s->stream) {
+        sb_status st = sb_trace_stream_record(s->stream, &s->trace->records[s->trace->n_records - 1]);
+        if (st != SB_OK) {
+            stream_failed(s, st);
+            return;
+        }
+    }
     if (!dump_wanted(s, p))
         return;
     if (s->o->dump_all && name_repeats_in_step(s, p)) {
@@ -175,6 +229,7 @@ void sb_run_sink_probe(void *ctx, const sb_probe_point *p)
 
 sb_status sb_run_sink_finish(sb_run_sink *s, char *err, size_t errlen)
 {
+    sb_run_sink_close(s);
     if (s->status == SB_OK && s->o && (s->o->dump_probe || s->o->dump_all) && !s->dumped) {
         char step[32];
         snprintf(step, sizeof step, "%lld", (long long)s->o->dump_step);
@@ -301,9 +356,12 @@ static sb_status run_kernel(const sb_case *c, sb_run_sink *sink, char *err, size
         sb_run_sink_probe(sink, &p);
     }
 
+    const char *op = sb_op_name(b.call.op);
+    char out0[96];
+    snprintf(out0, sizeof out0, "%s.out0", op);
+    sb_run_sink_op_start(sink, 0, out0, op);
     sb_op_call_run(case_kernels(c), &b.call);
 
-    const char *op = sb_op_name(b.call.op);
     for (int j = 0; j < b.call.n_out; j++) {
         char name[96];
         snprintf(name, sizeof name, "%s.out%d", op, j);
@@ -365,7 +423,7 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
     sink->trust_leaves = leaf_hash != NULL;
     int epochs_done = 0;
     st = sb_model_train(case_kernels(c), &cfg, &train, &test, sb_run_sink_probe, sink,
-                        leaf_hash, metrics, &epochs_done);
+                        sb_run_sink_op_start, leaf_hash, metrics, &epochs_done);
     if (st == SB_ERR_SHAPE) {
         char images[1024];
         sb_dataset_images_path(images, sizeof images, c->dataset, o->data_dir);
@@ -399,9 +457,15 @@ sb_status sb_run_case(const sb_case *c, const sb_run_options *o, sb_trace *out,
 
     sb_run_sink sink;
     sb_run_sink_init(&sink, out, o);
-    sb_status st = c->kind == SB_CASE_KERNEL ? run_kernel(c, &sink, err, errlen)
-                                             : run_train(c, o, &sink, err, errlen);
+    sb_status st = sink.status;     /* a stream that could not be opened */
     if (st != SB_OK)
+        sb_err_set(err, errlen, "%s", sink.err);
+    else
+        st = c->kind == SB_CASE_KERNEL ? run_kernel(c, &sink, err, errlen)
+                                       : run_train(c, o, &sink, err, errlen);
+    if (st != SB_OK) {
+        sb_run_sink_close(&sink);
         return st;
+    }
     return sb_run_sink_finish(&sink, err, errlen);
 }

@@ -109,8 +109,9 @@ bool sb_max_steps_parse(const char *s, int64_t *v, char *err, size_t errlen);
 
 /* ---- thread lists (thread_list.c) -------------------------------------------
  * The one grammar (FORMATS.md, [sweep] threads): items joined by commas,
- * blanks around an item allowed, each item a count N, or a range A..B or
- * A-B with A <= B; every count in 1..SB_MAX_THREADS and listed once.
+ * blanks around an item allowed, each item a count N, a range A..B or
+ * A-B with A <= B, or `primes` (2, 3, 5, 7) or primes..B (the primes up to
+ * B); every count in 1..SB_MAX_THREADS and listed once.
  * threads[0..*n) gets the counts in the order written. err: what is wrong,
  * e.g. "\"8..1\" is a reversed range: a..b and a-b need a <= b". */
 bool sb_thread_list_parse(const char *s, int threads[SB_MAX_THREADS], int *n, char *err,

@@ -1,6 +1,7 @@
-/* Thread lists: "1..8", "1,2,4", "1-4, 6, 8" (the grammar in support.h and
- * FORMATS.md), for case files, the command and user programs alike. Each
- * count at most once: two runs at one count would write the same work files. */
+/* Thread lists: "1..8", "1,2,4", "1-4, 6, 8", "1, primes" (the grammar in
+ * support.h and FORMATS.md), for case files, the command and user programs
+ * alike. Each count at most once: two runs at one count would write the same
+ * work files. */
 #include <ctype.h>
 #include <string.h>
 
@@ -10,6 +11,33 @@
 static bool count_parse(const char *s, int64_t *v)
 {
     return isdigit((unsigned char)s[0]) && sb_int_parse(s, 1, SB_MAX_THREADS, v, NULL, 0);
+}
+
+/* "primes", "primes..B" or "primes-B": the primes up to B (8 when not
+ * given), the counts whose partitions share no factor with the power-of-two
+ * sizes kernels are usually tested at. false when the item is not one. */
+static bool primes_parse(const char *item, int64_t *hi)
+{
+    if (strncmp(item, "primes", 6) != 0)
+        return false;
+    const char *rest = item + 6;
+    if (rest[0] == '\0') {
+        *hi = 8;
+        return true;
+    }
+    if (strncmp(rest, "..", 2) == 0)
+        return count_parse(rest + 2, hi);
+    return rest[0] == '-' && count_parse(rest + 1, hi);
+}
+
+static bool is_prime(int64_t t)
+{
+    if (t < 2)
+        return false;
+    for (int64_t d = 2; d * d <= t; d++)
+        if (t % d == 0)
+            return false;
+    return true;
 }
 
 /* One item without its blanks: N, A..B or A-B; *lo > *hi for a reversed range. */
@@ -58,6 +86,9 @@ bool sb_thread_list_parse(const char *s, int threads[SB_MAX_THREADS], int *n, ch
         char *it = blanks_trim(buf);
         snprintf(item, sizeof item, "%s", it);
         int64_t lo, hi;
+        bool primes = primes_parse(it, &hi);
+        if (primes)
+            lo = 2;
         if (it[0] == '\0') {
             if (at == s && at[len] == '\0')
                 sb_err_set(err, errlen, "the thread list is empty");
@@ -65,9 +96,13 @@ bool sb_thread_list_parse(const char *s, int threads[SB_MAX_THREADS], int *n, ch
                 sb_err_set(err, errlen, "\"%s\" has an empty item", s);
             return false;
         }
-        if (!item_parse(it, &lo, &hi)) {
-            sb_err_set(err, errlen, "\"%s\" is neither a thread count in 1..%d nor a range "
-                       "a..b or a-b of them", item, SB_MAX_THREADS);
+        if (!primes && !item_parse(it, &lo, &hi)) {
+            sb_err_set(err, errlen, "\"%s\" is neither a thread count in 1..%d, a range "
+                       "a..b or a-b of them, nor primes or primes..b", item, SB_MAX_THREADS);
+            return false;
+        }
+        if (primes && hi < 2) {
+            sb_err_set(err, errlen, "\"%s\" holds no prime: primes..b needs b >= 2", item);
             return false;
         }
         if (lo > hi) {
@@ -75,6 +110,8 @@ bool sb_thread_list_parse(const char *s, int threads[SB_MAX_THREADS], int *n, ch
             return false;
         }
         for (int64_t t = lo; t <= hi; t++) {
+            if (primes && !is_prime(t))
+                continue;
             if (seen[t]) {
                 sb_err_set(err, errlen, "%lld is listed twice", (long long)t);
                 return false;

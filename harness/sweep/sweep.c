@@ -14,7 +14,7 @@
 
 /* Work files of one configuration: <work>/<case>.t<threads>.r<repeat>.* */
 typedef struct run_paths {
-    char trace[1024], err[1024], locate[1024];
+    char trace[1024], stream[1024], err[1024], locate[1024];
 } run_paths;
 
 static bool run_paths_make(run_paths *p, const char *work_dir, const char *name, int threads,
@@ -25,6 +25,7 @@ static bool run_paths_make(run_paths *p, const char *work_dir, const char *name,
     if (n < 0 || (size_t)n >= sizeof stem)
         return false;
     snprintf(p->trace, sizeof p->trace, "%s.trace", stem);
+    snprintf(p->stream, sizeof p->stream, "%s.stream", stem);
     snprintf(p->err, sizeof p->err, "%s.stderr", stem);
     snprintf(p->locate, sizeof p->locate, "%s.locate", stem);
     return true;
@@ -165,8 +166,9 @@ static void group_judge(sweep_judge *j, sb_run_result *x, const sb_trace *const 
 /* One configuration's child; SB_ERR_INPUT (err filled) stops the sweep.
  * *t holds the trace of a run that finished (sb_trace_free it either way);
  * a crash or timeout is judged here. */
-static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_sweep_options *o,
-                         double timeout, sb_trace *t, bool *finished, char *err, size_t errlen)
+static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *golden,
+                         const sb_sweep_options *o, double timeout, sb_trace *t, bool *finished,
+                         char *err, size_t errlen)
 {
     run_paths p;
     sb_trace_init(t);
@@ -177,23 +179,25 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_sweep_opti
     }
     sb_child_result cr = {0};
     sb_status st = sb_run_child(c, o->self_exe, x->threads, timeout, x->max_steps, p.trace,
-                                p.err, &cr, t, x->message, sizeof x->message);
+                                p.stream, p.err, &cr, t, x->message, sizeof x->message);
     x->seconds = cr.seconds;
     if (st != SB_OK) {
         sb_err_set(err, errlen, "%s (threads %d): %s", c->path, x->threads, x->message);
         return st;
     }
-    if (cr.end == SB_CHILD_TIMED_OUT)
-        x->verdict = SB_VERDICT_TIMEOUT;
-    else if (cr.end == SB_CHILD_SIGNALED || cr.exit_code != 0)
-        x->verdict = SB_VERDICT_CRASH;
-    else
+    if (cr.end == SB_CHILD_TIMED_OUT || cr.end == SB_CHILD_SIGNALED || cr.exit_code != 0) {
+        x->verdict = cr.end == SB_CHILD_TIMED_OUT ? SB_VERDICT_TIMEOUT : SB_VERDICT_CRASH;
+        sb_crash_judge(x, &cr, golden, p.stream, p.err);
+    } else {
         *finished = true;
+    }
     if (!o->keep_traces)
         unlink(p.trace);
-    /* a failed child's stderr stays in the work directory for the user */
-    if (*finished)
+    /* a dead run's stream and stderr stay in the work directory, for the user */
+    if (*finished) {
+        unlink(p.stream);
         unlink(p.err);
+    }
     return SB_OK;
 }
 
@@ -224,7 +228,7 @@ static sb_status count_sweep(sweep_judge *j, sb_case_result *r, int threads, int
         if (o->progress)
             progress_show(j->c, threads, k, r->n_runs, total);
         bool finished;
-        st = run_one(x, j->c, o, timeout, &t[n], &finished, err, errlen);
+        st = run_one(x, j->c, j->golden, o, timeout, &t[n], &finished, err, errlen);
         if (st != SB_OK) {
             sb_trace_free(&t[n]);
             break;

@@ -73,6 +73,11 @@ static void setup(void)
                                      .expected = SB_VERDICT_IDENTICAL, .seconds = 0.125};
     snprintf(kernel_runs[3].message, sizeof kernel_runs[3].message,
              "killed by signal 11 \"SIGSEGV\"\nsee <stderr>");
+    kernel_runs[3].crash = (sb_crash_site){.how = "killed by signal 11 (Segmentation fault)",
+                                           .streamed = true, .in_op = true, .step = 2,
+                                           .op = "relu_fwd", .probe = "z", .after = "y",
+                                           .records = 5,
+                                           .stderr_line = "boom.c:3: assertion <failed>"};
 
     memset(&train_case, 0, sizeof train_case);
     snprintf(train_case.name, sizeof train_case.name, "mnist_det");
@@ -186,6 +191,10 @@ static const char json_script[] =
     "assert fd['bound_ratio'] == 'inf' and fd['max_rel'] == 'nan' and fd['max_ulp'] == 'inf'\n"
     "assert r3['message'] == 'killed by signal 11 \"SIGSEGV\"\\nsee <stderr>'\n"
     "assert r3['seconds'] == 0.125\n"
+    "assert r3['crash'] == {'how': 'killed by signal 11 (Segmentation fault)', 'streamed': True,\n"
+    "    'step': 2, 'op': 'relu_fwd', 'probe': 'z', 'after': 'y', 'records': 5,\n"
+    "    'stderr': 'boom.c:3: assertion <failed>'}, r3['crash']\n"
+    "assert r0['crash'] is None\n"
     "m = t['runs'][0]['metrics']\n"
     "assert m['test_loss'] == 0.0625 and m['test_accuracy'] == 0.984375\n"
     "assert t['as_expected'] is True and k['as_expected'] is False\n"
@@ -263,6 +272,17 @@ static void same_run(const sb_run_result *a, const sb_run_result *b)
         same_divergence(&a->origins.list[i], &b->origins.list[i]);
     ck_assert_int_eq(a->repeats_with, b->repeats_with);
     same_divergence(&a->repeats_part, &b->repeats_part);
+    const sb_crash_site *x = &a->crash, *y = &b->crash;
+    ck_assert_str_eq(x->how, y->how);
+    ck_assert_int_eq(x->streamed, y->streamed);
+    ck_assert_int_eq(x->in_op, y->in_op);
+    if (x->in_op || x->after[0])
+        ck_assert_int_eq(x->step, y->step);
+    ck_assert_str_eq(x->op, y->op);
+    ck_assert_str_eq(x->probe, y->probe);
+    ck_assert_str_eq(x->after, y->after);
+    ck_assert_uint_eq(x->records, y->records);
+    ck_assert_str_eq(x->stderr_line, y->stderr_line);
 }
 
 static void same_divergence(const sb_divergence *d, const sb_divergence *e)
@@ -420,7 +440,11 @@ static const char junit_script[] =
     "f = cases[1].find('failure')\n"
     "assert f.get('message') == 'expected identical, got reordering'\n"
     "assert 'step 0 y (dense_fwd)' in f.text\n"
-    "assert 'signal 11 \"SIGSEGV\"\\nsee <stderr>' in cases[3].find('failure').text\n";
+    "assert 'signal 11 \"SIGSEGV\"\\nsee <stderr>' in cases[3].find('failure').text\n"
+    "where = 'killed by signal 11 (Segmentation fault) at step 2 in op relu_fwd (z), after probe y'\n"
+    "assert where in cases[3].find('failure').text\n"
+    "assert cases[3].find('system-err').text == where + '\\nstderr: boom.c:3: assertion <failed>'\n"
+    "assert all(c.find('system-err') is None for c in cases[:3])\n";
 
 START_TEST(junit_parses_and_escapes)
 {
@@ -465,7 +489,9 @@ START_TEST(tap_plan_and_lines)
                                     " reordering (expected identical)\n# first divergence: step 0 y (dense_fwd)"));
     ck_assert_ptr_nonnull(strstr(s, "\nnot ok 4 - "));
     /* the crash message's newline does not end its diagnostic line */
-    ck_assert_ptr_nonnull(strstr(s, "\n# killed by signal 11 \"SIGSEGV\" see <stderr>\n"));
+    ck_assert_ptr_nonnull(strstr(s, "\n# killed by signal 11 \"SIGSEGV\" see <stderr>\n"
+                                    "# killed by signal 11 (Segmentation fault) at step 2 in op "
+                                    "relu_fwd (z), after probe y\n"));
     ck_assert_ptr_nonnull(strstr(s, "\nok 5 - mnist_det threads=2 repeat=1: identical\n"));
     ck_assert_ptr_nonnull(strstr(s, "\nok 6 - mnist_cut threads=1 repeat=1: identical (first 2 steps)\n"));
     /* not reached: neither a pass nor a failure, which TAP calls a skip */
@@ -491,7 +517,11 @@ START_TEST(text_table_and_summary)
     ck_assert_ptr_nonnull(strstr(s, "\n? not reached: "));
     ck_assert_ptr_nonnull(strstr(s, "\nmnist_cut: as expected in the first 2 steps; 1 of 2 runs "
                                     "not reached\n"));
-    ck_assert_ptr_nonnull(strstr(s, "killed by signal 11 \"SIGSEGV\" see <stderr>  "));
+    /* a dead run: where in its row, how, where and its stderr below it */
+    ck_assert_ptr_nonnull(strstr(s, "  crash         identical *     died at step 2 in relu_fwd  "));
+    ck_assert_ptr_nonnull(strstr(s, "\n                killed by signal 11 (Segmentation fault) at "
+                                    "step 2 in op relu_fwd (z), after probe y\n"
+                                    "                stderr: boom.c:3: assertion <failed>\n"));
     free(s);
 }
 END_TEST

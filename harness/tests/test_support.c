@@ -44,6 +44,11 @@ START_TEST(thread_list_items_and_ranges)
     /* in the order written, blanks around items */
     list_is(" 8 ,\t1-2 , 5..6\t", (const int[]){8, 1, 2, 5, 6}, 5);
     list_is("64", (const int[]){64}, 1);
+    /* the primes: to 8 by default, to b with primes..b or primes-b */
+    list_is("1, primes", (const int[]){1, 2, 3, 5, 7}, 5);
+    list_is("primes..13,1", (const int[]){2, 3, 5, 7, 11, 13, 1}, 7);
+    list_is("primes-2", (const int[]){2}, 1);
+    list_is("4,primes..3", (const int[]){4, 2, 3}, 3);
     ck_assert(list("1..64"));
     ck_assert_int_eq(n, SB_MAX_THREADS);
     ck_assert_int_eq(threads[63], 64);
@@ -56,16 +61,21 @@ START_TEST(thread_list_refusals)
     list_refused("1,4-2", "\"4-2\" is a reversed range");
     list_refused("1,2,1", "1 is listed twice");
     list_refused("1..4,3-6", "3 is listed twice");
-    list_refused("0", "\"0\" is neither a thread count in 1..64 nor a range a..b or a-b");
+    list_refused("0", "\"0\" is neither a thread count in 1..64, a range a..b or a-b of them, "
+                      "nor primes or primes..b");
     list_refused("65", "\"65\" is neither");
     list_refused("1..65", "\"1..65\" is neither");
     list_refused("1,,2", "\"1,,2\" has an empty item");
     list_refused("1,", "has an empty item");
     list_refused("", "the thread list is empty");
     list_refused("  ", "the thread list is empty");
+    list_refused("1..8,primes", "2 is listed twice");
+    list_refused("primes..1", "\"primes..1\" holds no prime: primes..b needs b >= 2");
+    list_refused("primes..65", "is neither");
     /* counts are digits only, blanks only around a whole item */
     static const char *const bad[] = {"x", "-1", "+2", "1-", "..3", "1...3", "1-2-3",
-                                      "1..2..3", "1 .. 3", "1..+3", "2 4", "1e1", "0x2"};
+                                      "1..2..3", "1 .. 3", "1..+3", "2 4", "1e1", "0x2",
+                                      "prime", "primes..", "primes8", "primes..x", "1..primes"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         list_refused(bad[i], "is neither a thread count");
     char longer[100];

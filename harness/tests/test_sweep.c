@@ -1,6 +1,7 @@
 /* sb_sweep_case with a stand-in for `samebits run`: a shell script that,
  * by thread count, writes the golden's trace, crashes, hangs, reports an
- * input error, fails, or writes a trace with one probe changed. */
+ * input error, fails, writes a trace with one probe changed, or writes a
+ * trace stream and dies. */
 #include <check.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -84,8 +85,16 @@ static void setup(void)
             "6) cp %s \"$6\" ;;\n"
             "7) [ \"$7 $8\" = '--max-steps 2' ] || exit 1; cp %s \"$6\" ;;\n"
             "8) cp %s \"$6\" ;;\n"
+            /* the golden's records, an op that starts, then an abort */
+            "9) [ \"$7\" = --stream ] || exit 1;"
+            " { echo 'samebits-stream 1'; sed -n 7,8p %s; echo 'start 0 z relu_fwd'; } > \"$8\";"
+            " echo 'boom.c:3: assertion failed: n %% t == 0' >&2; echo 'later' >&2;"
+            " kill -ABRT $$ ;;\n"
+            /* a changed record, then a hang in the middle of a line */
+            "10) { echo 'samebits-stream 1'; sed -n 7,8p %s; echo 'start 0 z relu_fwd';"
+            " printf '0 z relu_fwd f32'; } > \"$8\"; exec sleep 30 ;;\n"
             "esac\n",
-            good, changed, good, good);
+            good, changed, good, good, good, changed);
     ck_assert_int_eq(fclose(f), 0);
     ck_assert_int_eq(chmod(script, 0755), 0);
 }
@@ -256,6 +265,74 @@ START_TEST(max_steps_leaves_short_and_kernel_cases_whole)
 }
 END_TEST
 
+START_TEST(crash_is_located_from_the_stream)
+{
+    const int threads[] = {9};
+    c.expect[9] = SB_VERDICT_CRASH;
+    sb_case_result r;
+    char err[256] = "";
+    ck_assert_int_eq(sweep(threads, 1, &r, err, sizeof err), SB_OK);
+    const sb_run_result *x = &r.runs[0];
+    ck_assert_int_eq(x->verdict, SB_VERDICT_CRASH);
+    ck_assert(x->crash.streamed);
+    ck_assert(x->crash.in_op);
+    ck_assert_str_eq(x->crash.op, "relu_fwd");
+    ck_assert_str_eq(x->crash.probe, "z");
+    ck_assert_str_eq(x->crash.after, "y");
+    ck_assert_uint_eq(x->crash.records, 2);
+    ck_assert_str_eq(x->crash.how, "killed by signal 6 (Aborted)");
+    ck_assert_str_eq(x->crash.stderr_line, "boom.c:3: assertion failed: n % t == 0");
+    ck_assert(!x->div.found);   /* what it made was the golden's */
+    char where[640];
+    sb_crash_describe(where, sizeof where, &x->crash);
+    ck_assert_str_eq(where, "killed by signal 6 (Aborted) at step 0 in op relu_fwd (z), "
+                            "after probe y");
+    ck_assert(r.as_expected);
+    sb_case_result_free(&r);
+}
+END_TEST
+
+START_TEST(timed_out_run_reports_the_divergence_it_had_made)
+{
+    const int threads[] = {10};
+    sb_case_result r;
+    char err[256] = "";
+    ck_assert_int_eq(sweep(threads, 1, &r, err, sizeof err), SB_OK);
+    const sb_run_result *x = &r.runs[0];
+    ck_assert_int_eq(x->verdict, SB_VERDICT_TIMEOUT);
+    /* the line cut short is left out */
+    ck_assert(x->crash.streamed);
+    ck_assert_uint_eq(x->crash.records, 2);
+    ck_assert(x->crash.in_op);
+    ck_assert_str_eq(x->crash.op, "relu_fwd");
+    ck_assert(x->div.found);
+    ck_assert_str_eq(x->div.probe, "y");
+    ck_assert(x->div.inputs_identical);
+    ck_assert(!x->div.structural);
+    ck_assert(!x->div.have_elements);
+    sb_case_result_free(&r);
+}
+END_TEST
+
+/* A child that dies before its stream exists: the crash is still reported,
+ * with nothing to say where. */
+START_TEST(crash_without_a_stream_says_so)
+{
+    const int threads[] = {2};
+    sb_case_result r;
+    char err[256] = "";
+    ck_assert_int_eq(sweep(threads, 1, &r, err, sizeof err), SB_OK);
+    const sb_run_result *x = &r.runs[0];
+    ck_assert_int_eq(x->verdict, SB_VERDICT_CRASH);
+    ck_assert(!x->crash.streamed);
+    char where[640];
+    sb_crash_describe(where, sizeof where, &x->crash);
+    ck_assert_str_eq(where, "killed by signal 11 (Segmentation fault), no trace stream to say "
+                            "where");
+    sb_case_result_free(&r);
+}
+END_TEST
+
 Suite *make_sweep_suite(void)
 {
     Suite *s = suite_create("sweep");
@@ -270,6 +347,9 @@ Suite *make_sweep_suite(void)
     tcase_add_test(tc, repeats_and_expectations);
     tcase_add_test(tc, max_steps_truncates_longer_training_cases);
     tcase_add_test(tc, max_steps_leaves_short_and_kernel_cases_whole);
+    tcase_add_test(tc, crash_is_located_from_the_stream);
+    tcase_add_test(tc, timed_out_run_reports_the_divergence_it_had_made);
+    tcase_add_test(tc, crash_without_a_stream_says_so);
     suite_add_tcase(s, tc);
     return s;
 }

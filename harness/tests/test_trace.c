@@ -337,6 +337,94 @@ START_TEST(malformed_lines)
 }
 END_TEST
 
+static void text_write(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* The run sink's stream holds every record as the trace does, and the op
+ * last started; reading it back gives both. */
+START_TEST(stream_round_trip)
+{
+    make_dir();
+    char path[128], err[512];
+    snprintf(path, sizeof path, "%s/t.trace", dir);
+    sb_run_options o = {.stream_path = path};
+    sb_trace t;
+    sb_trace_init(&t);
+    sb_run_sink sink;
+    sb_run_sink_init(&sink, &t, &o);
+    ck_assert_int_eq(sink.status, SB_OK);
+    sb_tensor x = {.dtype = SB_DTYPE_F32, .ndim = 4, .dim = {2, 3, 4, 5}, .data = conv_out};
+    static const char *const one[] = {"input.images"};
+    sb_probe_point src = {.step = 0, .name = "input.images", .op = "source", .tensor = &x};
+    sb_probe_point conv = {.step = 1, .name = "conv1.fwd.out", .op = "conv2d_fwd", .tensor = &x,
+                           .inputs = one, .n_inputs = 1};
+    sb_run_sink_probe(&sink, &src);
+    sb_run_sink_op_start(&sink, 1, "conv1.fwd.out", "conv2d_fwd");
+    sb_run_sink_probe(&sink, &conv);
+
+    sb_trace back;
+    sb_crash_site site;
+    ck_assert_int_eq(sb_trace_stream_read(&back, &site, path, err, sizeof err), SB_OK);
+    ck_assert_uint_eq(back.n_records, 2);
+    for (size_t i = 0; i < 2; i++) {
+        ck_assert_str_eq(back.records[i].name, t.records[i].name);
+        ck_assert(sb_hash_equal(&back.records[i].hash, &t.records[i].hash));
+    }
+    ck_assert_str_eq(back.records[1].inputs[0], "input.images");
+    /* the op that started made its probe: it did not die in it */
+    ck_assert(site.streamed && !site.in_op);
+    ck_assert_str_eq(site.after, "conv1.fwd.out");
+    ck_assert_int_eq(site.step, 1);
+    sb_trace_free(&back);
+
+    /* an op that starts and never makes its probe */
+    sb_run_sink_op_start(&sink, 2, "relu1.fwd.out", "relu_fwd");
+    ck_assert_int_eq(sb_trace_stream_read(&back, &site, path, err, sizeof err), SB_OK);
+    ck_assert(site.in_op);
+    ck_assert_int_eq(site.step, 2);
+    ck_assert_str_eq(site.op, "relu_fwd");
+    ck_assert_str_eq(site.probe, "relu1.fwd.out");
+    ck_assert_str_eq(site.after, "conv1.fwd.out");
+    sb_trace_free(&back);
+    ck_assert_int_eq(sb_run_sink_finish(&sink, err, sizeof err), SB_OK);
+    ck_assert_ptr_null(sink.stream);
+
+    /* a stream is never read as a trace (nor a golden), and a trace is not a
+     * stream */
+    ck_assert_int_eq(sb_trace_read(&back, path, err, sizeof err), SB_ERR_INPUT);
+    ck_assert_ptr_nonnull(strstr(err, ":1: expected the magic line"));
+    sb_trace whole;
+    build(&whole);
+    write_file(path, &whole);
+    sb_trace_free(&whole);
+    ck_assert_int_eq(sb_trace_stream_read(&back, &site, path, err, sizeof err), SB_ERR_INPUT);
+    ck_assert_ptr_nonnull(strstr(err, ":1: expected the magic line \"samebits-stream 1\""));
+    ck_assert(!site.streamed);
+    sb_trace_free(&t);
+
+    /* a bad line is named by its number; a last line cut short is dropped */
+    text_write(path, "samebits-stream 1\nstart 0 x\n");
+    ck_assert_int_eq(sb_trace_stream_read(&back, &site, path, err, sizeof err), SB_ERR_INPUT);
+    ck_assert_ptr_nonnull(strstr(err, ":2: expected \"start <step> <probe> <op>\""));
+    text_write(path, "samebits-stream 1\nepoch 1\n");
+    ck_assert_int_eq(sb_trace_stream_read(&back, &site, path, err, sizeof err), SB_ERR_INPUT);
+    ck_assert_ptr_nonnull(strstr(err, ":2: expected a record"));
+    text_write(path, "samebits-stream 1\nstart 3 x relu_fwd\n0 x rel");
+    ck_assert_int_eq(sb_trace_stream_read(&back, &site, path, err, sizeof err), SB_OK);
+    ck_assert_uint_eq(back.n_records, 0);
+    ck_assert(site.in_op && site.step == 3);
+    sb_trace_free(&back);
+    unlink(path);
+    ck_assert_int_eq(sb_trace_stream_read(&back, &site, path, err, sizeof err), SB_ERR_IO);
+    remove_dir();
+}
+END_TEST
+
 Suite *make_trace_suite(void)
 {
     Suite *s = suite_create("trace");
@@ -346,6 +434,7 @@ Suite *make_trace_suite(void)
     tcase_add_test(tc, find_latest);
     tcase_add_test(tc, metrics_at_float_precision);
     tcase_add_test(tc, malformed_lines);
+    tcase_add_test(tc, stream_round_trip);
     suite_add_tcase(s, tc);
     return s;
 }

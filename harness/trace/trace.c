@@ -1,4 +1,5 @@
-/* Traces: building one from probe points, and its text form (FORMATS.md).
+/* Traces: building one from probe points, and its text form (FORMATS.md);
+ * the reader of trace streams too, which share the records' syntax.
  *
  * The reader is strict: every line must be exactly what the writer produces,
  * and the first line that is not gives "path:line: expected ...". A trace
@@ -10,6 +11,7 @@
 #include "samebits.h"
 #include "sb_build_info.h"
 #include "support/support.h"
+#include "trace_stream.h"
 
 #define MAGIC "samebits-trace"
 
@@ -202,6 +204,20 @@ static void write_shape(FILE *f, int ndim, const int64_t *dim)
         fprintf(f, d ? "x%lld" : "%lld", (long long)dim[d]);
 }
 
+void sb_trace_write_record(FILE *f, const sb_record *r)
+{
+    char hex[33];
+    sb_hash_hex(&r->hash, hex);
+    fprintf(f, "%lld %s %s %s ", (long long)r->step, r->name, r->op, sb_dtype_name(r->dtype));
+    write_shape(f, r->ndim, r->dim);
+    fprintf(f, " %s ", hex);
+    if (r->n_inputs == 0)
+        fputc('-', f);
+    for (int k = 0; k < r->n_inputs; k++)
+        fprintf(f, k ? ",%s" : "%s", r->inputs[k]);
+    fputc('\n', f);
+}
+
 sb_status sb_trace_write(const sb_trace *t, FILE *f)
 {
     const sb_trace_header *h = &t->header;
@@ -217,19 +233,8 @@ sb_status sb_trace_write(const sb_trace *t, FILE *f)
     fprintf(f, "samebits %s\n", h->samebits_version);
     fprintf(f, "reference %s %d\n", h->family, h->threads);
     fprintf(f, "build %s\n", h->build);
-    for (size_t i = 0; i < t->n_records; i++) {
-        const sb_record *r = &t->records[i];
-        char hex[33];
-        sb_hash_hex(&r->hash, hex);
-        fprintf(f, "%lld %s %s %s ", (long long)r->step, r->name, r->op, sb_dtype_name(r->dtype));
-        write_shape(f, r->ndim, r->dim);
-        fprintf(f, " %s ", hex);
-        if (r->n_inputs == 0)
-            fputc('-', f);
-        for (int k = 0; k < r->n_inputs; k++)
-            fprintf(f, k ? ",%s" : "%s", r->inputs[k]);
-        fputc('\n', f);
-    }
+    for (size_t i = 0; i < t->n_records; i++)
+        sb_trace_write_record(f, &t->records[i]);
     for (int i = 0; i < t->n_metrics; i++) {
         const sb_epoch_metrics *m = &t->metrics[i];
         fprintf(f, "epoch %d steps %lld train_loss %.9g test_loss %.9g test_accuracy %.9g\n",
@@ -562,7 +567,78 @@ static sb_status read_body(reader *rd, sb_trace *t)
     }
 }
 
-sb_status sb_trace_read(sb_trace *t, const char *path, char *err, size_t errlen)
+/* ---- trace streams ------------------------------------------------------- */
+
+/* "start STEP PROBE OP" into site; a probe recorded later clears in_op. */
+static sb_status read_start(reader *rd, sb_crash_site *site)
+{
+    char *field[5];
+    int n;
+    int64_t step;
+    if (!split(rd->line, field, 4, &n) || n != 4 || !parse_count(field[1], INT64_MAX, &step) ||
+        !name_ok(field[2]) || !name_ok(field[3]) || strlen(field[2]) >= sizeof site->probe ||
+        strlen(field[3]) >= sizeof site->op)
+        return fail(rd, "\"start <step> <probe> <op>\"");
+    site->in_op = true;
+    site->step = step;
+    copy_field(site->probe, sizeof site->probe, field[2]);
+    copy_field(site->op, sizeof site->op, field[3]);
+    return SB_OK;
+}
+
+/* The record just read: it is the last one made, and when it is the probe
+ * of the op last started, that op finished. */
+static void site_after_record(sb_crash_site *site, const sb_trace *t)
+{
+    const sb_record *r = &t->records[t->n_records - 1];
+    copy_field(site->after, sizeof site->after, r->name);
+    site->records = t->n_records;
+    if (site->in_op && strcmp(site->probe, r->name) == 0) {
+        site->in_op = false;
+        site->probe[0] = site->op[0] = '\0';
+    }
+    if (!site->in_op)
+        site->step = r->step;
+}
+
+static sb_status read_stream_body(reader *rd, sb_trace *t, sb_crash_site *site)
+{
+    sb_status st = SB_OK;
+    char *field[3];
+    int n;
+    int64_t v;
+    if (next_line(rd, &st) <= 0)
+        return st != SB_OK ? st : fail(rd, "the magic line \"%s %d\" (empty file)",
+                                       SB_TRACE_STREAM_MAGIC, SB_TRACE_FORMAT_VERSION);
+    if (!split(rd->line, field, 2, &n) || n != 2 || strcmp(field[0], SB_TRACE_STREAM_MAGIC) ||
+        !parse_count(field[1], 1000000, &v) || v != SB_TRACE_FORMAT_VERSION)
+        return fail(rd, "the magic line \"%s %d\"", SB_TRACE_STREAM_MAGIC,
+                    SB_TRACE_FORMAT_VERSION);
+    for (;;) {
+        int got = next_line(rd, &st);
+        if (got == 0)
+            return SB_OK;
+        if (got < 0)
+            /* a last line without its newline: the process died while
+             * writing it, and what it had finished is all there is */
+            return st == SB_ERR_INPUT && feof(rd->f) ? SB_OK : st;
+        if (strncmp(rd->line, "start ", 6) == 0) {
+            st = read_start(rd, site);
+        } else if (rd->line[0] >= '0' && rd->line[0] <= '9') {
+            st = read_record(rd, t);
+            if (st == SB_OK)
+                site_after_record(site, t);
+        } else {
+            return fail(rd, "a record " RECORD_SYNTAX " or \"start <step> <probe> <op>\"");
+        }
+        if (st != SB_OK)
+            return st;
+    }
+}
+
+/* A trace (site NULL) or a trace stream (its site into *site) from path. */
+static sb_status file_read(sb_trace *t, sb_crash_site *site, const char *path, char *err,
+                           size_t errlen)
 {
     sb_trace_init(t);
     FILE *f = sb_input_open(path, "r", err, errlen);
@@ -571,7 +647,8 @@ sb_status sb_trace_read(sb_trace *t, const char *path, char *err, size_t errlen)
     reader rd = {.f = f, .path = path, .err = err, .errlen = errlen};
     sb_trace tmp;
     sb_trace_init(&tmp);
-    sb_status st = read_body(&rd, &tmp);
+    sb_crash_site found = {0};
+    sb_status st = site ? read_stream_body(&rd, &tmp, &found) : read_body(&rd, &tmp);
     free(rd.line);
     fclose(f);
     if (st != SB_OK) {
@@ -579,5 +656,21 @@ sb_status sb_trace_read(sb_trace *t, const char *path, char *err, size_t errlen)
         return st;
     }
     *t = tmp;
+    if (site) {
+        found.streamed = true;
+        *site = found;
+    }
     return SB_OK;
+}
+
+sb_status sb_trace_read(sb_trace *t, const char *path, char *err, size_t errlen)
+{
+    return file_read(t, NULL, path, err, errlen);
+}
+
+sb_status sb_trace_stream_read(sb_trace *t, sb_crash_site *site, const char *path, char *err,
+                               size_t errlen)
+{
+    memset(site, 0, sizeof *site);
+    return file_read(t, site, path, err, errlen);
 }

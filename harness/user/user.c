@@ -19,7 +19,7 @@
 static const int default_threads[] = {1, 2, 3, 4};
 
 typedef struct user_args {
-    const char *cmd, *name, *trace, *dump, *dump_step, *dump_dir;
+    const char *cmd, *name, *trace, *stream, *dump, *dump_step, *dump_dir;
     const char *threads, *repeat, *timeout, *golden, *work_dir, *json, *junit;
     bool tap;
 } user_args;
@@ -27,7 +27,8 @@ typedef struct user_args {
 static void user_usage(FILE *f, const char *prog)
 {
     fprintf(f,
-            "usage: %s run [NAME] --threads N --trace FILE [--dump PROBE --dump-step S --dump-dir DIR]\n"
+            "usage: %s run [NAME] --threads N --trace FILE [--stream FILE]\n"
+            "             [--dump PROBE --dump-step S --dump-dir DIR]\n"
             "       %s golden [--golden FILE]\n"
             "       %s sweep [--threads LIST] [--repeat R] [--timeout S] [--golden FILE]\n"
             "             [--work-dir DIR] [--json FILE] [--junit FILE] [--tap]\n"
@@ -49,7 +50,7 @@ static bool args_parse(user_args *a, int argc, char **argv)
         {"--timeout", &a->timeout, NULL},   {"--golden", &a->golden, NULL},
         {"--work-dir", &a->work_dir, NULL}, {"--json", &a->json, NULL},
         {"--junit", &a->junit, NULL},       {"--tap", NULL, &a->tap},
-        {NULL, NULL, NULL},
+        {"--stream", &a->stream, NULL},     {NULL, NULL, NULL},
     };
     sb_args args = {.options = options, .positional = &a->name, .max_positional = 1};
     char err[320];
@@ -116,7 +117,7 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
     }
     omp_set_num_threads((int)threads);
     sb_run_options o = {.threads = (int)threads, .dump_probe = a->dump, .dump_step = step,
-                        .dump_dir = a->dump_dir};
+                        .dump_dir = a->dump_dir, .stream_path = a->stream};
     sb_trace t;
     sb_trace_init(&t);
     sb_trace_header_from_case(&t.header, c, c->reference_threads);
@@ -124,11 +125,13 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
     sb_run_sink_init(&sink, &t, &o);
     char err[512] = "";
     sb_status st = k->run(k->ctx, sb_run_sink_probe, &sink);
-    if (st != SB_OK)
+    if (st != SB_OK) {
         sb_err_set(err, sizeof err, "%s: the kernel's run failed (%s)", k->name,
                    sb_status_name(st));
-    else
+        sb_run_sink_close(&sink);
+    } else {
         st = sb_run_sink_finish(&sink, err, sizeof err);
+    }
     FILE *f = st == SB_OK ? fopen(a->trace, "w") : NULL;
     if (st == SB_OK && !f) {
         sb_err_set(err, sizeof err, "%s: cannot write: %s", a->trace, strerror(errno));

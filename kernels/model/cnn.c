@@ -109,6 +109,7 @@ static void run(sb_cnn *m, const sb_cnn_probe *p, sb_op_call c, const char *name
                 int n_names)
 {
     sb_cnn_bind(&c, out, in);
+    sb_cnn_op_start(p, name, c.op);
     sb_leaf_request r = {.hash = p->leaf_hash};
     bool hashed = false;
     if (p->hook && p->leaf_hash) {
@@ -133,10 +134,12 @@ static void run(sb_cnn *m, const sb_cnn_probe *p, sb_op_call c, const char *name
 }
 
 /* Runs c on the model's kernels and holds its probe for the next run(). */
-static void hold(sb_cnn *m, sb_op_call c, const char *name, void *const out[],
-                 void *const in[], const char *const in_names[], int n_names)
+static void hold(sb_cnn *m, const sb_cnn_probe *p, sb_op_call c, const char *name,
+                 void *const out[], void *const in[], const char *const in_names[],
+                 int n_names)
 {
     SB_ASSERT(m->n_held < SB_CNN_MAX_HELD && n_names <= SB_OP_MAX_IN);
+    sb_cnn_op_start(p, name, c.op);
     sb_cnn_call(m->k, &c, out, in);
     sb_cnn_held *h = &m->held[m->n_held++];
     h->c = c;
@@ -371,12 +374,12 @@ void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_cn
     if (!logits)
         logits = m->logits;
 
-    hold(m, conv_call(SB_OP_conv2d_fwd, n, 1, m->h, m->w, SB_CNN_CONV1_K), nm[T_CONV1],
+    hold(m, p, conv_call(SB_OP_conv2d_fwd, n, 1, m->h, m->w, SB_CNN_CONV1_K), nm[T_CONV1],
          PTRS(m->conv1), PTRS(m->x, prm[SB_CNN_CONV1_W], prm[SB_CNN_CONV1_B]),
          NAMES(nm[T_X], w[SB_CNN_CONV1_W], w[SB_CNN_CONV1_B]));
     run(m, p, vec_call(SB_OP_relu_fwd, a1), nm[T_RELU1], PTRS(m->relu1), PTRS(m->conv1),
         NAMES(nm[T_CONV1]));
-    hold(m, conv_call(SB_OP_conv2d_fwd, n, SB_CNN_CONV1_K, m->h1, m->w1, SB_CNN_CONV2_K),
+    hold(m, p, conv_call(SB_OP_conv2d_fwd, n, SB_CNN_CONV1_K, m->h1, m->w1, SB_CNN_CONV2_K),
          nm[T_CONV2], PTRS(m->conv2), PTRS(m->relu1, prm[SB_CNN_CONV2_W], prm[SB_CNN_CONV2_B]),
          NAMES(nm[T_RELU1], w[SB_CNN_CONV2_W], w[SB_CNN_CONV2_B]));
     run(m, p, vec_call(SB_OP_relu_fwd, a2), nm[T_RELU2], PTRS(m->relu2), PTRS(m->conv2),
@@ -386,19 +389,19 @@ void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_cn
      * output and the mask wait for dropout, which reads both. */
     sb_op_call pool = pool_call(SB_OP_maxpool_fwd, n, SB_CNN_CONV2_K, m->h2, m->w2);
     if (train)
-        hold(m, pool, nm[T_POOL], PTRS(m->pool), PTRS(m->relu2), NAMES(nm[T_RELU2]));
+        hold(m, p, pool, nm[T_POOL], PTRS(m->pool), PTRS(m->relu2), NAMES(nm[T_RELU2]));
     else
         run(m, p, pool, nm[T_POOL], PTRS(m->pool), PTRS(m->relu2), NAMES(nm[T_RELU2]));
     float *dense1_in = m->pool;
     const char *dense1_in_name = nm[T_POOL];
     if (train) {
-        hold(m, mask_call(m, m->cfg->dropout1, LAYER_DROPOUT1, p->step, a3), nm[T_MASK1],
+        hold(m, p, mask_call(m, m->cfg->dropout1, LAYER_DROPOUT1, p->step, a3), nm[T_MASK1],
              PTRS(m->mask1), NULL, NULL, 0);
         run(m, p, vec_call(SB_OP_dropout_fwd, a3), nm[T_DROP1], PTRS(m->drop1),
             PTRS(m->pool, m->mask1), NAMES(nm[T_POOL], nm[T_MASK1]));
         dense1_in = m->drop1, dense1_in_name = nm[T_DROP1];
     }
-    hold(m, dense_call(SB_OP_dense_fwd, n, m->features, SB_CNN_HIDDEN), nm[T_DENSE1],
+    hold(m, p, dense_call(SB_OP_dense_fwd, n, m->features, SB_CNN_HIDDEN), nm[T_DENSE1],
          PTRS(m->dense1), PTRS(dense1_in, prm[SB_CNN_DENSE1_W], prm[SB_CNN_DENSE1_B]),
          NAMES(dense1_in_name, w[SB_CNN_DENSE1_W], w[SB_CNN_DENSE1_B]));
     run(m, p, vec_call(SB_OP_relu_fwd, hid), nm[T_RELU3], PTRS(m->relu3), PTRS(m->dense1),
@@ -407,7 +410,7 @@ void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_cn
     float *dense2_in = m->relu3;
     const char *dense2_in_name = nm[T_RELU3];
     if (train) {
-        hold(m, mask_call(m, m->cfg->dropout2, LAYER_DROPOUT2, p->step, hid), nm[T_MASK2],
+        hold(m, p, mask_call(m, m->cfg->dropout2, LAYER_DROPOUT2, p->step, hid), nm[T_MASK2],
              PTRS(m->mask2), NULL, NULL, 0);
         run(m, p, vec_call(SB_OP_dropout_fwd, hid), nm[T_DROP2], PTRS(m->drop2),
             PTRS(m->relu3, m->mask2), NAMES(nm[T_RELU3], nm[T_MASK2]));
@@ -449,7 +452,7 @@ void sb_cnn_backward(sb_cnn *m, int n, const sb_cnn_probe *p)
     run(m, p, d2, "dense2.bwd.db", PTRS(g[SB_CNN_DENSE2_B]), PTRS(m->dlogits),
         NAMES("loss.bwd.dlogits"));
     d2.op = SB_OP_dense_bwd_data;
-    hold(m, d2, "dense2.bwd.dx", PTRS(m->ddrop2), PTRS(m->dlogits, prm[SB_CNN_DENSE2_W]),
+    hold(m, p, d2, "dense2.bwd.dx", PTRS(m->ddrop2), PTRS(m->dlogits, prm[SB_CNN_DENSE2_W]),
          NAMES("loss.bwd.dlogits", w[SB_CNN_DENSE2_W]));
 
     run(m, p, vec_call(SB_OP_dropout_bwd, hid), "dropout2.bwd.dx", PTRS(m->drelu3),
@@ -464,12 +467,12 @@ void sb_cnn_backward(sb_cnn *m, int n, const sb_cnn_probe *p)
     run(m, p, d1, "dense1.bwd.db", PTRS(g[SB_CNN_DENSE1_B]), PTRS(m->ddense1),
         NAMES("relu3.bwd.dx"));
     d1.op = SB_OP_dense_bwd_data;
-    hold(m, d1, "dense1.bwd.dx", PTRS(m->ddrop1), PTRS(m->ddense1, prm[SB_CNN_DENSE1_W]),
+    hold(m, p, d1, "dense1.bwd.dx", PTRS(m->ddrop1), PTRS(m->ddense1, prm[SB_CNN_DENSE1_W]),
          NAMES("relu3.bwd.dx", w[SB_CNN_DENSE1_W]));
 
     run(m, p, vec_call(SB_OP_dropout_bwd, a3), "dropout1.bwd.dx", PTRS(m->dpool),
         PTRS(m->ddrop1, m->mask1), NAMES("dense1.bwd.dx", nm[T_MASK1]));
-    hold(m, pool_call(SB_OP_maxpool_bwd, n, SB_CNN_CONV2_K, m->h2, m->w2), "pool.bwd.dx",
+    hold(m, p, pool_call(SB_OP_maxpool_bwd, n, SB_CNN_CONV2_K, m->h2, m->w2), "pool.bwd.dx",
          PTRS(m->drelu2), PTRS(m->dpool, m->relu2), NAMES("dropout1.bwd.dx", nm[T_RELU2]));
     run(m, p, vec_call(SB_OP_relu_bwd, a2), "relu2.bwd.dx", PTRS(m->dconv2),
         PTRS(m->drelu2, m->conv2), NAMES("pool.bwd.dx", nm[T_CONV2]));
@@ -482,7 +485,7 @@ void sb_cnn_backward(sb_cnn *m, int n, const sb_cnn_probe *p)
     run(m, p, c2, "conv2.bwd.db", PTRS(g[SB_CNN_CONV2_B]), PTRS(m->dconv2),
         NAMES("relu2.bwd.dx"));
     c2.op = SB_OP_conv2d_bwd_data;
-    hold(m, c2, "conv2.bwd.dx", PTRS(m->drelu1), PTRS(m->dconv2, prm[SB_CNN_CONV2_W]),
+    hold(m, p, c2, "conv2.bwd.dx", PTRS(m->drelu1), PTRS(m->dconv2, prm[SB_CNN_CONV2_W]),
          NAMES("relu2.bwd.dx", w[SB_CNN_CONV2_W]));
     run(m, p, vec_call(SB_OP_relu_bwd, a1), "relu1.bwd.dx", PTRS(m->dconv1),
         PTRS(m->drelu1, m->conv1), NAMES("conv2.bwd.dx", nm[T_CONV1]));

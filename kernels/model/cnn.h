@@ -26,6 +26,7 @@ typedef enum sb_cnn_param {
 typedef struct sb_cnn_probe {
     sb_probe_fn *hook;          /* NULL: no probes */
     void *ctx;
+    sb_op_start_fn *op_start;   /* NULL: ops start unannounced; else called with ctx */
     sb_leaf_hash_fn *leaf_hash; /* NULL: probes carry no leaf digests */
     int64_t step;
 } sb_cnn_probe;
@@ -121,5 +122,7 @@ void sb_cnn_probe_op(const sb_cnn_probe *p, const char *name, const sb_op_call *
                      const sb_leaf_digest *leaves);
 /* Probe of data entering the run: op "source", no inputs, no bound. */
 void sb_cnn_probe_source(const sb_cnn_probe *p, const char *name, const sb_tensor *t);
+/* Tells p->op_start (when set) that op is about to make probe `name`. */
+void sb_cnn_op_start(const sb_cnn_probe *p, const char *name, sb_op op);
 
 #endif

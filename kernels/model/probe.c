@@ -1,6 +1,6 @@
-/* The model's two ways of touching the outside: running an op through the
- * generic op call, and telling the probe hook what came out (with the leaf
- * digests of the tensor when an op hashed them). */
+/* The model's ways of touching the outside: running an op through the
+ * generic op call, telling the probe hook what came out (with the leaf
+ * digests of the tensor when an op hashed them), and saying which op starts. */
 #include "cnn.h"
 
 void sb_cnn_bind(sb_op_call *c, void *const out[], void *const in[])
@@ -57,4 +57,10 @@ void sb_cnn_probe_source(const sb_cnn_probe *p, const char *name, const sb_tenso
         .tensor = t,
     };
     p->hook(p->ctx, &pt);
+}
+
+void sb_cnn_op_start(const sb_cnn_probe *p, const char *name, sb_op op)
+{
+    if (p->op_start)
+        p->op_start(p->ctx, p->step, name, sb_op_name(op));
 }

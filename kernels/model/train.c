@@ -109,13 +109,16 @@ static void evaluate(sb_cnn *m, const sb_dataset *test, eval_set *e, const sb_cn
      * trace record's 64 inputs for a large test set.) */
     sb_cnn_eval_name(logits_name, batch - 1, "dense2.out");
     sb_op_call c = {.op = SB_OP_xent_loss, .cls = {.n = e->n, .k = SB_CNN_CLASSES}};
+    sb_cnn_op_start(p, "eval.loss", c.op);
     sb_cnn_call(m->k, &c, (void *const[]){&e->loss}, (void *const[]){e->logits, e->labels});
     sb_cnn_probe_op(p, "eval.loss", &c, 0, (const char *const[]){logits_name, "eval.labels"}, 2,
                     NULL);
     c.op = SB_OP_softmax_fwd;
+    sb_cnn_op_start(p, "softmax.eval.prob", c.op);
     sb_cnn_call(m->k, &c, (void *const[]){e->prob}, (void *const[]){e->logits});
     sb_cnn_probe_op(p, "softmax.eval.prob", &c, 0, (const char *const[]){logits_name}, 1, NULL);
     c.op = SB_OP_accuracy;
+    sb_cnn_op_start(p, "eval.accuracy", c.op);
     sb_cnn_call(m->k, &c, (void *const[]){&e->accuracy}, (void *const[]){e->prob, e->labels});
     sb_cnn_probe_op(p, "eval.accuracy", &c, 0,
                     (const char *const[]){"softmax.eval.prob", "eval.labels"}, 2, NULL);
@@ -123,8 +126,9 @@ static void evaluate(sb_cnn *m, const sb_dataset *test, eval_set *e, const sb_cn
 
 sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,
                          const sb_dataset *train, const sb_dataset *test,
-                         sb_probe_fn *hook, void *hook_ctx, sb_leaf_hash_fn *leaf_hash,
-                         sb_epoch_metrics *metrics, int *epochs_done)
+                         sb_probe_fn *hook, void *hook_ctx, sb_op_start_fn *op_start,
+                         sb_leaf_hash_fn *leaf_hash, sb_epoch_metrics *metrics,
+                         int *epochs_done)
 {
     *epochs_done = 0;
     sb_status st = config_check(cfg, train, test);
@@ -147,7 +151,8 @@ sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,
     }
     memcpy(e.labels, test->labels, (size_t)e.n * sizeof *e.labels);
 
-    sb_cnn_probe p = {.hook = hook, .ctx = hook_ctx, .leaf_hash = leaf_hash, .step = 0};
+    sb_cnn_probe p = {.hook = hook, .ctx = hook_ctx, .op_start = op_start,
+                      .leaf_hash = leaf_hash, .step = 0};
     sb_cnn_init(&m, &p);
     for (int epoch = 0; epoch < cfg->epochs; epoch++) {
         if (cfg->max_steps > 0 && p.step >= cfg->max_steps)

@@ -196,7 +196,7 @@ static int train_with(const sb_kernel_table *k, const sb_train_config *cfg, reco
 {
     int done = -1;
     sb_status s = sb_model_train(k, cfg, &train_set, &test_set, rec ? record_probe : NULL, rec,
-                                 leaf_hash, metrics, &done);
+                                 NULL, leaf_hash, metrics, &done);
     ck_assert_int_eq(s, SB_OK);
     return done;
 }
@@ -557,7 +557,7 @@ START_TEST(test_det_matches_ref_step0)
     int saved = omp_get_max_threads();
     omp_set_num_threads(1);
     ck_assert_int_eq(sb_model_train(sb_kernels(SB_FAMILY_DET), &cfg, &train_set, &test_set,
-                                    compare_to_ref, &v, NULL, m, &done),
+                                    compare_to_ref, &v, NULL, NULL, m, &done),
                      SB_OK);
     omp_set_num_threads(saved);
     /* 14 forward and 18 backward ops at step 0 */
@@ -592,15 +592,15 @@ START_TEST(test_bad_input)
     int done = -1;
     sb_train_config cfg = small_config(1, 1);
     cfg.batch = 0;
-    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &test_set, NULL, NULL, NULL, m, &done),
+    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &test_set, NULL, NULL, NULL, NULL, m, &done),
                      SB_ERR_USAGE);
     ck_assert_int_eq(done, 0);
     cfg = small_config(1, 1);
     cfg.dropout2 = 1.0f;
-    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &test_set, NULL, NULL, NULL, m, &done),
+    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &test_set, NULL, NULL, NULL, NULL, m, &done),
                      SB_ERR_USAGE);
     cfg.dropout2 = NAN;
-    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &test_set, NULL, NULL, NULL, m, &done),
+    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &test_set, NULL, NULL, NULL, NULL, m, &done),
                      SB_ERR_USAGE);
 
     cfg = small_config(1, 1);
@@ -608,14 +608,14 @@ START_TEST(test_bad_input)
     ck_assert_int_eq(sb_dataset_slice(&small, &test_set, 0, 4), SB_OK);
     small.rows = small.cols = 5; /* too small for two 3x3 convolutions and a pool */
     sb_dataset small_train = small;
-    ck_assert_int_eq(sb_model_train(k, &cfg, &small_train, &small, NULL, NULL, NULL, m, &done),
+    ck_assert_int_eq(sb_model_train(k, &cfg, &small_train, &small, NULL, NULL, NULL, NULL, m, &done),
                      SB_ERR_SHAPE);
     small.rows = small.cols = 6;
-    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &small, NULL, NULL, NULL, m, &done),
+    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &small, NULL, NULL, NULL, NULL, m, &done),
                      SB_ERR_SHAPE); /* test images differ from the training images */
 
     test_set.labels[3] = 10;
-    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &test_set, NULL, NULL, NULL, m, &done),
+    ck_assert_int_eq(sb_model_train(k, &cfg, &train_set, &test_set, NULL, NULL, NULL, NULL, m, &done),
                      SB_ERR_INPUT);
     test_set.labels[3] = 0;
 }

@@ -171,7 +171,7 @@ int main(int argc, char **argv)
     int epochs_done = 0;
     sb_leaf_hash_fn *leaf_hash = hash && fuse ? timed_leaf_hash : NULL;
     if (sb_model_train(sb_kernels(SB_FAMILY_DET), &cfg, &train, &test, on_probe, &clock,
-                       leaf_hash, metrics, &epochs_done) != SB_OK) {
+                       NULL, leaf_hash, metrics, &epochs_done) != SB_OK) {
         fprintf(stderr, "bench-step: training failed\n");
         return EXIT_FAILURE;
     }

@@ -5,6 +5,7 @@
  * Bits are compared exactly: the mutants are det kernels except for the fault. */
 #include <check.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,7 +84,7 @@ typedef struct trigger {
     int fault_threads;
     int calls;
     int tries;
-    int clean[3];
+    int clean[6];
     int n_clean;
 } trigger;
 
@@ -117,8 +118,20 @@ static const trigger triggers[] = {
      * of adds, long enough for the threads' adds to interleave */
     {"conv_bias_atomic", {.op = SB_OP_conv2d_bwd_bias, .conv = CONV(256, 2, 34, 32)},
      2, 1, 50, {1}, 1},
+    /* 2 * 4 * 12 = 96 window rows: every count but 5 and 7 up to 8 divides them */
+    {"maxpool_row_split", {.op = SB_OP_maxpool_fwd, .pool = {.n = 2, .c = 4, .h = 24, .w = 24}},
+     5, 1, 1, {1, 2, 3, 4, 6, 8}, 6},
 };
 #define N_TRIGGERS ((int)(sizeof triggers / sizeof triggers[0]))
+
+/* Mutants whose fault is to abort the process: where it shows, the test
+ * runs in a child of its own (tcase "aborts", Check's fork mode) and must
+ * die of SIGABRT. 400 rows: 1, 2 and 4 divide them, 3 does not. */
+static const trigger aborting[] = {
+    {"accuracy_even_split", {.op = SB_OP_accuracy, .cls = {.n = 400, .k = 10}},
+     3, 1, 1, {1, 2, 4}, 3},
+};
+#define N_ABORTING ((int)(sizeof aborting / sizeof aborting[0]))
 
 /* uniform in [lo, lo + 2) or [0, 1) from a fixed-seed LCG */
 static void fill(float *x, size_t n, uint64_t seed, bool non_negative)
@@ -129,6 +142,13 @@ static void fill(float *x, size_t n, uint64_t seed, bool non_negative)
         float u = (float)(st >> 40) * 0x1p-24f;
         x[i] = non_negative ? u : 2.0f * u - 1.0f;
     }
+}
+
+/* labels in 0..k-1, every class in turn */
+static void labels_fill(int32_t *y, size_t n, int k)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = (int32_t)(i % (size_t)k);
 }
 
 static bool is_update(sb_op op)
@@ -146,14 +166,10 @@ static void call_alloc(sb_op_call *c, const trigger *tr)
     for (int i = 0; i < c->n_in; i++) {
         c->in[i].data = malloc(sb_tensor_bytes(&c->in[i]));
         ck_assert_ptr_nonnull(c->in[i].data);
-        if (c->in[i].dtype == SB_DTYPE_I32) {
-            /* class labels, the only integer inputs */
-            int32_t *labels = c->in[i].data;
-            for (size_t e = 0; e < sb_tensor_count(&c->in[i]); e++)
-                labels[e] = (int32_t)((e * 7) % (size_t)c->cls.k);
-            continue;
-        }
-        fill(c->in[i].data, sb_tensor_count(&c->in[i]), 100 + (uint64_t)i, false);
+        if (c->in[i].dtype == SB_DTYPE_I32)
+            labels_fill(c->in[i].data, sb_tensor_count(&c->in[i]), c->cls.k);
+        else
+            fill(c->in[i].data, sb_tensor_count(&c->in[i]), 100 + (uint64_t)i, false);
     }
     for (int j = 0; j < c->n_out; j++) {
         c->out[j].data = malloc(sb_tensor_bytes(&c->out[j]));
@@ -225,9 +241,8 @@ START_TEST(mutant_differs_from_det_where_its_fault_shows)
 }
 END_TEST
 
-START_TEST(mutant_equals_det_where_its_fault_does_not_show)
+static void equals_det_where_clean(const trigger *tr)
 {
-    const trigger *tr = &triggers[_i];
     sb_op_call det, mut;
     call_alloc(&det, tr);
     call_alloc(&mut, tr);
@@ -237,19 +252,54 @@ START_TEST(mutant_equals_det_where_its_fault_does_not_show)
     call_free(&det);
     call_free(&mut);
 }
+
+START_TEST(mutant_equals_det_where_its_fault_does_not_show)
+{
+    equals_det_where_clean(&triggers[_i]);
+}
+END_TEST
+
+START_TEST(aborting_mutant_equals_det_where_its_fault_does_not_show)
+{
+    equals_det_where_clean(&aborting[_i]);
+}
+END_TEST
+
+/* Runs in a child of its own (fork mode): only death by SIGABRT passes. */
+START_TEST(aborting_mutant_aborts_where_its_fault_shows)
+{
+    const trigger *tr = &aborting[_i];
+    ck_assert_int_eq(sb_mutant_op(sb_mutant_find(tr->mutant)), tr->call.op);
+    sb_op_call det, mut;
+    call_alloc(&det, tr);
+    call_alloc(&mut, tr);
+    agrees_with_det(tr, &det, &mut, tr->fault_threads);
+    call_free(&det);
+    call_free(&mut);
+}
 END_TEST
 
 /* The NUMERICS mutants are as deterministic as det; the numerics suite
  * triggers them (cases/numerics_*.case). */
+static int triggers_named(const trigger *t, int n, const char *name)
+{
+    int found = 0;
+    for (int i = 0; i < n; i++)
+        found += strcmp(t[i].mutant, name) == 0;
+    return found;
+}
+
 START_TEST(every_determinism_mutant_has_a_trigger)
 {
     int n = 0;
     for (int i = 0; i < sb_mutant_count(); i++)
         if (sb_mutant_kind_of(i) == SB_MUTANT_DETERMINISM) {
-            ck_assert_int_lt(n, N_TRIGGERS);
-            ck_assert_str_eq(triggers[n++].mutant, sb_mutant_name(i));
+            const char *name = sb_mutant_name(i);
+            ck_assert_int_eq(triggers_named(triggers, N_TRIGGERS, name) +
+                                 triggers_named(aborting, N_ABORTING, name), 1);
+            n++;
         }
-    ck_assert_int_eq(n, N_TRIGGERS);
+    ck_assert_int_eq(n, N_TRIGGERS + N_ABORTING);
 }
 END_TEST
 
@@ -266,6 +316,17 @@ Suite *make_mutants_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, mutant_differs_from_det_where_its_fault_shows, 0, N_TRIGGERS);
     tcase_add_loop_test(tc, mutant_equals_det_where_its_fault_does_not_show, 0, N_TRIGGERS);
+    tcase_add_loop_test(tc, aborting_mutant_equals_det_where_its_fault_does_not_show, 0,
+                        N_ABORTING);
+    suite_add_tcase(s, tc);
+    /* Only in fork mode, where each test is a child of a parent that never
+     * started an OpenMP pool: the test `mutants_abort` (meson.build) runs
+     * this tag alone with CK_FORK=yes, `mutants` leaves it out. */
+    tc = tcase_create("aborts");
+    tcase_set_tags(tc, "aborts");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test_raise_signal(tc, aborting_mutant_aborts_where_its_fault_shows, SIGABRT,
+                                     0, N_ABORTING);
     suite_add_tcase(s, tc);
     return s;
 }
