@@ -123,8 +123,10 @@ static void text_notes(FILE *f, const sb_case_result *cr)
             fprintf(f, "threads %d repeat %d parts from repeat %d:", r->threads, r->repeat,
                     r->repeats_with);
             text_where(f, "", &r->repeats_part, r->repeats_part.have_elements);
-            if (!r->repeats_part.have_elements)
+            if (!r->repeats_part.have_elements && r->repeats_part.reruns > 0)
                 fprintf(f, " (no two of %d re-runs parted there)", r->repeats_part.reruns);
+            else if (!r->repeats_part.have_elements)
+                fputs(" (another pair of repeats was re-run)", f);
             fputc('\n', f);
         }
     }
