@@ -68,3 +68,14 @@ float *sb_floats_new(size_t n)
     SB_ASSERT(p != NULL);
     return p;
 }
+
+void sb_partials_sum(float *out, const float *part, size_t n, int parts)
+{
+#pragma omp for schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        float acc = part[i];
+        for (int g = 1; g < parts; g++)
+            acc += part[n * (size_t)g + i];
+        out[i] = acc;
+    }
+}

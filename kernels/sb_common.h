@@ -105,4 +105,10 @@ float *sb_floats_try(size_t n);
 /* The same, SB_ASSERT when out of memory. */
 float *sb_floats_new(size_t n);
 
+/* out[i] = part[0][i] + part[1][i] + ... in part order (parts of n floats,
+ * one after the other), one writer per element: an orphaned `omp for`, so
+ * called by every thread of a team it shares the elements out, and called
+ * outside a parallel region it runs them all. */
+void sb_partials_sum(float *out, const float *part, size_t n, int parts);
+
 #endif

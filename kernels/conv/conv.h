@@ -36,9 +36,6 @@ void sb_conv2d_bwd_data_image(float *dxn, float *col, float *b_buf, const float 
 void sb_conv2d_bwd_filter_images(float *part, float *b_buf, const float *dy, const float *x,
                                  const sb_conv_shape *s, int i0, int i1, bool onto);
 
-/* out[i] = part[0][i] + part[1][i] + ... in part order, one writer per
- * element: an orphaned `omp for`, called by every thread of a team. */
-void sb_conv_partials_sum(float *out, const float *part, size_t n, int parts);
 
 /* Det's weight gradient over the partials in part (room for
  * ceil(n / SB_CONV_GROUP) copies of dw): each group of SB_CONV_GROUP images

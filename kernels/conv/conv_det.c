@@ -158,17 +158,6 @@ void sb_conv2d_bwd_filter_images(float *part, float *b_buf, const float *dy, con
     }
 }
 
-void sb_conv_partials_sum(float *out, const float *part, size_t n, int parts)
-{
-#pragma omp for schedule(static)
-    for (size_t i = 0; i < n; i++) {
-        float acc = part[i];
-        for (int g = 1; g < parts; g++)
-            acc += part[n * (size_t)g + i];
-        out[i] = acc;
-    }
-}
-
 void sb_conv2d_bwd_filter_groups(float *dw, float *part, const float *dy, const float *x,
                                  const sb_conv_shape *s, bool onto)
 {
@@ -185,7 +174,7 @@ void sb_conv2d_bwd_filter_groups(float *dw, float *part, const float *dy, const 
         }
         free(bbuf);
         /* group partials in group order, one writer per weight */
-        sb_conv_partials_sum(dw, part, nw, groups);
+        sb_partials_sum(dw, part, nw, groups);
     }
 }
 

@@ -27,7 +27,7 @@ void sb_conv2d_bwd_filter_loose(float *dw, const float *dy, const float *x,
             sb_conv2d_bwd_filter_images(part + nw * (size_t)t, bbuf, dy, x, s, img, img + 1,
                                         true);
         free(bbuf);
-        sb_conv_partials_sum(dw, part, nw, nth);
+        sb_partials_sum(dw, part, nw, nth);
     }
     free(part);
 }
@@ -55,7 +55,7 @@ void sb_conv2d_bwd_bias_loose(float *db, const float *dy, const sb_conv_shape *s
                     acc += d[i];
                 mine[f] += acc;
             }
-        sb_conv_partials_sum(db, part, (size_t)k, omp_get_num_threads());
+        sb_partials_sum(db, part, (size_t)k, omp_get_num_threads());
     }
     free(part);
 }

@@ -39,11 +39,6 @@ void sb_dense_bwd_bias_loose(float *db, const float *dy, const sb_dense_shape *s
             for (int o = 0; o < out; o++)
                 mine[o] += dy[(size_t)i * out + o];
     }
-    for (int o = 0; o < out; o++) {
-        float acc = 0.0f;
-        for (int t = 0; t < threads; t++)
-            acc += part[(size_t)out * (size_t)t + o];
-        db[o] = acc;
-    }
+    sb_partials_sum(db, part, (size_t)out, threads);
     free(part);
 }

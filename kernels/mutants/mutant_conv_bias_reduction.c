@@ -26,7 +26,7 @@ void sb_mutant_conv_bias_reduction(float *db,           /* [k] */
         for (int img = 0; img < s->n; img++)
             for (int f = 0; f < k; f++)
                 mine[f] = sb_sum_det(dy + ((size_t)img * k + f) * pq, 1, pq, mine[f]);
-        sb_conv_partials_sum(db, part, (size_t)k, omp_get_num_threads());
+        sb_partials_sum(db, part, (size_t)k, omp_get_num_threads());
     }
     free(part);
 }
