@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# libsamebits as an installed library: `meson install` of this build into a
+# temporary prefix (--destdir), then the tutorial's program
+# (harness/examples/dot/dot.c) built outside meson against that prefix, found
+# through samebits.pc alone (PKG_CONFIG_SYSROOT_DIR points pkg-config at the
+# staged prefix), and swept against the goldens committed beside it.
+#   cc     a plain `cc` line: linked with the shared library (and run with
+#          it: the program must name libsamebits.so), then with the static
+#          one and the .pc's private requirements (`pkg-config --static`)
+#   cmake  CMake's pkg_check_modules (skipped, exit 77, without cmake)
+# The command is installed too, and answers --help.
+# Usage: test_install.sh cc|cmake BUILD_ROOT SOURCE_ROOT
+set -euo pipefail
+mode=$1
+build=$(cd "$2" && pwd)
+src=$(cd "$3" && pwd)
+if [ "$mode" = cmake ] && ! command -v cmake >/dev/null; then
+    echo "1..0 # SKIP cmake not installed"
+    exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+fail() { n=$((n + 1)); echo "not ok $n - $1"; exit 1; }
+
+dest=$tmp/dest
+meson install -C "$build" --destdir "$dest" --no-rebuild --quiet >"$tmp/install.log" 2>&1 ||
+    { sed 's/^/# /' "$tmp/install.log"; fail "meson install"; }
+# A sysroot holds the system's packages too: pkg-config puts the sysroot
+# before the include paths of the ones samebits.pc requires (-I/usr/include),
+# and CMake refuses an imported target whose include path does not exist.
+[ -e "$dest/usr/include" ] || ln -s /usr/include "$dest/usr/include"
+pc=$(find "$dest" -name samebits.pc)
+[ -n "$pc" ] || fail "no samebits.pc installed"
+export PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_PATH=$(dirname "$pc")
+staged() {  # a .pc variable in the staged prefix (pkgconf adds the sysroot, pkg-config not)
+    local v
+    v=$(pkg-config --variable="$1" samebits)
+    case $v in "$dest"/*) echo "$v" ;; *) echo "$dest$v" ;; esac
+}
+libdir=$(staged libdir)
+includedir=$(staged includedir)
+[ -f "$includedir/samebits/samebits.h" ] && [ -f "$libdir/libsamebits.a" ] &&
+    [ -e "$libdir/libsamebits.so" ] && ok "header, shared and static library installed" ||
+    fail "installed: $(cd "$dest" && find . -name '*samebits*' | tr '\n' ' ')"
+sb=$(find "$dest" -type f -name samebits -perm -u+x)
+[ -n "$sb" ] && "$sb" --help >/dev/null && ok "the command is installed" || fail "no samebits command"
+
+golden=$src/harness/examples/dot/golden
+sweep() {   # sweep WHAT PROGRAM: the program's sweep against the committed goldens
+    local rc=0
+    LD_LIBRARY_PATH=$libdir "$2" sweep --threads 1,2 --golden-dir "$golden" \
+        --work-dir "$tmp/work" >"$tmp/sweep.out" 2>&1 || rc=$?
+    [ "$rc" = 0 ] && ok "$1: its sweep is as expected" || { sed 's/^/# /' "$tmp/sweep.out"; fail "$1: sweep exit $rc"; }
+}
+
+case $mode in
+cc)
+    # the -fopenmp is for the program's own pragmas; samebits.pc brings the rest
+    cc -fopenmp "$src/harness/examples/dot/dot.c" $(pkg-config --cflags --libs samebits) \
+        -o "$tmp/dot_shared"
+    readelf -d "$tmp/dot_shared" | grep -q 'NEEDED.*libsamebits\.so' &&
+        ok "cc with pkg-config --cflags --libs: linked with libsamebits.so" ||
+        fail "dot_shared does not need libsamebits.so"
+    sweep "shared" "$tmp/dot_shared"
+    # static: libsamebits.a in place of -lsamebits, the rest from --static
+    cc -fopenmp "$src/harness/examples/dot/dot.c" \
+        $(pkg-config --cflags --static --libs samebits | sed "s|-lsamebits|$libdir/libsamebits.a|") \
+        -o "$tmp/dot_static"
+    ! readelf -d "$tmp/dot_static" | grep -q 'libsamebits' &&
+        ok "cc with pkg-config --static: linked with libsamebits.a" ||
+        fail "dot_static needs a shared libsamebits"
+    sweep "static" "$tmp/dot_static"
+    ;;
+cmake)
+    cmake -S "$src/harness/examples/dot" -B "$tmp/cmake" >"$tmp/cmake.log" 2>&1 &&
+        cmake --build "$tmp/cmake" >>"$tmp/cmake.log" 2>&1 ||
+        { sed 's/^/# /' "$tmp/cmake.log"; fail "cmake build"; }
+    ok "cmake with pkg_check_modules(samebits) builds dot"
+    sweep "cmake" "$tmp/cmake/dot"
+    ;;
+*) echo "usage: test_install.sh cc|cmake BUILD_ROOT SOURCE_ROOT" >&2; exit 2 ;;
+esac
+echo "1..$n"
