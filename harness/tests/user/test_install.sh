@@ -18,29 +18,14 @@ if [ "$mode" = cmake ] && ! command -v cmake >/dev/null; then
     echo "1..0 # SKIP cmake not installed"
     exit 77
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_install.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-fail() { n=$((n + 1)); echo "not ok $n - $1"; exit 1; }
+. "$(dirname "$0")"/tap.sh
+tap_begin test_install
 
 dest=$tmp/dest
-meson install -C "$build" --destdir "$dest" --no-rebuild --quiet >"$tmp/install.log" 2>&1 ||
-    { sed 's/^/# /' "$tmp/install.log"; fail "meson install"; }
-# A sysroot holds the system's packages too: pkg-config puts the sysroot
-# before the include paths of the ones samebits.pc requires (-I/usr/include),
-# and CMake refuses an imported target whose include path does not exist.
-[ -e "$dest/usr/include" ] || ln -s /usr/include "$dest/usr/include"
-pc=$(find "$dest" -name samebits.pc)
-[ -n "$pc" ] || fail "no samebits.pc installed"
-export PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_PATH=$(dirname "$pc")
-staged() {  # a .pc variable in the staged prefix (pkgconf adds the sysroot, pkg-config not)
-    local v
-    v=$(pkg-config --variable="$1" samebits)
-    case $v in "$dest"/*) echo "$v" ;; *) echo "$dest$v" ;; esac
-}
-libdir=$(staged libdir)
-includedir=$(staged includedir)
+. "$(dirname "$0")/stage_install.sh"
+stage_install "$build" "$dest" 2>"$tmp/install.err" ||
+    { sed 's/^/# /' "$tmp/install.err"; fail "meson install into $dest"; }
+includedir=$(staged_variable includedir)
 [ -f "$includedir/samebits/samebits.h" ] && [ -f "$libdir/libsamebits.a" ] &&
     [ -e "$libdir/libsamebits.so" ] && ok "header, shared and static library installed" ||
     fail "installed: $(cd "$dest" && find . -name '*samebits*' | tr '\n' ' ')"
@@ -50,7 +35,7 @@ sb=$(find "$dest" -type f -name samebits -perm -u+x)
 golden=$src/harness/examples/dot/golden
 sweep() {   # sweep WHAT PROGRAM: the program's sweep against the committed goldens
     local rc=0
-    LD_LIBRARY_PATH=$libdir "$2" sweep --threads 1,2 --golden-dir "$golden" \
+    "$2" sweep --threads 1,2 --golden-dir "$golden" \
         --work-dir "$tmp/work" >"$tmp/sweep.out" 2>&1 || rc=$?
     [ "$rc" = 0 ] && ok "$1: its sweep is as expected" || { sed 's/^/# /' "$tmp/sweep.out"; fail "$1: sweep exit $rc"; }
 }
@@ -82,4 +67,4 @@ cmake)
     ;;
 *) echo "usage: test_install.sh cc|cmake BUILD_ROOT SOURCE_ROOT" >&2; exit 2 ;;
 esac
-echo "1..$n"
+tap_end

@@ -9,11 +9,8 @@
 # Usage: test_subproject.sh SOURCE_ROOT
 set -euo pipefail
 src=$(cd "$1" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_subproject.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-fail() { n=$((n + 1)); echo "not ok $n - $1"; exit 1; }
+. "$(dirname "$0")"/tap.sh
+tap_begin test_subproject
 
 cp -r "$src/harness/examples/dot" "$tmp/dot"
 rm -rf "$tmp/dot/subprojects"
@@ -40,4 +37,4 @@ meson test -C "$tmp/build" >"$tmp/test.log" 2>&1 ||
     { sed 's/^/# /' "$tmp/test.log"; fail "meson test of the outside project"; }
 grep -q '^Ok: *1 *$' "$tmp/test.log" && ok "its meson test runs its one test, which passes" ||
     { sed 's/^/# /' "$tmp/test.log"; fail "meson test did not run exactly one test"; }
-echo "1..$n"
+tap_end

@@ -5,15 +5,13 @@
 # file, not rewritten); a missing golden stops the sweep with exit 2 and the
 # program's own regenerate command; a named sweep runs only that kernel; the
 # options that do not fit (`run` without a name, --golden FILE for two
-# kernels, an unknown name) are refused with exit 2.
+# kernels, an unknown name, a thread list with a count twice: the one
+# thread-list grammar of harness/FORMATS.md) are refused with exit 2.
 # Usage: test_user_program.sh DOT_PROGRAM
 set -euo pipefail
 dot=$1
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_user_program.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-fail() { n=$((n + 1)); echo "not ok $n - $1"; exit 1; }
+. "$(dirname "$0")"/tap.sh
+tap_begin test_user_program
 
 [ "$("$dot" list)" = "$(printf 'dot_reduction\ndot_blocked')" ] && ok "list names both kernels" ||
     fail "list: $("$dot" list)"
@@ -52,5 +50,6 @@ refused() {     # refused WHAT ARGS...: exit 2 with a message
 refused "run without a kernel name" run --threads 1 --trace "$tmp/t"
 refused "--golden FILE for two kernels" golden --golden "$tmp/x.golden"
 refused "an unknown kernel" sweep dot_nothing --golden-dir "$tmp/g"
+refused "a thread count listed twice" sweep --threads 1..4,3 --golden-dir "$tmp/g"
 refused "an unknown command" check
-echo "1..$n"
+tap_end
