@@ -10,6 +10,7 @@
  *
  *   user_kernel golden --golden FILE        the 1-thread run becomes FILE
  *   user_kernel sweep --threads 1-4 --golden FILE
+ * (its golden is examples/golden/user_matvec.golden, swept by meson test)
  */
 #include <math.h>
 #include <omp.h>
