@@ -14,6 +14,7 @@
  *   trace/golden.c    golden files: atomic write, checked read
  *   trace/npy.c       NumPy .npy write/read (the locator's dumps)
  *   judge/compare.c   first divergent probe of two traces
+ *   judge/golden_update.c  a golden replaced by a new reference trace, and what changed
  *   judge/origins.c   every origin of a divergence (from the hashes), the worst one
  *   judge/elemdiff.c  element-wise differences (abs, rel, ULP, ranges)
  *   judge/rerun.c     re-runs that dump a probe, reproduce a hash, diff their dumps
@@ -24,7 +25,7 @@
  *                     the exit status of a sweep
  *   report/report_*.c text, JSON (written and read back), JUnit, TAP
  *                     (report_file.c: atomic report files; json_values.c: JSON values)
- *   user/user.c       the C API that puts a user's own kernel through the whole flow
+ *   user/user.c       the C API that puts a user's own kernels through the whole flow
  *   numerics/         the numerics mode (numerics.h, NUMERICS.md)
  * The command's own code is cli/ (cli.h, one cli_<command>.c per subcommand,
  * cli_args.c its command lines, cli_batch.c the commands that sweep lists of
