@@ -142,6 +142,56 @@ START_TEST(compare_input_missing)
 }
 END_TEST
 
+/* An input no traced op made (a constant): the op's traced inputs are the
+ * same in both runs, but nothing vouches for the untraced one, so the
+ * difference is not claimed to arise in the op. */
+START_TEST(compare_input_untraced)
+{
+    static const char *const in[] = {"x", SB_TRACE_UNTRACED};
+    program p = {.steps = 1, .width = 2};
+    sb_trace g, r;
+    sb_trace_init(&g);
+    sb_trace_init(&r);
+    probe_add(&g, &p, 0, "x", "source", NULL, 0, 1.0f);
+    probe_add(&r, &p, 0, "x", "source", NULL, 0, 1.0f);
+    probe_add(&g, &p, 0, "y", "matmul", in, 2, 2.0f);
+    probe_add(&r, &p, 0, "y", "matmul", in, 2, 3.0f);
+    sb_divergence d;
+    sb_trace_compare(&g, &r, &d);
+    ck_assert(d.found);
+    ck_assert_uint_eq(d.index, 1);
+    ck_assert(d.inputs_untraced);
+    ck_assert(!d.inputs_identical);
+    /* even with every element inside a generous bound: no reordering */
+    d.have_elements = true;
+    d.elem.within_bound = true;
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+
+    /* with only traced inputs the same program is a reordering candidate */
+    static const char *const traced[] = {"x"};
+    sb_trace g2, r2;
+    sb_trace_init(&g2);
+    sb_trace_init(&r2);
+    probe_add(&g2, &p, 0, "x", "source", NULL, 0, 1.0f);
+    probe_add(&r2, &p, 0, "x", "source", NULL, 0, 1.0f);
+    probe_add(&g2, &p, 0, "y", "matmul", traced, 1, 2.0f);
+    probe_add(&r2, &p, 0, "y", "matmul", traced, 1, 3.0f);
+    sb_trace_compare(&g2, &r2, &d);
+    ck_assert(!d.inputs_untraced);
+    ck_assert(d.inputs_identical);
+
+    /* the mark is never a record's own name */
+    float v = 0.0f;
+    sb_tensor x = {.dtype = SB_DTYPE_F32, .ndim = 1, .dim = {1}, .data = &v};
+    sb_probe_point pt = {.step = 0, .name = SB_TRACE_UNTRACED, .op = "source", .tensor = &x};
+    ck_assert_int_eq(sb_trace_add_probe(&g, &pt), SB_ERR_USAGE);
+    sb_trace_free(&g);
+    sb_trace_free(&r);
+    sb_trace_free(&g2);
+    sb_trace_free(&r2);
+}
+END_TEST
+
 START_TEST(compare_structural_name)
 {
     program p = plain;
@@ -425,6 +475,7 @@ Suite *make_compare_suite(void)
     tcase_add_test(tc, compare_hash_change_inputs_identical);
     tcase_add_test(tc, compare_upstream_change);
     tcase_add_test(tc, compare_input_missing);
+    tcase_add_test(tc, compare_input_untraced);
     tcase_add_test(tc, compare_structural_name);
     tcase_add_test(tc, compare_structural_shape_and_step);
     tcase_add_test(tc, compare_missing_records);
