@@ -18,6 +18,8 @@ import re
 import subprocess
 import sys
 
+from torch_test_support import diff, require_modules
+
 STEPS, BATCH = "2", "32"
 
 
@@ -45,19 +47,9 @@ def cpu_name():
     return "unknown CPU"
 
 
-def diff(samebits, *args):
-    r = subprocess.run([samebits, "diff", *args], stdout=subprocess.PIPE, text=True)
-    sys.stdout.write(r.stdout)
-    return r.returncode, r.stdout
-
-
 def main():
     samebits, work = sys.argv[1], sys.argv[2]
-    for module in ("torch", "xxhash", "numpy"):
-        try:
-            __import__(module)
-        except ImportError:
-            skip(f"{module} is missing (apt-get install python3-torch python3-xxhash)")
+    require_modules()
     data = os.environ.get("SAMEBITS_DATA_DIR", "data")
     if not os.path.exists(os.path.join(data, "mnist-images-idx3-ubyte")):
         skip(f"no MNIST in {data} (tools/fetch-data)")

@@ -23,6 +23,8 @@ import re
 import subprocess
 import sys
 
+from torch_test_support import diff, require_modules
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "python", "examples", "residual_mlp.py")
 STEPS = 2
@@ -121,20 +123,9 @@ def check_structure(path, threads):
     return [(r[0], r[1], r[2], tuple(r[4])) for r in records]
 
 
-def diff(samebits, *args):
-    r = subprocess.run([samebits, "diff", *args], stdout=subprocess.PIPE, text=True)
-    sys.stdout.write(r.stdout)
-    return r.returncode, r.stdout
-
-
 def main():
     samebits, work = sys.argv[1], sys.argv[2]
-    for module in ("torch", "xxhash", "numpy"):
-        try:
-            __import__(module)
-        except ImportError:
-            print(f"skipped: {module} is missing (apt-get install python3-torch python3-xxhash)")
-            return 77
+    require_modules()
     os.makedirs(work, exist_ok=True)
 
     t1, t2 = (trace_run(work, "thread_sum", t, "thread-sum") for t in (1, 2))
