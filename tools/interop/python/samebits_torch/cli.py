@@ -9,7 +9,8 @@ print the shared test vectors' hashes.
 
 Each run in its own process: the thread count is fixed before the script
 starts (torch.set_num_threads), so a sweep over thread counts needs no
-change to the script. Exit status: 0 traced, 1 the script failed, 2 usage
+change to the script (a script that sets its own thread count overrides
+--threads). Exit status: 0 traced, 1 the script failed, 2 usage
 or input error (a dump asked for and never made included).
 """
 import argparse

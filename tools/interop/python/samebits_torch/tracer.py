@@ -375,12 +375,13 @@ class Tracer:
             # the same geometry) is that tensor, not a new one
             outs = [t for t in outs if _key(t) not in keys]
             for k, t in enumerate(outs):
-                if bound_fn is not None:
+                probe = name if len(outs) == 1 else f"{name}.{k}"
+                bound = None
+                if self._dump_wanted(probe) and bound_fn is not None:
                     bound = (lambda: bounds.bound(*bound_fn(*args, **kwargs)))
-                else:
+                elif self._dump_wanted(probe):
                     bound = bounds.forward(op, args, kwargs)
-                node = self._record(name if len(outs) == 1 else f"{name}.{k}", op, t,
-                                    in_names, call, live, bound)
+                node = self._record(probe, op, t, in_names, call, live, bound)
                 if node is not None:
                     self._hook_gradient(t, node)
         for node in read:
