@@ -116,6 +116,9 @@ int cli_diff(int argc, char **argv)
            (long long)d.step, d.probe, d.op);
     if (d.structural)
         printf("  the probe sequence differs here (name, shape or count)\n");
+    else if (d.inputs_untraced)
+        printf("  its inputs are not all traced: the difference may have come in with an "
+               "input no traced op made\n");
     else
         printf("  its inputs are %s\n", d.inputs_identical
                    ? "identical in both: the difference arises in this op"

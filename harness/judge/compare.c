@@ -27,14 +27,26 @@ bool sb_records_same_place(const sb_record *a, const sb_record *b)
         && a->dtype == b->dtype && same_shape(a, b);
 }
 
+/* Whether record g or r lists an input no traced op made. */
+static bool inputs_untraced(const sb_record *g, const sb_record *r)
+{
+    const sb_record *both[] = {g, r};
+    for (int t = 0; t < 2; t++)
+        for (int k = 0; k < both[t]->n_inputs; k++)
+            if (strcmp(both[t]->inputs[k], SB_TRACE_UNTRACED) == 0)
+                return true;
+    return false;
+}
+
 /* Each input of record `index` (as the run names them) has, as its latest
  * earlier record, the same hash in both traces. The common prefix before
  * `index` may be shorter than `index` in one trace when a record is
- * missing, so each trace is searched only below its own length. */
+ * missing, so each trace is searched only below its own length. An
+ * untraced input has no record: nothing says it is the same. */
 static bool inputs_identical(const sb_trace *golden, const sb_trace *run,
                              const sb_record *g, const sb_record *r, size_t index)
 {
-    if (g->n_inputs != r->n_inputs)
+    if (g->n_inputs != r->n_inputs || inputs_untraced(g, r))
         return false;
     for (int k = 0; k < r->n_inputs; k++) {
         const char *name = r->inputs[k];
@@ -68,6 +80,7 @@ void sb_divergence_at(sb_divergence *d, const sb_trace *golden, const sb_trace *
     memset(d, 0, sizeof *d);
     divergence_set(d, r, index);
     d->inputs_identical = inputs_identical(golden, run, g, r, index);
+    d->inputs_untraced = inputs_untraced(g, r);
     d->golden_hash = g->hash;
     d->run_hash = r->hash;
 }
@@ -94,6 +107,7 @@ void sb_trace_compare(const sb_trace *golden, const sb_trace *run, sb_divergence
     divergence_set(d, rec, common);
     d->structural = true;
     d->inputs_identical = inputs_identical(golden, run, rec, rec, common);
+    d->inputs_untraced = inputs_untraced(rec, rec);
 }
 
 /* The records before the first one of step `steps` or later. */

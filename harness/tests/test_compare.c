@@ -119,26 +119,66 @@ START_TEST(compare_upstream_change)
 }
 END_TEST
 
-/* An input named by the op but never probed cannot be vouched for. */
-START_TEST(compare_input_missing)
+/* The divergence of two one-step traces: the same source x, then y made
+ * by `op` from `inputs`, with a different value in each trace. */
+static sb_divergence y_divergence(const char *op, const char *const *inputs, int n_inputs)
 {
-    static const char *const in[] = {"x", "hidden_state"};
     program p = {.steps = 1, .width = 2};
     sb_trace g, r;
     sb_trace_init(&g);
     sb_trace_init(&r);
     probe_add(&g, &p, 0, "x", "source", NULL, 0, 1.0f);
     probe_add(&r, &p, 0, "x", "source", NULL, 0, 1.0f);
-    probe_add(&g, &p, 0, "y", "dense_fwd", in, 2, 2.0f);
-    probe_add(&r, &p, 0, "y", "dense_fwd", in, 2, 3.0f);
+    probe_add(&g, &p, 0, "y", op, inputs, n_inputs, 2.0f);
+    probe_add(&r, &p, 0, "y", op, inputs, n_inputs, 3.0f);
     sb_divergence d;
     sb_trace_compare(&g, &r, &d);
     ck_assert(d.found);
     ck_assert_uint_eq(d.index, 1);
-    ck_assert(!d.inputs_identical);
     ck_assert(!d.structural);
     sb_trace_free(&g);
     sb_trace_free(&r);
+    return d;
+}
+
+/* An input named by the op but never probed cannot be vouched for. */
+START_TEST(compare_input_missing)
+{
+    static const char *const in[] = {"x", "hidden_state"};
+    sb_divergence d = y_divergence("dense_fwd", in, 2);
+    ck_assert(!d.inputs_identical);
+    ck_assert(!d.inputs_untraced);
+}
+END_TEST
+
+/* An input no traced op made (a constant): the op's traced inputs are the
+ * same in both runs, but nothing vouches for the untraced one, so the
+ * difference is not claimed to arise in the op. */
+START_TEST(compare_input_untraced)
+{
+    static const char *const in[] = {"x", SB_TRACE_UNTRACED};
+    sb_divergence d = y_divergence("matmul", in, 2);
+    ck_assert(d.inputs_untraced);
+    ck_assert(!d.inputs_identical);
+    /* even with every element inside a generous bound: no reordering */
+    d.have_elements = true;
+    d.elem.within_bound = true;
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+
+    /* with only traced inputs the same program is a reordering candidate */
+    static const char *const traced[] = {"x"};
+    d = y_divergence("matmul", traced, 1);
+    ck_assert(!d.inputs_untraced);
+    ck_assert(d.inputs_identical);
+
+    /* the mark is never a record's own name */
+    sb_trace t;
+    sb_trace_init(&t);
+    float v = 0.0f;
+    sb_tensor x = {.dtype = SB_DTYPE_F32, .ndim = 1, .dim = {1}, .data = &v};
+    sb_probe_point pt = {.step = 0, .name = SB_TRACE_UNTRACED, .op = "source", .tensor = &x};
+    ck_assert_int_eq(sb_trace_add_probe(&t, &pt), SB_ERR_USAGE);
+    sb_trace_free(&t);
 }
 END_TEST
 
@@ -425,6 +465,7 @@ Suite *make_compare_suite(void)
     tcase_add_test(tc, compare_hash_change_inputs_identical);
     tcase_add_test(tc, compare_upstream_change);
     tcase_add_test(tc, compare_input_missing);
+    tcase_add_test(tc, compare_input_untraced);
     tcase_add_test(tc, compare_structural_name);
     tcase_add_test(tc, compare_structural_shape_and_step);
     tcase_add_test(tc, compare_missing_records);

@@ -76,6 +76,12 @@ static bool name_ok(const char *s)
     return true;
 }
 
+/* A record's own name: a name, and not the mark of an untraced input. */
+static bool probe_name_ok(const char *s)
+{
+    return name_ok(s) && strcmp(s, SB_TRACE_UNTRACED) != 0;
+}
+
 /* A header token: printable ASCII without space. */
 static bool token_ok(const char *s)
 {
@@ -139,7 +145,7 @@ static sb_status append_record(sb_trace *t, int64_t step, const char *name, cons
 sb_status sb_trace_add_probe(sb_trace *t, const sb_probe_point *p)
 {
     const sb_tensor *x = p->tensor;
-    if (!name_ok(p->name) || !name_ok(p->op) || p->step < 0 || x == NULL ||
+    if (!probe_name_ok(p->name) || !name_ok(p->op) || p->step < 0 || x == NULL ||
         x->ndim < 0 || x->ndim > SB_MAX_DIMS || p->n_inputs < 0 ||
         (p->n_inputs > 0 && p->inputs == NULL))
         return SB_ERR_USAGE;
@@ -449,8 +455,8 @@ static sb_status read_record(reader *rd, sb_trace *t)
     int64_t step;
     if (!parse_count(field[0], INT64_MAX, &step))
         return fail(rd, "a step (a non-negative integer), found \"%s\"", field[0]);
-    if (!name_ok(field[1]))
-        return fail(rd, "a probe name (printable, no comma), found \"%s\"", field[1]);
+    if (!probe_name_ok(field[1]))
+        return fail(rd, "a probe name (printable, no comma, not \"" SB_TRACE_UNTRACED "\"), found \"%s\"", field[1]);
     if (!name_ok(field[2]))
         return fail(rd, "an op name (printable, no comma), found \"%s\"", field[2]);
     sb_dtype dtype;

@@ -46,6 +46,10 @@
 #define SB_TRACE_FORMAT_VERSION 1
 /* The first word of a trace stream's magic line (harness/FORMATS.md). */
 #define SB_TRACE_STREAM_MAGIC "samebits-stream"
+/* An input, in a record's input list, that no traced op made (a constant, a
+ * tensor made outside the trace): nothing vouches for its bits. Never a
+ * record's own name (harness/FORMATS.md). */
+#define SB_TRACE_UNTRACED "?"
 
 /* ---- hashing ----------------------------------------------------------------
  * XXH3-128 over a canonical header (dtype, ndim, dims as little-endian
@@ -352,6 +356,8 @@ typedef struct sb_divergence {
     char probe[128];
     char op[64];
     bool inputs_identical;
+    bool inputs_untraced;       /* an input is SB_TRACE_UNTRACED in either trace (so
+                                 * inputs_identical is false) */
     bool structural;            /* traces differ in shape or order, not only in a hash */
     bool have_elements;         /* elem filled by locate */
     bool nondeterministic;      /* locate: no re-run of the run's configuration reproduced
@@ -364,8 +370,8 @@ typedef struct sb_divergence {
 } sb_divergence;
 
 /* Fills d for record `index`, which both traces have at the same place:
- * found, index, step, probe and op (the run's record), inputs_identical and
- * both hashes. */
+ * found, index, step, probe and op (the run's record), inputs_identical,
+ * inputs_untraced and both hashes. */
 void sb_divergence_at(sb_divergence *d, const sb_trace *golden, const sb_trace *run,
                       size_t index);
 

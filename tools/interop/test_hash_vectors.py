@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""The shared hash test vectors: libsamebits (hash_vectors.c) and
-samebits_torch.py must print the same name and hash for every vector.
+"""The shared hash test vectors: libsamebits (hash_vectors.c) and the
+samebits_torch package (python/samebits_torch/hashing.py) must print the
+same name and hash for every vector.
 
     test_hash_vectors.py HASH_VECTORS_PROGRAM
 
@@ -17,7 +18,9 @@ except ImportError as e:
     print(f"skipped: {e.name} is missing (apt-get install python3-xxhash python3-numpy)")
     sys.exit(77)
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# the package from the tree (test_torch_install.py checks the installed one);
+# its hashing needs no torch
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
 import samebits_torch  # noqa: E402
 
 

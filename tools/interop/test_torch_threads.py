@@ -8,7 +8,9 @@ dumping that probe, and `samebits diff --dumps` classifies it.
 
 Passes when the two traces are identical, or when the first divergence is
 an op whose inputs were identical and whose every element lies within its
-reordering bound (verdict `reordering`). Exit 77 (skipped) without
+reordering bound (verdict `reordering`); which of the two it saw is printed
+with the CPU's name, since it depends on the CPU (README, "samebits on your
+framework"). Exit 77 (skipped) without
 python3-torch, python3-xxhash or MNIST (tools/fetch-data).
 """
 import os
@@ -16,7 +18,8 @@ import re
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from torch_test_support import diff, require_modules
+
 STEPS, BATCH = "2", "32"
 
 
@@ -27,7 +30,7 @@ def skip(why):
 
 def train(work, threads, *dump):
     trace = os.path.join(work, f"{threads}{'.dump' if dump else ''}.trace")
-    cmd = [sys.executable, os.path.join(HERE, "samebits_torch.py"), "train", "--threads",
+    cmd = [sys.executable, "-m", "samebits_torch", "train", "--threads",
            str(threads), "--trace", trace, "--steps", STEPS, "--batch", BATCH]
     if dump:
         cmd += ["--dump", dump[0], "--dump-step", dump[1], "--dump-dir",
@@ -36,19 +39,17 @@ def train(work, threads, *dump):
     return trace
 
 
-def diff(samebits, *args):
-    r = subprocess.run([samebits, "diff", *args], stdout=subprocess.PIPE, text=True)
-    sys.stdout.write(r.stdout)
-    return r.returncode, r.stdout
+def cpu_name():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return "unknown CPU"
 
 
 def main():
     samebits, work = sys.argv[1], sys.argv[2]
-    for module in ("torch", "xxhash", "numpy"):
-        try:
-            __import__(module)
-        except ImportError:
-            skip(f"{module} is missing (apt-get install python3-torch python3-xxhash)")
+    require_modules()
     data = os.environ.get("SAMEBITS_DATA_DIR", "data")
     if not os.path.exists(os.path.join(data, "mnist-images-idx3-ubyte")):
         skip(f"no MNIST in {data} (tools/fetch-data)")
@@ -61,7 +62,7 @@ def main():
         return 1
     rc, out = diff(samebits, t1, t2)
     if rc == 0:
-        print("1 and 2 threads: identical")
+        print(f"1 and 2 threads: identical traces on {cpu_name()}")
         return 0
     m = re.search(r"step (\d+), probe (\S+) \(op", out)
     if rc != 1 or not m:
@@ -79,6 +80,7 @@ def main():
     if verdict.group(1) != "reordering":
         print(f"FAIL: 1 and 2 threads part at step {step} {probe}, verdict {verdict.group(1)}")
         return 1
+    print(f"1 and 2 threads: part at step {step} {probe}, a reordering, on {cpu_name()}")
     return 0
 
 

@@ -1,0 +1,662 @@
+"""The tracer: every op, module output, gradient and optimiser update of a
+PyTorch training loop, as samebits trace records.
+
+Ops are seen through torch.overrides.TorchFunctionMode (functional calls,
+tensor methods, operators: `F.relu(x)`, `torch.matmul(a, b)`, `x @ w`,
+`x.softmax(-1)`, in-place ones too), module outputs through global module
+hooks, gradients through autograd hooks, updates by wrapping every
+optimiser's `step`. Each record lists the probes whose tensors its op
+received, found by tensor identity: a tensor is known by its memory, shape,
+strides, dtype and version counter (an in-place op makes a new version), and
+only while the tensor the record was made from is alive, so a freed tensor's
+memory reused by another is never taken for it. An input no traced op made
+is listed as UNTRACED.
+"""
+import os
+import weakref
+
+import numpy as np
+import torch
+from torch.overrides import TorchFunctionMode
+
+from . import bounds
+from .hashing import MAX_DIMS, canonical
+from .trace import MAX_INPUTS, UNTRACED, Trace
+
+# Ops named as the kernel list names them (kernels/kernels.def) where they
+# mean the same, so the verdict knows which have no reduction to reorder.
+KERNEL_OPS = {"linear": "dense_fwd", "conv2d": "conv2d_fwd", "relu": "relu_fwd",
+              "relu_": "relu_fwd", "max_pool2d": "maxpool_fwd", "dropout": "dropout_fwd"}
+# The gradient of the i-th input of a kernel-list op.
+BACKWARD_OPS = {"dense_fwd": ("dense_bwd_data", "dense_bwd_weights", "dense_bwd_bias"),
+                "conv2d_fwd": ("conv2d_bwd_data", "conv2d_bwd_filter", "conv2d_bwd_bias"),
+                "relu_fwd": ("relu_bwd",), "maxpool_fwd": ("maxpool_bwd",),
+                "dropout_fwd": ("dropout_bwd",)}
+# Operators by what they compute (`x @ w` is matmul, `x += y` is add_).
+DUNDER_OPS = {"matmul": "matmul", "rmatmul": "matmul", "imatmul": "matmul_",
+              "add": "add", "radd": "add", "iadd": "add_", "sub": "sub", "rsub": "rsub",
+              "isub": "sub_", "mul": "mul", "rmul": "mul", "imul": "mul_",
+              "truediv": "div", "rtruediv": "rdiv", "itruediv": "div_", "pow": "pow",
+              "rpow": "rpow", "neg": "neg", "getitem": "getitem", "setitem": "setitem"}
+# Properties that are ops (views); every other property read is not.
+VIEW_PROPERTIES = {"T", "mT", "H", "mH", "real", "imag"}
+# Calls that compute nothing a trace should hold (backward and grad: the
+# gradients they make are recorded by the hooks, as they are made).
+PASS_THROUGH = {"detach", "detach_", "requires_grad_", "retain_grad", "register_hook",
+                "backward", "grad", "numpy", "tolist", "item", "__repr__", "__format__",
+                "__len__", "__iter__", "__bool__", "__hash__", "size", "dim", "stride",
+                "data_ptr", "storage_offset", "is_contiguous", "element_size",
+                "numel", "__reduce_ex__", "__deepcopy__",
+                # uninitialised memory: its bits mean nothing
+                "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
+
+_active = None          # the tracer in force, for source(), op() and step wrappers
+
+
+def active():
+    """The Tracer in force, or None."""
+    return _active
+
+
+def _tensors(obj, out):
+    """Every tensor of nested tuples, lists and dicts, in order, once each."""
+    if isinstance(obj, torch.Tensor):
+        if all(t is not obj for t in out):
+            out.append(obj)
+    elif isinstance(obj, (tuple, list)):
+        for o in obj:
+            _tensors(o, out)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            _tensors(o, out)
+    return out
+
+
+def _key(t):
+    """What a tensor is: its memory, geometry, dtype and version."""
+    try:
+        return (t.data_ptr(), tuple(t.shape), t.stride(), t.dtype, t._version)
+    except (RuntimeError, NotImplementedError):     # no storage (meta, sparse)
+        return None
+
+
+def _array(t):
+    """The tensor as a hashable array, or None when the trace format cannot
+    hold it (a dtype other than float32 and int32-sized integers or bools,
+    more than 4 dimensions)."""
+    t = t.detach()
+    if t.dim() > MAX_DIMS:
+        return None
+    if t.dtype == torch.bool:
+        t = t.to(torch.int32)
+    if t.dtype not in (torch.float32, torch.int32, torch.int64, torch.int16,
+                       torch.int8, torch.uint8):
+        return None
+    try:
+        return canonical(t.cpu().numpy())
+    except ValueError:          # an integer beyond int32
+        return None
+
+
+def op_name(func):
+    """The op a torch function call is: `relu`, `matmul` for `@`, `T` for `.T`."""
+    name = getattr(func, "__name__", None) or type(func).__name__
+    if name == "__get__":
+        owner = getattr(func, "__self__", None)
+        return getattr(owner, "__name__", name)
+    if name.startswith("__") and name.endswith("__"):
+        return DUNDER_OPS.get(name[2:-2], name)
+    return name
+
+
+class _Node:
+    """A tensor some record holds: the probe that made it (and its latest
+    name), the calls that read it this step, and its gradients."""
+
+    def __init__(self, name, tensor):
+        self.first = name
+        self.name = name
+        self.ref = weakref.ref(tensor)
+        self.readers = []       # _Call
+        self.grad_names = []    # of this step
+        self.grad = None        # the latest gradient, kept only while dumping
+
+
+class _Call:
+    """One traced call: its op, its inputs' names (and, while dumping, the
+    inputs and arguments themselves) and the nodes it made."""
+
+    def __init__(self, step, op, in_names, inputs, args, kwargs):
+        self.step, self.op, self.in_names = step, op, in_names
+        self.inputs, self.args, self.kwargs = inputs, args, kwargs
+        self.outputs = []
+
+
+class _Mode(TorchFunctionMode):
+    def __init__(self, tracer):
+        super().__init__()
+        self.tracer = tracer
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        tracer = self.tracer
+        op = op_name(func)
+        if tracer._paused or op in PASS_THROUGH or (
+                getattr(func, "__name__", "") == "__get__" and op not in VIEW_PROPERTIES):
+            return func(*args, **kwargs)
+        return tracer._call(func, op, args, kwargs)
+
+
+class Tracer:
+    """Traces everything PyTorch does between enter and exit.
+
+        with samebits_torch.Tracer("run.trace", case="my_model") as tracer:
+            for x, y in batches:
+                tracer.source("batch.x", x)     # optional: name the data
+                loss = loss_fn(model(x), y)
+                opt.zero_grad(); loss.backward(); opt.step()
+
+    Probe names (one per call, `#k` for the k-th call of a name in a step):
+      <module>.fwd.out            a module's output (`encoder.fc1.fwd.out`)
+      <scope>.<op>                an op called inside module <scope>
+                                  (`encoder.fc1.linear`, `block.relu`)
+      <probe>.grad                the gradient of a probe's tensor
+      <module>.<param>.grad       a parameter's gradient (`fc1.weight.grad`)
+      <opt>.<module>.<param>      a parameter after optimiser <opt>'s update
+      init.<module>.<param>       a parameter (or buffer) when first seen
+      <name>                      a source (`source(name, tensor)`)
+    Each optimiser update ends a step (steps count from 0; the update's
+    records are its step's last). A module is named by its attribute path
+    from the outermost module called, which is named by its class in lower
+    case unless `name(module, ...)` says otherwise. Tensors the trace format
+    cannot hold (float64, more than 4 dimensions) get no record: their
+    readers see an untraced input.
+
+    The trace is written at exit (not when the block raises), with header
+    `case`, the XXH3-128 of `digest_text` (what decides the records: model,
+    data, settings; not the thread count) as digest, `reference <family>
+    <threads>` (default: loose and torch.get_num_threads()). `dump` =
+    (probe, step, directory) writes what `samebits run --dump` writes for
+    that record: <probe>.npy, <probe>.bound.npy when the op has a bound,
+    <probe>.in<i>.npy for its inputs; `dumped` says whether it did.
+    """
+
+    def __init__(self, path, case, digest_text="", family="loose", threads=None,
+                 build="", dump=None):
+        self.path, self.case, self.digest_text, self.family = path, case, digest_text, family
+        self.threads, self.build = threads, build
+        self.dump = dump
+        self.dumped = False
+        self.trace = Trace()
+        self.step = 0
+        self._paused = 0
+        self._counts = {}
+        self._nodes = {}            # _key -> _Node
+        self._module_names = {}     # id(module) -> name
+        self._modules = []          # keeps named modules alive, so their ids stay theirs
+        self._scope = []            # (module, call name, inputs) of the modules running
+        self._param_names = {}      # id(parameter) -> "<module>.<param>"
+        self._leaves_hooked = {}    # id(leaf) -> leaf (kept, so the id stays its)
+        self._param_grads = {}      # id(parameter) -> names of its gradients this step
+        self._handles = []
+        self._steps = {}            # optimiser class -> its own step
+        self._param_before = {}     # id(parameter) -> its probe before the update
+
+    # ---- public -----------------------------------------------------------
+
+    def name(self, module, name):
+        """Names an outermost module (its submodules follow)."""
+        self._module_names[id(module)] = name
+        self._modules.append(module)
+        return module
+
+    def source(self, name, tensor):
+        """Records data entering the run (a batch, labels) as a source."""
+        if _array(tensor) is None:
+            raise ValueError(f"source {name}: a trace holds float32 or int32 tensors of at "
+                             f"most {MAX_DIMS} dimensions, not {tensor.dtype} "
+                             f"{tuple(tensor.shape)}")
+        with self._pause():
+            self._record(name, "source", tensor, [], None)
+
+    def __enter__(self):
+        global _active
+        if _active is not None:
+            raise RuntimeError("a samebits_torch.Tracer is already tracing")
+        _active = self
+        mm = torch.nn.modules.module
+        self._handles = [mm.register_module_forward_pre_hook(self._module_pre),
+                         mm.register_module_forward_hook(self._module_post)]
+        self._wrap_optimizers()
+        self._mode = _Mode(self)
+        self._mode.__enter__()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        global _active
+        self._mode.__exit__(exc_type, exc, tb)
+        for h in self._handles:
+            h.remove()
+        for cls, step in self._steps.items():
+            cls.step = step
+        torch.optim.Optimizer.__init__ = self._optimizer_init
+        torch.optim.Optimizer.zero_grad = self._zero_grad
+        _active = None
+        if exc_type is None:
+            threads = self.threads or torch.get_num_threads()
+            self.trace.write(self.path, self.case, self.digest_text, self.family, threads,
+                             self.build or default_build())
+        return False
+
+    # ---- naming -----------------------------------------------------------
+
+    def _count(self, base):
+        k = self._counts.get(base, 0) + 1
+        self._counts[base] = k
+        return base if k == 1 else f"{base}#{k}"
+
+    def _scope_name(self):
+        return self._scope[-1][1] if self._scope else ""
+
+    def _probe(self, op):
+        scope = self._scope_name()
+        return self._count(f"{scope}.{op}" if scope else op)
+
+    def _module_name(self, module):
+        name = self._module_names.get(id(module))
+        if name is not None:
+            return name
+        name = None
+        for parent, _, _ in reversed(self._scope):
+            for sub, m in parent.named_modules():
+                if m is module and sub:
+                    pname = self._module_names[id(parent)]
+                    name = f"{pname}.{sub}" if pname else sub
+                    break
+            if name:
+                break
+        if name is None:        # an outermost module
+            name = type(module).__name__.lower()
+            taken = set(self._module_names.values())
+            base, k = name, 1
+            while name in taken:
+                k += 1
+                name = f"{base}{k}"
+        self.name(module, name)
+        return name
+
+    # ---- records and identity --------------------------------------------
+
+    def _lookup(self, t):
+        node = self._nodes.get(_key(t))
+        if node is None or node.ref() is None:
+            return None
+        return node
+
+    def _in_names(self, tensors):
+        names = []
+        for t in tensors:
+            node = self._lookup(t)
+            names.append(node.name if node else UNTRACED)
+        return _listed(names)
+
+    def _record(self, name, op, tensor, inputs, call, live=(), bound=None, node=None):
+        """Adds a record; returns its node, None when the format cannot hold
+        the tensor (its readers then see an untraced input). `node`: the
+        tensor's node when it has one (a module's output is its last op's),
+        which then goes by the new name."""
+        array = _array(tensor)
+        if array is None:
+            return None
+        self.trace.add(self.step, name, op, array, inputs)
+        if self._dump_wanted(name):
+            self._write_dump(name, array, live, bound)
+        if node is not None:
+            node.name = name
+            return node
+        key = _key(tensor)
+        if key is None:
+            return None
+        node = _Node(name, tensor)
+        self._nodes[key] = node
+        if call is not None:
+            call.outputs.append(node)
+        return node
+
+    def _dump_wanted(self, name):
+        return (self.dump is not None and not self.dumped and name == self.dump[0]
+                and self.step == self.dump[1])
+
+    def _write_dump(self, name, array, live, bound):
+        directory = self.dump[2]
+        os.makedirs(directory, exist_ok=True)
+        np.save(os.path.join(directory, f"{name}.npy"), array)
+        if bound is not None:
+            np.save(os.path.join(directory, f"{name}.bound.npy"), bound())
+        for k, t in enumerate(live):
+            a = _array(t)
+            if a is not None:
+                np.save(os.path.join(directory, f"{name}.in{k}.npy"), a)
+        self.dumped = True
+
+    def _pause(self):
+        tracer = self
+
+        class Paused:
+            def __enter__(self):
+                tracer._paused += 1
+
+            def __exit__(self, *exc):
+                tracer._paused -= 1
+        return Paused()
+
+    # ---- ops ----------------------------------------------------------------
+
+    def _call(self, func, op, args, kwargs, bound_fn=None):
+        ins = _tensors(kwargs, _tensors(args, []))
+        versions = [t._version for t in ins]
+        keys = [_key(t) for t in ins]
+        read = [self._lookup(t) for t in ins]
+        in_names = _listed([n.name if n else UNTRACED for n in read])
+        name = self._probe(op)
+        op = KERNEL_OPS.get(op, op)
+        dumping = self.dump is not None and not self.dumped
+        # the inputs as the op receives them: an in-place op changes them
+        live = [t.detach().clone() for t in ins] if self._dump_wanted(name) else ins
+        call = _Call(self.step, op, in_names, live if dumping else None,
+                     args if dumping else None, kwargs if dumping else None)
+        with self._pause():
+            out = func(*args, **kwargs)
+            outs = _tensors(out, [])
+            # an op that writes into a tensor it was given (x[i] = v, out=)
+            outs += [t for t, v in zip(ins, versions)
+                     if t._version != v and all(t is not o for o in outs)]
+            # an output that is an input as it was (x.to(x.dtype), a view of
+            # the same geometry) is that tensor, not a new one
+            outs = [t for t in outs if _key(t) not in keys]
+            for k, t in enumerate(outs):
+                probe = name if len(outs) == 1 else f"{name}.{k}"
+                bound = None
+                if self._dump_wanted(probe) and bound_fn is not None:
+                    bound = (lambda: bounds.bound(*bound_fn(*args, **kwargs)))
+                elif self._dump_wanted(probe):
+                    bound = bounds.forward(op, args, kwargs)
+                node = self._record(probe, op, t, in_names, call, live, bound)
+                if node is not None:
+                    self._hook_gradient(t, node)
+        for node in read:
+            if node is not None:
+                node.readers.append(call)
+        return out
+
+    def _name_parameter(self, p, qualname):
+        """A module's parameter or buffer, when a module first runs with it:
+        `init.<module>.<param>`, the value that enters training (from the op
+        that made it, if traced)."""
+        self._param_names[id(p)] = qualname
+        made_by = self._lookup(p)
+        with self._pause():
+            node = self._record(f"init.{qualname}", "parameter" if made_by else "source", p,
+                                [made_by.name] if made_by else [], None)
+        if node is not None:
+            self._hook_gradient(p, node)
+
+    # ---- modules ------------------------------------------------------------
+
+    def _module_pre(self, module, inputs):
+        if self._paused:
+            return
+        name = self._module_name(module)
+        if self._scope:     # a submodule's call is named within its parent's call
+            parent, parent_call, _ = self._scope[-1]
+            parent_name = self._module_names[id(parent)]
+            if name.startswith(parent_name + "."):
+                name = parent_call + name[len(parent_name):]
+        call_name = self._count(name)
+        qual = self._module_names[id(module)]
+        for pname, p in list(module.named_parameters(recurse=False)) + \
+                list(module.named_buffers(recurse=False)):
+            if p is not None and id(p) not in self._param_names:
+                self._name_parameter(p, f"{qual}.{pname}")
+        self._scope.append((module, call_name, _tensors(inputs, [])))
+
+    def _module_post(self, module, inputs, output):
+        if self._paused or not self._scope or self._scope[-1][0] is not module:
+            return
+        _, call_name, ins = self._scope.pop()
+        outs = _tensors(output, [])
+        with self._pause():
+            for k, t in enumerate(outs):
+                name = f"{call_name}.fwd.out" + (f"{k}" if len(outs) > 1 else "")
+                made_by = self._lookup(t)
+                if made_by is not None:
+                    in_names = [made_by.name]
+                else:   # made by nothing traced inside: the module is the op
+                    in_names = self._in_names(ins + list(module.parameters(recurse=False)))
+                node = self._record(name, type(module).__name__, t, in_names, None,
+                                    node=made_by)
+                if node is not None and made_by is None:
+                    self._hook_gradient(t, node)
+
+    # ---- gradients -------------------------------------------------------------
+
+    def _hook_gradient(self, t, node):
+        if not t.requires_grad:
+            return
+        if t.grad_fn is None:
+            self._hook_leaf(t)
+            return
+        # on the op's backward node, not the tensor: a tensor's hook follows
+        # it through later in-place ops, and this node is this version's
+        index = t.output_nr
+
+        def hook(grad_inputs, grad_outputs):
+            g = grad_outputs[index] if index < len(grad_outputs) else None
+            if g is not None:
+                self._gradient(node, g)
+        t.grad_fn.register_hook(hook)
+
+    def _hook_leaf(self, t):
+        """A leaf (a parameter): one hook for all its versions, recording its
+        gradient under the parameter's name."""
+        if id(t) in self._leaves_hooked:
+            return
+        self._leaves_hooked[id(t)] = t
+
+        def hook(g):
+            node = self._lookup(t)
+            if node is None or self._paused:
+                return
+            name = self._param_names.get(id(t), node.first)
+            self._gradient(node, g, name=f"{name}.grad")
+            self._param_grads.setdefault(id(t), []).append(node.grad_names[-1])
+        t.register_hook(hook)
+
+    def _gradient(self, node, g, name=None):
+        """Records the gradient of node's tensor: made by the backward of the
+        calls that read it this step, from their outputs' gradients and their
+        inputs."""
+        if _active is not self:     # a hook left on a tensor by an earlier trace
+            return
+        with self._pause():
+            readers = [c for c in node.readers if c.step == self.step]
+            inputs = []
+            for c in readers:
+                for o in c.outputs:
+                    inputs += o.grad_names[-1:]
+                inputs += c.in_names
+            # what the readers' backward used: a superset, never a subset
+            inputs = _listed(inputs) or [UNTRACED]
+            op = self._backward_op(node, readers)
+            name = self._count(name or f"{node.first}.grad")
+            bound = self._backward_bound(node, readers, op, g)
+            self._record(name, op, g, inputs, None, self._backward_live(readers), bound)
+            node.grad_names.append(name)
+            if self.dump is not None:
+                node.grad = g
+
+    @staticmethod
+    def _role(node, call):
+        for i, n in enumerate(call.in_names):
+            if n == node.name:
+                return i
+        return None
+
+    def _backward_op(self, node, readers):
+        if len(readers) != 1:
+            return "backward"
+        c = readers[0]
+        ops, role = BACKWARD_OPS.get(c.op), self._role(node, c)
+        if ops and role is not None and role < len(ops):
+            return ops[role]
+        return f"{c.op.rstrip('_')}_bwd"
+
+    def _backward_live(self, readers):
+        if len(readers) != 1 or readers[0].inputs is None:
+            return ()
+        c = readers[0]
+        dy = [o.grad for o in c.outputs if o.grad is not None]
+        return dy + list(c.inputs)
+
+    def _backward_bound(self, node, readers, op, g):
+        if self.dump is None or len(readers) != 1 or readers[0].inputs is None:
+            return None
+        c = readers[0]
+        dy = [o.grad for o in c.outputs if o.grad is not None]
+        if len(dy) != 1:
+            return None
+        return bounds.backward(op, dy[0], c.inputs, c.args, c.kwargs)
+
+    # ---- optimisers ---------------------------------------------------------------
+
+    def _wrap_optimizers(self):
+        """Every optimiser class's step, those defined later included (an
+        optimiser's __init__ wraps its class): the update runs untraced and
+        each updated parameter is recorded after it."""
+        tracer = self
+        self._optimizer_init = init = torch.optim.Optimizer.__init__
+
+        def wrap(cls):
+            for c in cls.__mro__:
+                if "step" in c.__dict__ and c not in tracer._steps and c is not object:
+                    tracer._steps[c] = original = c.__dict__["step"]
+                    c.step = _traced_step(original)
+
+        def traced_init(opt, *args, **kwargs):
+            init(opt, *args, **kwargs)
+            wrap(type(opt))
+        torch.optim.Optimizer.__init__ = traced_init
+        # zero_grad's profiler scope makes tensors too: none of them is a probe
+        self._zero_grad = zero_grad = torch.optim.Optimizer.zero_grad
+
+        def untraced_zero_grad(opt, *args, **kwargs):
+            with tracer._pause():
+                return zero_grad(opt, *args, **kwargs)
+        torch.optim.Optimizer.zero_grad = untraced_zero_grad
+        stack = [torch.optim.Optimizer]
+        while stack:
+            cls = stack.pop()
+            wrap(cls)
+            stack += cls.__subclasses__()
+
+    def _after_step(self, opt):
+        opt_name = type(opt).__name__.lower()
+        with self._pause():
+            for g, group in enumerate(opt.param_groups):
+                for i, p in enumerate(group["params"]):
+                    if p.grad is None:
+                        continue
+                    qualname = self._param_names.get(id(p)) or f"group{g}.{i}"
+                    grad = self._lookup(p.grad)
+                    grads = [grad.name] if grad else self._param_grads.get(id(p), [UNTRACED])
+                    before = self._param_before.get(id(p), UNTRACED)
+                    node = self._record(self._count(f"{opt_name}.{qualname}"),
+                                        f"{opt_name}_update", p, _listed(grads + [before]),
+                                        None, [p.grad])
+                    if node is not None:
+                        self._param_names.setdefault(id(p), qualname)
+        self._end_step()
+
+    def _before_step(self, opt):
+        self._param_before = {}
+        for group in opt.param_groups:
+            for p in group["params"]:
+                node = self._lookup(p)
+                if node is not None:
+                    self._param_before[id(p)] = node.name
+
+    def _end_step(self):
+        self.step += 1
+        self._counts = {}
+        self._param_grads = {}
+        # forget what freed tensors were (their memory may be reused)
+        self._nodes = {k: n for k, n in self._nodes.items() if n.ref() is not None}
+        for n in self._nodes.values():
+            n.readers, n.grad_names, n.grad = [], [], None
+
+
+
+def _listed(names):
+    """Input names for a record: each once, in order, UNTRACED once per
+    untraced input; past MAX_INPUTS the rest stand as one untraced input."""
+    out = []
+    for n in names:
+        if n == UNTRACED or n not in out:
+            out.append(n)
+    if len(out) > MAX_INPUTS:
+        out = out[:MAX_INPUTS - 1] + [UNTRACED]
+    return out
+
+
+def _traced_step(step):
+    def traced(opt, *args, **kwargs):
+        tracer = _active
+        if tracer is None or tracer._paused:
+            return step(opt, *args, **kwargs)
+        tracer._before_step(opt)
+        with tracer._pause():
+            result = step(opt, *args, **kwargs)
+        tracer._after_step(opt)
+        return result
+    traced.__wrapped__ = step
+    # the profiler's wrapper (Optimizer._hook_for_profile) must not wrap this
+    # one: its scope makes tensors, which would be traced
+    traced.hooked = True
+    return traced
+
+
+def default_build():
+    import platform
+    return (f"python {platform.python_version()} torch {torch.__version__} "
+            f"numpy {np.__version__} threads {torch.get_num_threads()}")
+
+
+def source(name, tensor):
+    """Records `tensor` as source `name` in the tracer in force (none: does
+    nothing), so a script traced by `python3 -m samebits_torch run` can name
+    its data without depending on being traced."""
+    if _active is not None:
+        _active.source(name, tensor)
+    return tensor
+
+
+def op(name, bound=None):
+    """A function of tensors traced as one op named `name` (what it calls
+    inside is not traced). bound(*args, **kwargs), if given, returns
+    (terms, magnitude_sum): the op sums `terms` terms per output element
+    whose magnitudes sum to magnitude_sum (a tensor shaped like the output),
+    for the reordering bound of a dump.
+
+        @samebits_torch.op("my_reduce", bound=lambda x: (x.shape[0], x.abs().sum(0)))
+        def my_reduce(x): ...
+    """
+    def wrap(fn):
+        def traced(*args, **kwargs):
+            if _active is None or _active._paused:
+                return fn(*args, **kwargs)
+            return _active._call(fn, name, args, kwargs, bound)
+        traced.__wrapped__ = fn
+        traced.__name__ = getattr(fn, "__name__", name)
+        traced.__doc__ = fn.__doc__
+        return traced
+    return wrap
