@@ -58,9 +58,14 @@ def trend_plot(title, ylabel, nights, key, count=False):
     rows = "\n".join(f"{n['stamp']} {n[key]!r}" for n in nights)
     times = [datetime.strptime(n["stamp"], STAMP_FORMAT).replace(tzinfo=timezone.utc)
              for n in nights]
-    # half a day either side, so one night (or several on a day) is a point inside the axis
-    first, last = (datetime.fromtimestamp(f(times).timestamp() + d, timezone.utc)
-                   .strftime(STAMP_FORMAT) for f, d in ((min, -43200), (max, 43200)))
+    # whole UTC days, a tick at each midnight (or every few, for a long history),
+    # so one night, or several on one day, is a point inside the axis
+    day = 86400
+    first = int(min(times).timestamp()) // day * day
+    days = int(max(times).timestamp()) // day * day // day - first // day + 1
+    start, end = (datetime.fromtimestamp(t, timezone.utc).strftime(STAMP_FORMAT)
+                  for t in (first, first + days * day))
+    step = day * max(1, -(-days // 6))
     values = [n[key] for n in nights]
     if count:
         top = max(max(values), 1)
@@ -74,7 +79,8 @@ def trend_plot(title, ylabel, nights, key, count=False):
         "set terminal svg size 460,260 fixed noenhanced font 'sans,10'",
         f"$d << EOD\n{rows}\nEOD",
         "set xdata time", f"set timefmt '{STAMP_FORMAT}'", "set format x '%Y-%m-%d'",
-        f"set xrange ['{first}':'{last}']", *yaxis,
+        f"set xrange ['{start}':'{end}']", f"set xtics '{start}', {step}", "set xtics rotate by -30",
+        *yaxis,
         f"set title {quote(title)}", "set xlabel 'night (UTC)'", f"set ylabel {quote(ylabel)}",
-        "set grid", "unset key",
+        "set grid", "unset key", "set rmargin 8",
         f"plot $d using 1:2 with {style} pt 7 ps 0.8", ""]))
