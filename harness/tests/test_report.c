@@ -529,6 +529,42 @@ START_TEST(text_table_and_summary)
 }
 END_TEST
 
+/* A first divergence longer than its column's usual width, and a run of a
+ * millisecond: the columns widen and stay aligned (every line of the table
+ * ends at the same place: its last column is right-aligned), and the
+ * seconds keep three decimals. */
+START_TEST(text_columns_stay_aligned)
+{
+    sb_run_result runs[2] = {
+        {.threads = 1, .repeat = 1, .seconds = 0.0012},
+        {.threads = 2, .repeat = 1, .verdict = SB_VERDICT_BEYOND_BOUND,
+         .expected = SB_VERDICT_IDENTICAL, .seconds = 12.5},
+    };
+    located(&runs[1].div, "dense1.fwd.out_with_a_long_probe_name", "dense_fwd");
+    runs[1].div.reference_unreproduced = true;
+    sb_case_result one = {.c = &kernel_case, .runs = runs, .n_runs = 2};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    sb_report_text(f, &one, 1);
+    fclose(f);
+    char *header = strstr(buf, "threads repeat");
+    ck_assert_ptr_nonnull(header);
+    size_t width = strcspn(header, "\n");
+    char *row = header + width + 1;
+    for (int i = 0; i < 2; i++) {
+        size_t w = strcspn(row, "\n");
+        ck_assert_msg(w == width, "row %d is %zu wide, the header %zu:\n%s", i, w, width, buf);
+        row += w + 1;
+    }
+    ck_assert_ptr_nonnull(strstr(buf, "reference not reproduced  y  "));
+    ck_assert_ptr_nonnull(strstr(buf, "  0.001\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "  12.50\n"));
+    free(buf);
+}
+END_TEST
+
 Suite *make_report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -541,6 +577,7 @@ Suite *make_report_suite(void)
     tcase_add_test(tc, junit_parses_and_escapes);
     tcase_add_test(tc, tap_plan_and_lines);
     tcase_add_test(tc, text_table_and_summary);
+    tcase_add_test(tc, text_columns_stay_aligned);
     suite_add_tcase(s, tc);
     return s;
 }
