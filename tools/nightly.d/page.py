@@ -140,8 +140,9 @@ def limit_note(build):
 
 # ---- details of the runs not as expected --------------------------------------------
 
-def reproduce_command(case, run):
-    cmd = ["build/samebits", "locate", case["path"], "--threads",
+def reproduce_command(build, case, run):
+    """The build's samebits locating the run's divergence against the reference."""
+    cmd = [build["samebits"], "locate", case["path"], "--threads",
            f"{case['reference_threads']},{run['threads']}"]
     if run.get("truncated"):
         cmd += ["--max-steps", str(run["truncated"]["max_steps"])]
@@ -193,7 +194,7 @@ def run_details_html(build, case, run):
     if run["message"]:
         said.append(f"Message: <code>{esc(run['message'])}</code>")
     said.append(f"It took {duration(run['seconds'])}. To reproduce it: "
-                f"<code class=\"cmd\">{esc(reproduce_command(case, run))}</code>")
+                f"<code class=\"cmd\">{esc(reproduce_command(build, case, run))}</code>")
     return (f'<section class="details" id="{run_id(build["name"], case["name"], run)}" '
             f'data-outcome="off"><h3>\u2718 {title}</h3>'
             + "".join(f"<p>{s}</p>" for s in said) + "</section>")

@@ -56,7 +56,7 @@ def load_builds(manifest, sweeps):
     for row in manifest:
         b = {"name": row["name"], "compiler": row["compiler"], "optimization": row["optimization"],
              "target": row["target"], "max_steps": int(row["max_steps"]) or None,
-             "status": row["status"],
+             "status": row["status"], "samebits": row["exe"],
              "build_seconds": row["build_seconds"], "sweep_seconds": row["sweep_seconds"],
              "sweep_exit": None if row["sweep_exit"] == "-" else int(row["sweep_exit"]),
              "cases": []}

@@ -9,7 +9,7 @@
 # trend. From the DOM that Chromium builds (--dump-dom) it checks that the
 # summary's counts are the JSON's, that the planted run is marked not as
 # expected (class, symbol, words) and links to a details panel in plain
-# words, that the expected divergence is listed, and that the curves and the
+# words whose command reproduces it, that the expected divergence is listed, and that the curves and the
 # trend are plots. Screenshots at a desktop and a narrow width are left in
 # ARTEFACTS (nightly-desktop.png, nightly-narrow.png) beside the page.
 # tools/nightly must refuse an unknown build name and fail a night that ran
@@ -106,7 +106,7 @@ done
 cp "$tmp/out/nightly.html" "$art/nightly.html"
 
 /usr/bin/python3 - "$tmp/dom.html" "$tmp/out/nightly.json" "$tmp/history" <<'PY'
-import glob, json, sys
+import glob, json, shlex, subprocess, sys
 from html.parser import HTMLParser
 
 class Dom(HTMLParser):
@@ -172,6 +172,11 @@ for said in ("The case expects identical; this run gave reordering.",
              "locate ", "loose_sum.case --threads 1,2"):
     if said not in text:
         fail(f"the details panel lacks {said!r}: {text!r}")
+# the command it gives reproduces the divergence
+cmd = [e for e in dom.elements if e["tag"] == "code" and "cmd" in e["attrs"].get("class", "")][0]["text"]
+run = subprocess.run(shlex.split(cmd), capture_output=True, text=True)
+if run.returncode != 1 or "xent_loss.out0" not in run.stdout or "reordering" not in run.stdout:
+    fail(f"{cmd} exited {run.returncode}: {run.stdout}{run.stderr}")
 if "True" in text or "False" in text or "[[" in text:
     fail(f"the details panel shows raw values: {text!r}")
 expected = "".join(by_id["expected"]["text"].split())
