@@ -135,7 +135,8 @@ def matrix_html(builds):
 
 
 def limit_note(build):
-    return f"<br><small>first {build['max_steps']} steps</small>" if build.get("max_steps") else ""
+    n = build.get("max_steps")
+    return f"<br><small>first {n} step{'s' if n > 1 else ''}</small>" if n else ""
 
 
 # ---- details of the runs not as expected --------------------------------------------
