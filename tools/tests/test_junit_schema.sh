@@ -21,35 +21,10 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_junit_schema.XXXXXX")
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/cases" "$tmp/golden"
 fail() { echo "FAIL: $*"; exit 1; }
-cat > "$tmp/cases/det_sum.case" <<'CASE'
-[case]
-kind = kernel
-family = det
-seed = 3
-[kernel]
-op = xent_loss
-n = 4096
-k = 10
-[sweep]
-threads = 1,2
-CASE
-sed -e 's/family = det/family = loose/' "$tmp/cases/det_sum.case" > "$tmp/cases/loose_sum.case"
-cat > "$tmp/cases/tiny_train.case" <<'CASE'
-[case]
-kind = train
-family = det
-seed = 1
-[train]
-model = keras_mnist_cnn
-dataset = fashion-mnist
-train = 0..128
-test = 0..64
-batch = 64
-epochs = 1
-[sweep]
-threads = 1,2
-expect.2 = beyond-bound
-CASE
+planted=$src/tools/tests/planted
+cp "$planted/xent_sum.case" "$tmp/cases/loose_sum.case"
+sed -e 's/^family = loose/family = det/' "$planted/xent_sum.case" >"$tmp/cases/det_sum.case"
+{ cat "$planted/tiny_train.case"; echo "expect.2 = beyond-bound"; } >"$tmp/cases/tiny_train.case"
 "$sb" golden "$tmp"/cases/*.case >/dev/null
 cp "$tmp/cases/det_sum.case" "$tmp/cases/no_golden.case"
 

@@ -35,37 +35,11 @@ rc=0
 [ "$rc" = 2 ] || fail "--only gcc-O3 exited $rc, expected 2"
 grep -q "no build named 'gcc-O3'.*gcc-O3-native" "$tmp/only.err" || fail "--only: $(cat "$tmp/only.err")"
 
-cp "$src/cases/kernel_dropout_mask_det.case" "$tmp/cases/"
-cat > "$tmp/cases/loose_sum.case" <<'CASE'
-[case]
-kind = kernel
-family = loose
-seed = 3
-[kernel]
-op = xent_loss
-n = 4096
-k = 10
-[sweep]
-threads = 1,2
-expect = identical
-CASE
-sed -e 's/^expect = identical/expect = reordering\nexpect.1 = identical/' "$tmp/cases/loose_sum.case" \
+planted=$src/tools/tests/planted
+cp "$src/cases/kernel_dropout_mask_det.case" "$planted/tiny_train.case" "$tmp/cases/"
+cp "$planted/xent_sum.case" "$tmp/cases/loose_sum.case"
+sed -e 's/^expect = identical/expect = reordering\nexpect.1 = identical/' "$planted/xent_sum.case" \
     >"$tmp/cases/loose_expected.case"
-cat > "$tmp/cases/tiny_train.case" <<'CASE'
-[case]
-kind = train
-family = det
-seed = 1
-[train]
-model = keras_mnist_cnn
-dataset = fashion-mnist
-train = 0..128
-test = 0..64
-batch = 64
-epochs = 2
-[sweep]
-threads = 1,2
-CASE
 # goldens made by this build, so the cells depend on this build alone
 "$sb" golden "$tmp"/cases/*.case >/dev/null
 
