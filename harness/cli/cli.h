@@ -67,6 +67,8 @@ bool cli_case_load(sb_case *c, const char *path);
 /* Sweeps a loaded case against its golden into *r; false (message printed,
  * nothing left to free in *r) when the golden cannot be read or the sweep fails. */
 bool cli_case_sweep(sb_case_result *r, const sb_case *c, const sb_sweep_options *o);
+/* The last message cli_case_load or cli_case_sweep printed; "" when none. */
+const char *cli_case_error(void);
 
 /* What the commands that sweep a list of cases (sweep, mutants) share: the
  * CASE arguments, this executable, the work directory, the sweep's options,

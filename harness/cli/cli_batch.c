@@ -5,11 +5,25 @@
 
 #include "cli.h"
 
+/* The last input error of a case, for a report that must say why it stops. */
+static char case_error[768];
+
+static void case_error_print(const char *err)
+{
+    snprintf(case_error, sizeof case_error, "%s", err);
+    fprintf(stderr, "%s\n", err);
+}
+
+const char *cli_case_error(void)
+{
+    return case_error;
+}
+
 bool cli_case_load(sb_case *c, const char *path)
 {
     char err[512];
     if (sb_case_load(c, path, err, sizeof err) != SB_OK) {
-        fprintf(stderr, "%s\n", err);
+        case_error_print(err);
         return false;
     }
     return true;
@@ -21,13 +35,13 @@ bool cli_case_sweep(sb_case_result *r, const sb_case *c, const sb_sweep_options 
     sb_trace_init(&golden);
     char err[768];
     if (sb_golden_read(&golden, c->golden_path, c->digest, err, sizeof err) != SB_OK) {
-        fprintf(stderr, "%s\n", err);
+        case_error_print(err);
         return false;
     }
     sb_status st = sb_sweep_case(c, &golden, o, r, err, sizeof err);
     sb_trace_free(&golden);
     if (st != SB_OK) {
-        fprintf(stderr, "%s\n", err);
+        case_error_print(err);
         sb_case_result_free(r);
         return false;
     }

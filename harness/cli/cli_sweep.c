@@ -119,7 +119,9 @@ static bool sweep_one(void *args, const char *path, sb_case *c, sb_case_result *
     return true;
 }
 
-static bool reports_write(const sweep_args *a, const sb_case_result *r, int n)
+/* On an input error the JUnit report says so in an <error> (a CI server
+ * would show the cases before it green, and none after). */
+static bool reports_write(const sweep_args *a, const sb_case_result *r, int n, bool input_error)
 {
     bool ok = true;
     /* a shard's report says which shard it is, for `report --merge` */
@@ -128,7 +130,8 @@ static bool reports_write(const sweep_args *a, const sb_case_result *r, int n)
         fprintf(stderr, "%s: cannot write the JSON report\n", a->json);
         ok = false;
     }
-    if (a->junit && sb_report_junit(a->junit, r, n) != SB_OK) {
+    if (a->junit && sb_report_junit_input_error(a->junit, r, n,
+                                                input_error ? cli_case_error() : NULL) != SB_OK) {
         fprintf(stderr, "%s: cannot write the JUnit report\n", a->junit);
         ok = false;
     }
@@ -146,7 +149,7 @@ int cli_sweep(int argc, char **argv)
         return rc;
     cli_batch *b = &a.b;
     bool input_error = !cli_batch_run(b, sweep_one, &a);
-    if (!reports_write(&a, b->results, b->n_done))
+    if (!reports_write(&a, b->results, b->n_done, input_error))
         input_error = true;
     rc = sb_sweep_exit(b->results, b->n_done, input_error);
 

@@ -1,6 +1,11 @@
-/* The JUnit XML report: one testsuite per case, one testcase per run, and a
- * failure element where the verdict is not the expected one. */
+/* The JUnit XML report: one testsuite per case, one testcase per run. A run
+ * not as expected is a <failure> (its type the verdict), or an <error> when
+ * it crashed or timed out; the divergence details go to <system-out>, how a
+ * dead run died to <system-err>. Elements and attributes are those both the
+ * Jenkins JUnit schema kept in harness/report/schema/ and GitLab's reader
+ * take, children of a testcase in that schema's order. */
 #include <inttypes.h>
+#include <stdarg.h>
 
 #include "report_file.h"
 
@@ -33,86 +38,113 @@ static void xml_text(FILE *f, const char *s)
     }
 }
 
-static int suite_count(const sb_case_result *cr, sb_outcome outcome)
+/* printf into xml_text. */
+static void xml_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void xml_printf(FILE *f, const char *fmt, ...)
 {
-    int n = 0;
-    for (int i = 0; i < cr->n_runs; i++)
-        n += sb_run_outcome(&cr->runs[i]) == outcome;
-    return n;
-}
-
-static double suite_seconds(const sb_case_result *cr)
-{
-    double s = 0.0;
-    for (int i = 0; i < cr->n_runs; i++)
-        s += cr->runs[i].seconds;
-    return s;
-}
-
-static void junit_where(FILE *f, const char *what, const sb_divergence *d)
-{
-    char line[320];
-    fputs("&#10;", f);
-    snprintf(line, sizeof line, "%s: step %" PRId64 " %s (%s) %s", what, d->step, d->probe,
-             d->op, sb_verdict_name(sb_divergence_verdict(d)));
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
     xml_text(f, line);
-    if (d->have_elements)
-        fprintf(f, ", differing %zu of %zu, max abs %.9g, bound ratio %.9g", d->elem.differing,
-                d->elem.total, d->elem.max_abs, d->elem.bound_ratio);
 }
 
-static void junit_failure(FILE *f, const sb_run_result *r)
+static bool run_died(const sb_run_result *r)
 {
-    char msg[160];
-    snprintf(msg, sizeof msg, "expected %s, got %s", sb_verdict_name(r->expected),
-             sb_verdict_name(r->verdict));
-    fprintf(f, "      <failure type=\"%s\" message=\"", sb_verdict_name(r->verdict));
-    xml_text(f, msg);
-    fputs("\">", f);
+    return r->verdict == SB_VERDICT_CRASH || r->verdict == SB_VERDICT_TIMEOUT;
+}
+
+/* What a CI server counts: a run not as expected is an error when it died,
+ * a failure otherwise; a run not reached is skipped. */
+typedef struct junit_counts {
+    int tests, failures, errors, skipped;
+    double seconds;
+} junit_counts;
+
+static void counts_add(junit_counts *n, const sb_case_result *cr)
+{
+    for (int i = 0; i < cr->n_runs; i++) {
+        const sb_run_result *r = &cr->runs[i];
+        sb_outcome o = sb_run_outcome(r);
+        n->tests++;
+        n->failures += o == SB_OUTCOME_NOT_AS_EXPECTED && !run_died(r);
+        n->errors += o == SB_OUTCOME_NOT_AS_EXPECTED && run_died(r);
+        n->skipped += o == SB_OUTCOME_NOT_REACHED;
+        n->seconds += r->seconds;
+    }
+}
+
+/* One divergence on a line: where, its verdict, its elements. */
+static void junit_where(FILE *f, const char *what, const sb_divergence *d, bool located)
+{
+    xml_printf(f, "%s: step %" PRId64 " %s (%s), %s", what, d->step, d->probe, d->op,
+               located ? sb_verdict_name(sb_divergence_verdict(d)) : "not located");
+    if (d->have_elements)
+        xml_printf(f, ", %zu of %zu elements differ, max abs %.3g, bound ratio %.3g",
+                   d->elem.differing, d->elem.total, d->elem.max_abs, d->elem.bound_ratio);
+    fputs("&#10;", f);
+}
+
+/* The divergence details of a run, one fact a line, in plain words. */
+static void junit_details(FILE *f, const sb_run_result *r)
+{
     const sb_divergence *d = &r->div;
     if (d->found) {
-        char where[256];
-        snprintf(where, sizeof where, "first divergence: step %" PRId64 " %s (%s)", d->step,
-                 d->probe, d->op);
-        xml_text(f, where);
-        fprintf(f, "&#10;inputs identical: %s%s", d->inputs_identical ? "yes" : "no",
-                d->structural ? ", structural (different probe sequence)" : "");
+        xml_printf(f, "first divergence: step %" PRId64 " %s (%s)\n", d->step, d->probe, d->op);
+        fputs(d->inputs_identical ? "its inputs are identical: the difference arises in this op"
+                                  : "its inputs differ: the difference comes from upstream", f);
+        fputs(d->structural ? "&#10;the probe sequence itself differs (structural)" : "", f);
+        fputs("&#10;", f);
         if (d->nondeterministic)
-            fprintf(f, "&#10;no re-run of %d reproduced the run's hash: nondeterministic",
-                    d->reruns);
+            xml_printf(f, "no re-run of %d reproduced the run's hash: nondeterministic\n",
+                       d->reruns);
         if (d->reference_unreproduced)
-            fputs("&#10;the reference re-run did not reproduce the golden's hash", f);
+            fputs("the reference re-run did not reproduce the golden's hash&#10;", f);
         if (d->have_elements)
-            fprintf(f, "&#10;differing %zu of %zu, max abs %.9g, max rel %.9g, max ULP %.9g,"
-                       " bound ratio %.9g",
-                    d->elem.differing, d->elem.total, d->elem.max_abs, d->elem.max_rel,
-                    d->elem.max_ulp, d->elem.bound_ratio);
+            xml_printf(f, "%zu of %zu elements differ, max abs %.3g, max rel %.3g, max ULP %.6g,"
+                          " bound ratio %.3g (within the reordering bound at 1 or less)\n",
+                       d->elem.differing, d->elem.total, d->elem.max_abs, d->elem.max_rel,
+                       d->elem.max_ulp, d->elem.bound_ratio);
     }
     const sb_origins *g = &r->origins;
-    if (g->count > 0) {
-        fprintf(f, "&#10;origins: %d, located %d%s", g->count, g->located,
-                r->origins_capped ? " (cap hit)" : "");
-        junit_where(f, "first origin", &g->list[0]);
+    bool first_only = g->count == 1 && d->found && g->list[0].index == d->index;
+    if (g->count > 0 && !first_only) {
+        xml_printf(f, "origins: %d, located %d%s\n", g->count, g->located,
+                   r->origins_capped ? " (cap hit)" : "");
+        junit_where(f, "first origin", &g->list[0], g->located > 0);
         if (sb_origins_worst(g))
-            junit_where(f, "worst origin", sb_origins_worst(g));
+            junit_where(f, "worst origin", sb_origins_worst(g), true);
     }
     if (r->repeats_with > 0) {
         char what[64];
         snprintf(what, sizeof what, "parts from repeat %d at", r->repeats_with);
-        junit_where(f, what, &r->repeats_part);
+        junit_where(f, what, &r->repeats_part, r->repeats_part.have_elements);
     }
-    if (r->message[0]) {
-        if (d->found)
-            fputs("&#10;", f);
+    if (r->message[0] && !run_died(r)) {
         xml_text(f, r->message);
-    }
-    if (r->crash.how[0]) {
-        char where[640];
-        sb_crash_describe(where, sizeof where, &r->crash);
         fputs("&#10;", f);
-        xml_text(f, where);
     }
-    fputs("</failure>\n", f);
+}
+
+static bool run_has_details(const sb_run_result *r)
+{
+    return r->div.found || r->origins.count > 0 || r->repeats_with > 0 ||
+           (r->message[0] && !run_died(r));
+}
+
+/* <failure> or <error>: the expected and the actual verdict, and where. */
+static void junit_not_as_expected(FILE *f, const sb_run_result *r)
+{
+    const char *element = run_died(r) ? "error" : "failure";
+    fprintf(f, "      <%s type=\"%s\" message=\"", element, sb_verdict_name(r->verdict));
+    xml_printf(f, "expected %s, got %s", sb_verdict_name(r->expected),
+               sb_verdict_name(r->verdict));
+    if (run_died(r))
+        xml_printf(f, ": %s", r->message);
+    else if (r->div.found)
+        xml_printf(f, " at step %" PRId64 " %s (%s)", r->div.step, r->div.probe, r->div.op);
+    fprintf(f, "\"/>\n");
 }
 
 /* A dead run's how and where, and its first stderr line, whether or not
@@ -130,66 +162,101 @@ static void junit_system_err(FILE *f, const sb_run_result *r)
     fputs("</system-err>\n", f);
 }
 
+static void junit_run(FILE *f, const sb_case_result *cr, const sb_run_result *r)
+{
+    fputs("    <testcase classname=\"", f);
+    xml_text(f, cr->c->name);
+    fprintf(f, "\" name=\"threads=%d repeat=%d\" time=\"%.3f\"", r->threads, r->repeat,
+            r->seconds);
+    sb_outcome o = sb_run_outcome(r);
+    bool died = run_died(r) && r->crash.how[0];
+    if (o == SB_OUTCOME_AS_EXPECTED && !died && !run_has_details(r)) {
+        fputs("/>\n", f);
+        return;
+    }
+    fputs(">\n", f);
+    switch (o) {
+    case SB_OUTCOME_AS_EXPECTED:
+        break;
+    case SB_OUTCOME_NOT_REACHED:
+        /* as text: the Jenkins schema's <skipped> has no attributes */
+        fprintf(f, "      <skipped>expected %s, not reached in the first %" PRId64
+                   " step%s</skipped>\n", sb_verdict_name(r->expected), r->max_steps,
+                r->max_steps == 1 ? "" : "s");
+        break;
+    case SB_OUTCOME_NOT_AS_EXPECTED:
+        junit_not_as_expected(f, r);
+        break;
+    }
+    if (run_has_details(r)) {
+        fputs("      <system-out>", f);
+        junit_details(f, r);
+        fputs("</system-out>\n", f);
+    }
+    if (died)
+        junit_system_err(f, r);
+    fputs("    </testcase>\n", f);
+}
+
+static void junit_counts_attributes(FILE *f, const junit_counts *n)
+{
+    fprintf(f, " tests=\"%d\" failures=\"%d\" errors=\"%d\"", n->tests, n->failures, n->errors);
+}
+
 static void junit_case(FILE *f, const sb_case_result *cr)
 {
     SB_ASSERT(cr->c != NULL);
+    junit_counts n = {0};
+    counts_add(&n, cr);
     fputs("  <testsuite name=\"", f);
     xml_text(f, cr->c->name);
-    fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\" time=\"%.3f\">\n",
-            cr->n_runs, suite_count(cr, SB_OUTCOME_NOT_AS_EXPECTED),
-            suite_count(cr, SB_OUTCOME_NOT_REACHED), suite_seconds(cr));
+    fputc('"', f);
+    junit_counts_attributes(f, &n);
+    fprintf(f, " skipped=\"%d\" time=\"%.3f\">\n", n.skipped, n.seconds);
     /* a sweep gives every run of a case the same step limit */
     if (cr->n_runs > 0 && cr->runs[0].max_steps > 0)
         fprintf(f, "    <properties><property name=\"max_steps\" value=\"%" PRId64
                    "\"/></properties>\n", cr->runs[0].max_steps);
-    for (int i = 0; i < cr->n_runs; i++) {
-        const sb_run_result *r = &cr->runs[i];
-        fputs("    <testcase classname=\"", f);
-        xml_text(f, cr->c->name);
-        fprintf(f, "\" name=\"threads=%d repeat=%d\" time=\"%.3f\"", r->threads, r->repeat,
-                r->seconds);
-        switch (sb_run_outcome(r)) {
-        case SB_OUTCOME_AS_EXPECTED:
-            if (!r->crash.how[0]) {
-                fputs("/>\n", f);
-                continue;
-            }
-            fputs(">\n", f);
-            break;
-        case SB_OUTCOME_NOT_REACHED:
-            fprintf(f, ">\n      <skipped message=\"expected %s, not reached in the first %" PRId64
-                       " step%s\"/>\n", sb_verdict_name(r->expected), r->max_steps,
-                    r->max_steps == 1 ? "" : "s");
-            break;
-        case SB_OUTCOME_NOT_AS_EXPECTED:
-            fputs(">\n", f);
-            junit_failure(f, r);
-            break;
-        }
-        if (r->crash.how[0])
-            junit_system_err(f, r);
-        fputs("    </testcase>\n", f);
-    }
+    for (int i = 0; i < cr->n_runs; i++)
+        junit_run(f, cr, &cr->runs[i]);
     fputs("  </testsuite>\n", f);
 }
 
-sb_status sb_report_junit(const char *path, const sb_case_result *r, int n)
+/* The testsuite of an input error: one testcase, one <error>. */
+static void junit_input_error(FILE *f, const char *error)
+{
+    fputs("  <testsuite name=\"samebits\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\""
+          " time=\"0.000\">\n"
+          "    <testcase classname=\"samebits\" name=\"input\" time=\"0.000\">\n"
+          "      <error type=\"input\" message=\"", f);
+    xml_text(f, error);
+    fputs("\"/>\n    </testcase>\n  </testsuite>\n", f);
+}
+
+sb_status sb_report_junit_input_error(const char *path, const sb_case_result *r, int n,
+                                      const char *error)
 {
     sb_report_file rf;
     sb_status st = sb_report_file_open(&rf, path);
     if (st != SB_OK)
         return st;
-    int tests = 0, failures = 0, skipped = 0;
-    for (int i = 0; i < n; i++) {
-        tests += r[i].n_runs;
-        failures += suite_count(&r[i], SB_OUTCOME_NOT_AS_EXPECTED);
-        skipped += suite_count(&r[i], SB_OUTCOME_NOT_REACHED);
-    }
-    fprintf(rf.f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                  "<testsuites name=\"samebits\" tests=\"%d\" failures=\"%d\" skipped=\"%d\">\n",
-            tests, failures, skipped);
+    junit_counts all = {0};
+    for (int i = 0; i < n; i++)
+        counts_add(&all, &r[i]);
+    all.tests += error != NULL;
+    all.errors += error != NULL;
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"samebits\"", rf.f);
+    junit_counts_attributes(rf.f, &all);
+    fprintf(rf.f, " time=\"%.3f\">\n", all.seconds);
     for (int i = 0; i < n; i++)
         junit_case(rf.f, &r[i]);
+    if (error)
+        junit_input_error(rf.f, error);
     fputs("</testsuites>\n", rf.f);
     return sb_report_file_commit(&rf);
+}
+
+sb_status sb_report_junit(const char *path, const sb_case_result *r, int n)
+{
+    return sb_report_junit_input_error(path, r, n, NULL);
 }

@@ -1,7 +1,9 @@
 /* The text report: a compact table per case, then one line per case. */
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
-#include "samebits.h"
+#include "support/support.h"
 
 static bool run_died(const sb_run_result *r)
 {
@@ -59,35 +61,106 @@ static void text_crash_lines(FILE *f, const sb_run_result *r)
                 d->structural ? ", structural" : "");
 }
 
-static void text_row(FILE *f, const sb_case_result *cr, const sb_run_result *r)
+/* The table's columns: the header, the narrowest width (what the table has
+ * always had, so short cells keep the usual layout) and the alignment. A
+ * column widens to its longest cell, so a long first divergence ("...
+ * reference not reproduced") never shifts the columns after it. */
+enum { COL_THREADS, COL_REPEAT, COL_VERDICT, COL_EXPECTED, COL_WHERE, COL_INPUTS, COL_COUNTS,
+       COL_ABS, COL_ULP, COL_RATIO, COL_LOSS, COL_ACC, COL_SECONDS, COL_COUNT };
+
+static const struct {
+    const char *header;
+    int min_width;
+    bool right;
+} columns[COL_COUNT] = {
+    [COL_THREADS] = {"threads", 7, true},      [COL_REPEAT] = {"repeat", 6, true},
+    [COL_VERDICT] = {"verdict", 12, false},    [COL_EXPECTED] = {"expected", 14, false},
+    [COL_WHERE] = {"first divergence", 44, false}, [COL_INPUTS] = {"inputs=", 7, false},
+    [COL_COUNTS] = {"differing/total", 15, false}, [COL_ABS] = {"max abs", 9, false},
+    [COL_ULP] = {"max ULP", 7, false},         [COL_RATIO] = {"bound ratio", 11, false},
+    [COL_LOSS] = {"test loss", 9, true},       [COL_ACC] = {"test acc", 8, true},
+    [COL_SECONDS] = {"seconds", 7, true},
+};
+
+typedef struct text_cells {
+    char c[COL_COUNT][320];
+} text_cells;
+
+static void text_cells_fill(text_cells *t, const sb_case_result *cr, const sb_run_result *r)
 {
-    char where[320], counts[48] = "-", abs_s[16] = "-", ulp_s[16] = "-", ratio_s[16] = "-";
-    char expected[24];
-    text_divergence(where, sizeof where, r);
+    for (int k = 0; k < COL_COUNT; k++)
+        snprintf(t->c[k], sizeof t->c[k], "-");
     static const char *const marks[] = {[SB_OUTCOME_AS_EXPECTED] = "",
                                         [SB_OUTCOME_NOT_AS_EXPECTED] = " *",
                                         [SB_OUTCOME_NOT_REACHED] = " ?"};
-    snprintf(expected, sizeof expected, "%s%s", sb_verdict_name(r->expected),
+    snprintf(t->c[COL_THREADS], sizeof t->c[0], "%d", r->threads);
+    snprintf(t->c[COL_REPEAT], sizeof t->c[0], "%d", r->repeat);
+    snprintf(t->c[COL_VERDICT], sizeof t->c[0], "%s", sb_verdict_name(r->verdict));
+    snprintf(t->c[COL_EXPECTED], sizeof t->c[0], "%s%s", sb_verdict_name(r->expected),
              marks[sb_run_outcome(r)]);
+    text_divergence(t->c[COL_WHERE], sizeof t->c[0], r);
     const sb_divergence *d = &r->div;
+    if (d->found)
+        snprintf(t->c[COL_INPUTS], sizeof t->c[0], "%s", d->inputs_identical ? "y" : "n");
     if (d->found && d->have_elements) {
-        snprintf(counts, sizeof counts, "%zu/%zu", d->elem.differing, d->elem.total);
-        snprintf(abs_s, sizeof abs_s, "%.3g", d->elem.max_abs);
-        snprintf(ulp_s, sizeof ulp_s, "%.6g", d->elem.max_ulp);
-        snprintf(ratio_s, sizeof ratio_s, "%.3g", d->elem.bound_ratio);
+        snprintf(t->c[COL_COUNTS], sizeof t->c[0], "%zu/%zu", d->elem.differing, d->elem.total);
+        snprintf(t->c[COL_ABS], sizeof t->c[0], "%.3g", d->elem.max_abs);
+        snprintf(t->c[COL_ULP], sizeof t->c[0], "%.6g", d->elem.max_ulp);
+        snprintf(t->c[COL_RATIO], sizeof t->c[0], "%.3g", d->elem.bound_ratio);
     }
-    fprintf(f, "%7d %6d  %-12s  %-14s  %-44s  %-7s  %-15s  %-9s  %-7s  %-11s", r->threads,
-            r->repeat, sb_verdict_name(r->verdict), expected, where,
-            d->found ? (d->inputs_identical ? "y" : "n") : "-", counts, abs_s, ulp_s, ratio_s);
-    if (cr->c->kind == SB_CASE_TRAIN) {
-        if (r->have_metrics)
-            fprintf(f, "  %9.4f  %8.4f", r->metrics.test_loss, r->metrics.test_accuracy);
-        else
-            fprintf(f, "  %9s  %8s", "-", "-");
+    if (cr->c->kind == SB_CASE_TRAIN && r->have_metrics) {
+        snprintf(t->c[COL_LOSS], sizeof t->c[0], "%.4f", r->metrics.test_loss);
+        snprintf(t->c[COL_ACC], sizeof t->c[0], "%.4f", r->metrics.test_accuracy);
     }
-    fprintf(f, "  %7.2f\n", r->seconds);
-    if (run_died(r) && r->crash.how[0])
-        text_crash_lines(f, r);
+    sb_seconds_cell(t->c[COL_SECONDS], sizeof t->c[0], r->seconds);
+}
+
+static bool column_shown(const sb_case_result *cr, int k)
+{
+    return cr->c->kind == SB_CASE_TRAIN || (k != COL_LOSS && k != COL_ACC);
+}
+
+/* One line of the table: cells[k] padded to width[k], one space between
+ * threads and repeat and two between the others, no trailing space. */
+static void text_line(FILE *f, const sb_case_result *cr, const char *const *cells,
+                      const int *width)
+{
+    for (int k = 0; k < COL_COUNT; k++) {
+        if (!column_shown(cr, k))
+            continue;
+        if (k > 0)
+            fputs(k == COL_REPEAT ? " " : "  ", f);
+        fprintf(f, columns[k].right ? "%*s" : "%-*s", width[k], cells[k]);
+    }
+    fputc('\n', f);
+}
+
+static void text_table(FILE *f, const sb_case_result *cr)
+{
+    text_cells *rows = calloc((size_t)cr->n_runs + 1, sizeof *rows);
+    SB_ASSERT(rows != NULL);
+    int width[COL_COUNT];
+    for (int k = 0; k < COL_COUNT; k++)
+        width[k] = columns[k].min_width;
+    for (int i = 0; i < cr->n_runs; i++) {
+        text_cells_fill(&rows[i], cr, &cr->runs[i]);
+        for (int k = 0; k < COL_COUNT; k++)
+            if ((int)strlen(rows[i].c[k]) > width[k])
+                width[k] = (int)strlen(rows[i].c[k]);
+    }
+    const char *cells[COL_COUNT];
+    for (int k = 0; k < COL_COUNT; k++)
+        cells[k] = columns[k].header;
+    text_line(f, cr, cells, width);
+    for (int i = 0; i < cr->n_runs; i++) {
+        for (int k = 0; k < COL_COUNT; k++)
+            cells[k] = rows[i].c[k];
+        text_line(f, cr, cells, width);
+        const sb_run_result *r = &cr->runs[i];
+        if (run_died(r) && r->crash.how[0])
+            text_crash_lines(f, r);
+    }
+    free(rows);
 }
 
 /* One divergence on a line of its own: where, its verdict, its elements. */
@@ -149,17 +222,10 @@ static void text_case(FILE *f, const sb_case_result *cr)
         fprintf(f, ", truncated: first %" PRId64 " step%s compared, no metrics",
                 case_max_steps(cr), case_max_steps(cr) == 1 ? "" : "s");
     fputs(")\n", f);
-    fprintf(f, "%7s %6s  %-12s  %-14s  %-44s  %-7s  %-15s  %-9s  %-7s  %-11s", "threads", "repeat",
-            "verdict", "expected", "first divergence", "inputs=", "differing/total",
-            "max abs", "max ULP", "bound ratio");
-    if (train)
-        fprintf(f, "  %9s  %8s", "test loss", "test acc");
-    fprintf(f, "  %7s\n", "seconds");
     int counts[SB_OUTCOME_NOT_REACHED + 1] = {0};
-    for (int i = 0; i < cr->n_runs; i++) {
-        text_row(f, cr, &cr->runs[i]);
+    for (int i = 0; i < cr->n_runs; i++)
         counts[sb_run_outcome(&cr->runs[i])]++;
-    }
+    text_table(f, cr);
     text_notes(f, cr);
     if (counts[SB_OUTCOME_NOT_AS_EXPECTED] > 0)
         fputs("* verdict differs from the expected one\n", f);

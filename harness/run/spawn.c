@@ -15,18 +15,12 @@
 #include <time.h>
 
 #include "samebits.h"
+#include "support/support.h"
 
 extern char **environ;
 
 /* After SIGTERM, how long a timed-out child may take to exit before SIGKILL. */
 #define SB_SPAWN_GRACE_SECONDS 2.0
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void sleep_seconds(double s)
 {
@@ -95,7 +89,7 @@ static bool wait_until(pid_t pid, double deadline, int *status)
     for (;;) {
         if (reaped(pid, status))
             return true;
-        if (deadline > 0 && now_seconds() >= deadline)
+        if (deadline > 0 && sb_monotonic_seconds() >= deadline)
             return false;
         sleep_seconds(pause);
         if (pause < 0.02)
@@ -136,7 +130,7 @@ sb_status sb_spawn_with(char *const argv[], const sb_spawn_options *o, sb_child_
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 
-    double start = now_seconds();
+    double start = sb_monotonic_seconds();
     pid_t pid;
     int rc = posix_spawnp(&pid, argv[0], &actions, &attr, argv, env);
     posix_spawn_file_actions_destroy(&actions);
@@ -152,7 +146,7 @@ sb_status sb_spawn_with(char *const argv[], const sb_spawn_options *o, sb_child_
     if (!wait_until(pid, deadline, &status)) {
         r->end = SB_CHILD_TIMED_OUT;
         kill(pid, SIGTERM);
-        if (!wait_until(pid, now_seconds() + SB_SPAWN_GRACE_SECONDS, &status)) {
+        if (!wait_until(pid, sb_monotonic_seconds() + SB_SPAWN_GRACE_SECONDS, &status)) {
             kill(pid, SIGKILL);
             wait_blocking(pid, &status);
         }
@@ -161,7 +155,7 @@ sb_status sb_spawn_with(char *const argv[], const sb_spawn_options *o, sb_child_
     } else {
         r->end = SB_CHILD_EXITED;
     }
-    r->seconds = now_seconds() - start;
+    r->seconds = sb_monotonic_seconds() - start;
     if (WIFEXITED(status))
         r->exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status))

@@ -143,4 +143,13 @@ void sb_dir_remove_tree(const char *dir);
  * and only the first read fails). */
 FILE *sb_input_open(const char *path, const char *mode, char *err, size_t errlen);
 
+/* ---- durations (duration.c) ---------------------------------------------------- */
+
+/* Seconds on the monotonic clock (CLOCK_MONOTONIC), for measuring durations. */
+double sb_monotonic_seconds(void);
+/* A duration for a person: "12 ms", "4.56 s", "3 min 05 s", "2 h 03 min". */
+void sb_duration_human(char *out, size_t len, double seconds);
+/* Seconds for a table column: two decimals, three below 0.1 s. */
+void sb_seconds_cell(char *out, size_t len, double seconds);
+
 #endif

@@ -31,10 +31,21 @@ static bool run_paths_make(run_paths *p, const char *work_dir, const char *name,
     return true;
 }
 
-static void progress_show(const sb_case *c, int threads, int repeat, int done, int total)
+/* The line of the run about to start: which, how far, and an estimate of
+ * the case's time left from the mean of its runs so far. */
+static void progress_show(const sb_case *c, int threads, int repeat, int done, int total,
+                          double started)
 {
-    fprintf(stderr, "\r\033[K%s: threads %d repeat %d (%d/%d)", c->name, threads, repeat,
-            done + 1, total);
+    double elapsed = sb_monotonic_seconds() - started;
+    char in[32], left[48] = "estimating";
+    sb_duration_human(in, sizeof in, elapsed);
+    if (done > 0) {
+        char d[24];
+        sb_duration_human(d, sizeof d, elapsed / done * (total - done));
+        snprintf(left, sizeof left, "about %s left", d);
+    }
+    fprintf(stderr, "\r\033[K%s: threads %d repeat %d (run %d of %d), %s in, %s", c->name,
+            threads, repeat, done + 1, total, in, left);
     fflush(stderr);
 }
 
@@ -51,6 +62,7 @@ typedef struct sweep_judge {
     const sb_trace *golden;
     const sb_sweep_options *o;
     int max_origins;
+    double started;             /* monotonic seconds at the case's start, for the progress line */
     sb_locate_reference refs[SB_ORIGINS_KEPT];
 } sweep_judge;
 
@@ -226,7 +238,7 @@ static sb_status count_sweep(sweep_judge *j, sb_case_result *r, int threads, int
         x->expected = j->c->expect[threads];
         x->max_steps = max_steps;
         if (o->progress)
-            progress_show(j->c, threads, k, r->n_runs, total);
+            progress_show(j->c, threads, k, r->n_runs, total, j->started);
         bool finished;
         st = run_one(x, j->c, j->golden, o, timeout, &t[n], &finished, err, errlen);
         if (st != SB_OK) {
@@ -289,7 +301,7 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
     sweep_judge *j = calloc(1, sizeof *j);
     if (!j)
         return SB_ERR_NOMEM;
-    *j = (sweep_judge){.c = c, .golden = golden, .o = o,
+    *j = (sweep_judge){.c = c, .golden = golden, .o = o, .started = sb_monotonic_seconds(),
                        .max_origins = o->max_origins > 0 ? o->max_origins
                                                          : SB_ORIGINS_LOCATE_DEFAULT};
     long item = o->shard_offset;

@@ -421,28 +421,31 @@ END_TEST
 static const char junit_script[] =
     "import sys, xml.etree.ElementTree as ET\n"
     "root = ET.parse(sys.argv[1]).getroot()\n"
-    "assert root.tag == 'testsuites' and root.get('tests') == '7' and root.get('failures') == '2'\n"
-    "assert root.get('skipped') == '1'\n"
+    "assert root.tag == 'testsuites' and root.get('tests') == '7' and root.get('failures') == '1'\n"
+    "assert root.get('errors') == '1' and root.get('skipped') is None\n"
     "k, t, c = root.findall('testsuite')\n"
     "assert k.get('skipped') == '0' and k.find('properties') is None\n"
     "assert c.get('failures') == '0' and c.get('skipped') == '1'\n"
     "assert [(p.get('name'), p.get('value')) for p in c.find('properties')] == [('max_steps', '2')]\n"
     "cc = c.findall('testcase')\n"
     "assert cc[0].find('skipped') is None and cc[0].find('failure') is None\n"
-    "assert cc[1].find('skipped').get('message') == "
-    "'expected beyond-bound, not reached in the first 2 steps'\n"
+    "assert cc[1].find('skipped').text == 'expected beyond-bound, not reached in the first 2 steps'\n"
     "assert k.get('name') == 'odd \"name\"\\\\ <&>\\t#1 \\ufffd', repr(k.get('name'))\n"
-    "assert k.get('failures') == '2' and t.get('failures') == '0'\n"
+    "assert k.get('failures') == '1' and k.get('errors') == '1' and t.get('failures') == '0'\n"
     "cases = k.findall('testcase')\n"
     "assert [c.get('name') for c in cases] == "
     "['threads=1 repeat=1', 'threads=2 repeat=1', 'threads=4 repeat=2', 'threads=8 repeat=1']\n"
-    "assert [c.find('failure') is not None for c in cases] == [False, True, False, True]\n"
+    "assert [c.find('failure') is not None for c in cases] == [False, True, False, False]\n"
+    "assert [c.find('error') is not None for c in cases] == [False, False, False, True]\n"
     "f = cases[1].find('failure')\n"
-    "assert f.get('message') == 'expected identical, got reordering'\n"
-    "assert 'step 0 y (dense_fwd)' in f.text\n"
-    "assert 'signal 11 \"SIGSEGV\"\\nsee <stderr>' in cases[3].find('failure').text\n"
+    "assert f.get('message') == 'expected identical, got reordering at step 0 y (dense_fwd)'\n"
+    "assert 'first divergence: step 0 y (dense_fwd)' in cases[1].find('system-out').text\n"
+    "assert 'beyond' not in cases[1].find('system-out').text\n"
+    "assert cases[2].find('system-out') is not None\n"
+    "e = cases[3].find('error')\n"
+    "assert e.get('type') == 'crash'\n"
+    "assert 'signal 11 \"SIGSEGV\"\\nsee <stderr>' in e.get('message'), e.get('message')\n"
     "where = 'killed by signal 11 (Segmentation fault) at step 2 in op relu_fwd (z), after probe y'\n"
-    "assert where in cases[3].find('failure').text\n"
     "assert cases[3].find('system-err').text == where + '\\nstderr: boom.c:3: assertion <failed>'\n"
     "assert all(c.find('system-err') is None for c in cases[:3])\n";
 
@@ -526,6 +529,42 @@ START_TEST(text_table_and_summary)
 }
 END_TEST
 
+/* A first divergence longer than its column's usual width, and a run of a
+ * millisecond: the columns widen and stay aligned (every line of the table
+ * ends at the same place: its last column is right-aligned), and the
+ * seconds keep three decimals. */
+START_TEST(text_columns_stay_aligned)
+{
+    sb_run_result runs[2] = {
+        {.threads = 1, .repeat = 1, .seconds = 0.0012},
+        {.threads = 2, .repeat = 1, .verdict = SB_VERDICT_BEYOND_BOUND,
+         .expected = SB_VERDICT_IDENTICAL, .seconds = 12.5},
+    };
+    located(&runs[1].div, "dense1.fwd.out_with_a_long_probe_name", "dense_fwd");
+    runs[1].div.reference_unreproduced = true;
+    sb_case_result one = {.c = &kernel_case, .runs = runs, .n_runs = 2};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    sb_report_text(f, &one, 1);
+    fclose(f);
+    char *header = strstr(buf, "threads repeat");
+    ck_assert_ptr_nonnull(header);
+    size_t width = strcspn(header, "\n");
+    char *row = header + width + 1;
+    for (int i = 0; i < 2; i++) {
+        size_t w = strcspn(row, "\n");
+        ck_assert_msg(w == width, "row %d is %zu wide, the header %zu:\n%s", i, w, width, buf);
+        row += w + 1;
+    }
+    ck_assert_ptr_nonnull(strstr(buf, "reference not reproduced  y  "));
+    ck_assert_ptr_nonnull(strstr(buf, "  0.001\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "  12.50\n"));
+    free(buf);
+}
+END_TEST
+
 Suite *make_report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -538,6 +577,7 @@ Suite *make_report_suite(void)
     tcase_add_test(tc, junit_parses_and_escapes);
     tcase_add_test(tc, tap_plan_and_lines);
     tcase_add_test(tc, text_table_and_summary);
+    tcase_add_test(tc, text_columns_stay_aligned);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -559,6 +559,13 @@ typedef struct sb_report {
 sb_status sb_report_json_read(sb_report *rep, const char *path, char *err, size_t errlen);
 void sb_report_free(sb_report *rep);
 sb_status sb_report_junit(const char *path, const sb_case_result *r, int n);
+/* sb_report_junit of a sweep stopped by an input error (error: its one-line
+ * message): the cases swept before it, and a testsuite `samebits` whose one
+ * testcase `input` holds an <error> with the message, so a CI server shows
+ * the run failed rather than a report of fewer tests; error NULL is
+ * sb_report_junit. */
+sb_status sb_report_junit_input_error(const char *path, const sb_case_result *r, int n,
+                                      const char *error);
 void sb_report_tap(FILE *f, const sb_case_result *r, int n);
 
 /* ---- sweeping a case ---------------------------------------------------------
