@@ -9,7 +9,7 @@
 #include "gemm_tile.h"
 #include "sb_data_move.h"
 
-#define MR SB_GEMM_MR
+#define MR_MAX SB_GEMM_MR_MAX
 #define NR SB_GEMM_NR
 #define KC SB_GEMM_KC
 #define MRN SB_GEMM_MRN
@@ -19,11 +19,12 @@
  * KC x NC block of B. They only decide which tiles are computed when, never
  * an element's arithmetic, so they may change freely. */
 enum { MC = 144, NC = 960 };
-_Static_assert(MC % MR == 0 && NC % NR == 0 && NC % NRN == 0, "cache blocks hold whole tiles");
+_Static_assert(MC % SB_GEMM_MR == 0 && MC % SB_GEMM_MR_AVX2 == 0 && NC % NR == 0 && NC % NRN == 0,
+               "cache blocks hold whole tiles");
 
 struct sb_gemm_work {
     int m, n, k;    /* the largest problem the buffers fit */
-    float *a;       /* [MC/MR][KC][MR] */
+    float *a;       /* [MC/mr][KC][mr], mr the wide tile's rows */
     float *b;       /* [NC/NR][KC][NR] */
 };
 
@@ -37,7 +38,7 @@ sb_gemm_work *sb_gemm_work_new(int m, int n, int k)
         return NULL;
     w->m = m, w->n = n, w->k = k;
     size_t kc = (size_t)min_int(KC, k);
-    w->a = sb_floats_try((size_t)min_int(MC, round_up(m, MR)) * kc);
+    w->a = sb_floats_try((size_t)min_int(MC, round_up(m, MR_MAX)) * kc);
     w->b = sb_floats_try((size_t)min_int(NC, round_up(n, NR)) * kc);
     if (!w->a || !w->b) {
         sb_gemm_work_free(w);
@@ -55,40 +56,53 @@ void sb_gemm_work_free(sb_gemm_work *w)
     free(w);
 }
 
-/* A[0..mc)[0..kc) into panels of MR rows, p-major inside a panel; rows past
- * mc are zero. Row-major A is transposed 8 x 8 blocks at a time; a
- * transposed view (columns contiguous) is copied one column of A at a time,
- * across all panels (one pass along each row of the underlying matrix). */
-_Static_assert(MR == 8, "pack_a transposes 8 x 8 blocks");
-SB_ISA_CLONES
-static void pack_a(float *restrict dst, sb_matview a, int mc, int kc)
+/* A[0..mc)[0..kc) into panels of mr rows (a multiple of 8), p-major inside a
+ * panel; rows past mc are zero. Row-major A is transposed 8 x 8 blocks at a
+ * time; a transposed view (columns contiguous) is copied one column of A at
+ * a time, across all panels (one pass along each row of the underlying
+ * matrix). */
+SB_ALWAYS_INLINE void pack_a_panels(float *restrict dst, sb_matview a, int mc, int kc, int mr)
 {
     if (a.cs != 1) {
         for (int p = 0; p < kc; p++)
-            for (int i0 = 0; i0 < mc; i0 += MR) {
-                float *d = dst + (ptrdiff_t)i0 * kc + (ptrdiff_t)p * MR;
+            for (int i0 = 0; i0 < mc; i0 += mr) {
+                float *d = dst + (ptrdiff_t)i0 * kc + (ptrdiff_t)p * mr;
                 const float *s = a.p + i0 * a.rs + p * a.cs;
-                int rows = mc - i0 < MR ? mc - i0 : MR;
-                if (rows == MR && a.rs == 1) {
-                    memcpy(d, s, MR * sizeof(float));
+                int rows = mc - i0 < mr ? mc - i0 : mr;
+                if (rows == mr && a.rs == 1) {
+                    memcpy(d, s, (size_t)mr * sizeof(float));
                     continue;
                 }
-                for (int i = 0; i < MR; i++)
+                for (int i = 0; i < mr; i++)
                     d[i] = i < rows ? s[i * a.rs] : 0.0f;
             }
         return;
     }
-    for (int i0 = 0; i0 < mc; i0 += MR, dst += (ptrdiff_t)kc * MR) {
-        int rows = mc - i0 < MR ? mc - i0 : MR;
-        const float *s = a.p + i0 * a.rs;
-        int p = 0;
-        if (rows == MR)
-            for (; p + 8 <= kc; p += 8)
-                sb_transpose8(dst + (ptrdiff_t)p * MR, MR, s + p, a.rs);
-        for (; p < kc; p++)
-            for (int i = 0; i < MR; i++)
-                dst[(ptrdiff_t)p * MR + i] = i < rows ? s[i * a.rs + p] : 0.0f;
-    }
+    for (int i0 = 0; i0 < mc; i0 += mr, dst += (ptrdiff_t)kc * mr)
+        for (int i8 = 0; i8 < mr; i8 += 8) {   /* the panel's rows, eight at a time */
+            int rows = mc - i0 - i8;
+            rows = rows < 0 ? 0 : rows > 8 ? 8 : rows;
+            const float *s = a.p + (i0 + i8) * a.rs;
+            float *d = dst + i8;
+            int p = 0;
+            if (rows == 8)
+                for (; p + 8 <= kc; p += 8)
+                    sb_transpose8(d + (ptrdiff_t)p * mr, mr, s + p, a.rs);
+            for (; p < kc; p++)
+                for (int i = 0; i < 8; i++)
+                    d[(ptrdiff_t)p * mr + i] = i < rows ? s[i * a.rs + p] : 0.0f;
+        }
+}
+
+/* pack_a_panels with mr a constant in each copy (a copy of mr floats is
+ * then a vector move, not a library call) */
+SB_ISA_CLONES
+static void pack_a(float *restrict dst, sb_matview a, int mc, int kc, int mr)
+{
+    if (mr == SB_GEMM_MR)
+        pack_a_panels(dst, a, mc, kc, SB_GEMM_MR);
+    else
+        pack_a_panels(dst, a, mc, kc, SB_GEMM_MR_AVX2);
 }
 
 /* B[0..kc)[0..nc) into panels of nr columns, p-major inside a panel;
@@ -151,7 +165,9 @@ void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
     if (k == 0 && !accumulate)
         for (int i = 0; i < m; i++)
             memset(c + i * ldc, 0, (size_t)n * sizeof(float));
-    sb_gemm_tile_fn *tile = sb_gemm_tiles_select()->wide_cols;
+    const sb_gemm_tiles *tiles = sb_gemm_tiles_select();
+    sb_gemm_tile_fn *tile = tiles->wide_cols;
+    const int mr = tiles->wide_mr;
     for (int jc = 0; jc < n; jc += NC) {
         int nc = min_int(NC, n - jc);
         /* pc walks the summation chunks in order: the det definition. */
@@ -161,12 +177,12 @@ void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
             pack_b(w->b, sub(b, pc, jc), kc, nc, NR);
             for (int ic = 0; ic < m; ic += MC) {
                 int mc = min_int(MC, m - ic);
-                pack_a(w->a, sub(a, ic, pc), mc, kc);
+                pack_a(w->a, sub(a, ic, pc), mc, kc, mr);
                 for (int jr = 0; jr < nc; jr += NR)
-                    for (int ir = 0; ir < mc; ir += MR)
+                    for (int ir = 0; ir < mc; ir += mr)
                         tile(c + (ic + ir) * ldc + jc + jr, w->a + (ptrdiff_t)ir * kc,
-                             1, MR, w->b + (ptrdiff_t)jr * kc,
-                             ldc, kc, min_int(MR, mc - ir), min_int(NR, nc - jr),
+                             1, mr, w->b + (ptrdiff_t)jr * kc,
+                             ldc, kc, min_int(mr, mc - ir), min_int(NR, nc - jr),
                              overwrite, NULL);
             }
         }
@@ -196,7 +212,8 @@ static void grid_choose(int mt, int nt, int threads, int *tm, int *tn)
 static void det_split_output(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
                              int n, int k, bool accumulate)
 {
-    int mt = (m + MR - 1) / MR, nt = (n + NR - 1) / NR;
+    const int mr = sb_gemm_tiles_select()->wide_mr;
+    int mt = (m + mr - 1) / mr, nt = (n + NR - 1) / NR;
 #pragma omp parallel
     {
         int tm = 1, tn = 1;
@@ -204,7 +221,7 @@ static void det_split_output(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc
         int t = omp_get_thread_num();
         if (t < tm * tn) {
             int ti = t / tn, tj = t % tn;
-            int i0 = mt * ti / tm * MR, i1 = min_int(m, mt * (ti + 1) / tm * MR);
+            int i0 = mt * ti / tm * mr, i1 = min_int(m, mt * (ti + 1) / tm * mr);
             int j0 = nt * tj / tn * NR, j1 = min_int(n, nt * (tj + 1) / tn * NR);
             if (i0 < i1 && j0 < j1) {
                 sb_gemm_work *w = sb_gemm_work_new(i1 - i0, j1 - j0, k);

@@ -12,7 +12,6 @@
 #include "gemm_tile.h"
 #include "sb_data_move.h"
 
-#define MR SB_GEMM_MR
 #define NR SB_GEMM_NR
 #define MRN SB_GEMM_MRN
 #define NRN SB_GEMM_NRN
@@ -24,15 +23,16 @@
  * constant after inlining), so that the accumulators are indexed by
  * constants and stay in registers. GCC unrolls fully when the unroll count
  * is at least the trip count; clang only when the two are equal, so for
- * clang the loop goes four at a time, up to the next multiple of 4 (the
- * tall tile's 10 columns are 12 there, see tall_cols). */
+ * clang the loop goes four at a time, each v past count skipped (a
+ * comparison of constants once unrolled). */
 #define PRAGMA(x) _Pragma(#x)
 #if defined(__clang__)
 #define FOR_UNROLLED(v, count, stmt)                       \
     for (int v##4_ = 0; v##4_ < (count); v##4_ += 4) {     \
         PRAGMA(GCC unroll 4)                               \
         for (int v = v##4_; v < v##4_ + 4; v++)            \
-            stmt                                           \
+            if (v < (count))                               \
+                stmt                                       \
     }
 #else
 #define FOR_UNROLLED(v, count, stmt)                       \
@@ -54,11 +54,15 @@
 #endif
 
 /* The tile as sm x sn blocks (constants after inlining), each block's
- * accumulators in registers for the whole chunk. sm divides the tile's rows,
- * and every row of A the body reads is valid (edge rows come zero-padded, see
- * TILE below). A block wholly outside the valid rows or columns is skipped.
- * a[i][p] is a[i*ars + p*acs]; b has rows of nr floats. Every element is the
- * same fmaf chain whatever the blocking. */
+ * accumulators in registers for the whole chunk. Every row of A the body
+ * reads is valid (edge rows come zero-padded, see TILE below). A block wholly
+ * outside the valid rows or columns is skipped. a[i][p] is a[i*ars + p*acs];
+ * b has rows of nr floats. Every element is the same fmaf chain whatever the
+ * blocking. The loops over a row's columns are marked `omp simd`, as in
+ * tall_body: without the mark GCC 12 keeps one of the twelve accumulators
+ * of AVX2's 6 x 16 blocks in memory (a store and a load in its chain every
+ * step) while a register stays free; the mark changes which chains share a
+ * vector, never a chain. */
 SB_ALWAYS_INLINE void tile_body(float *restrict c, const float *restrict a, ptrdiff_t ars,
                                 ptrdiff_t acs, const float *restrict b, int nr, ptrdiff_t ldc,
                                 int kc, int mv, int nv, bool overwrite, const float *row_bias,
@@ -72,6 +76,7 @@ SB_ALWAYS_INLINE void tile_body(float *restrict c, const float *restrict a, ptrd
             {
                 const float *ap = a + i0 * ars, *bp = b + j0;
                 FOR_UNROLLED(i, sm, {
+                    _Pragma("omp simd")
                     for (int j = 0; j < sn; j++)
                         acc[i][j] = fmaf(ap[i * ars], bp[j], 0.0f);
                 })
@@ -84,29 +89,39 @@ SB_ALWAYS_INLINE void tile_body(float *restrict c, const float *restrict a, ptrd
                  * (written as one base, GCC 12 also vectorises the narrow
                  * tile's first row as scalars) */
                 const float *ap = a + p * acs + i0 * ars, *base[4];
-                for (int q = 0; q < 4; q++)   /* only rows of the block: sm may be 4 or 8 */
+                for (int q = 0; q < 4; q++)   /* only rows of the block: sm may be 4 to 8 */
                     base[q] = ap + (4 * q < sm ? 4 * q : 0) * ars;
                 const float *bp = b + (ptrdiff_t)p * nr + j0;
                 FOR_UNROLLED(i, sm, {
                     float ai = base[i / 4][(i % 4) * ars];
+                    _Pragma("omp simd")
                     for (int j = 0; j < sn; j++)
                         acc[i][j] = fmaf(ai, bp[j], acc[i][j]);
                 })
             }
             float *cb = c + i0 * ldc + j0;
             if (mv - i0 >= sm && nv - j0 >= sn) {
-                for (int i = 0; i < sm; i++) {
+                /* unrolled, as the steps: a loop over the rows would index
+                 * acc by a variable and so keep it in memory, the whole
+                 * block stored onto the stack after the last step and read
+                 * back in pieces (a third of conv1's time, K = 9) */
+                FOR_UNROLLED(i, sm, {
                     float *ci = cb + i * ldc;
-                    if (overwrite && row_bias)
+                    if (overwrite && row_bias) {
+                        float bi = row_bias[i0 + i];
+                        _Pragma("omp simd")
                         for (int j = 0; j < sn; j++)
-                            ci[j] = row_bias[i0 + i] + acc[i][j];
-                    else if (overwrite)
+                            ci[j] = bi + acc[i][j];
+                    } else if (overwrite) {
+                        _Pragma("omp simd")
                         for (int j = 0; j < sn; j++)
                             ci[j] = acc[i][j];
-                    else
+                    } else {
+                        _Pragma("omp simd")
                         for (int j = 0; j < sn; j++)
                             ci[j] += acc[i][j];
-                }
+                    }
+                })
                 continue;
             }
             /* an edge: the valid corner through a copy, so that acc is only
@@ -201,6 +216,30 @@ SB_ALWAYS_INLINE void tile_cols(float *restrict c, const float *restrict a, ptrd
         tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, row_bias, sm, sn);
 }
 
+/* tile_cols over the rows: sm-row blocks, except that 6-row blocks (AVX2)
+ * leave the rows past the last whole one to 4-row blocks (4 x 16 in 8
+ * accumulators) where that computes fewer rows past the valid ones: 8 rows
+ * as 4 + 4, 16 as 6 + 6 + 4. Every row read lies within the tile's rows
+ * (mv <= rows, and rows a multiple of 6 and of 4). */
+SB_ALWAYS_INLINE void tile_rows(float *restrict c, const float *restrict a, ptrdiff_t ars,
+                                ptrdiff_t acs, const float *restrict b, int nr, ptrdiff_t ldc,
+                                int kc, int mv, int nv, bool overwrite, const float *row_bias,
+                                int sm, int sn)
+{
+    if (sm != 6) {
+        tile_cols(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, row_bias, sm, sn);
+        return;
+    }
+    int six = mv / 6;
+    if ((mv - 6 * six) % 4 != 0 && six > 0 && (mv - 6 * (six - 1)) % 4 == 0)
+        six--;
+    int rows6 = mv - 6 * six == 5 ? mv : 6 * six;   /* 5 over: one 6-row block */
+    tile_cols(c, a, ars, acs, b, nr, ldc, kc, rows6, nv, overwrite, row_bias, 6, sn);
+    if (rows6 < mv)
+        tile_cols(c + rows6 * ldc, a + rows6 * ars, ars, acs, b, nr, ldc, kc, mv - rows6, nv,
+                  overwrite, row_bias ? row_bias + rows6 : NULL, 4, sn);
+}
+
 /* One tile function: full tiles read A in place, edge tiles the padded copy.
  * A wide tile reading A by columns is told ars == 1, so that it loads A's
  * contiguous values one by one as broadcasts; told the same, a narrow tile
@@ -212,14 +251,14 @@ SB_ALWAYS_INLINE void tile_cols(float *restrict c, const float *restrict a, ptrd
                           bool overwrite, const float *row_bias)                       \
     {                                                                                  \
         if (mv == (rows)) {                                                            \
-            tile_cols(c, a, ars_full, acs, b, nr, ldc, kc, mv, nv, overwrite, row_bias, \
+            tile_rows(c, a, ars_full, acs, b, nr, ldc, kc, mv, nv, overwrite, row_bias, \
                       sm, sn);                                                         \
             return;                                                                    \
         }                                                                              \
         _Alignas(64) float pad[KC * (rows)];   /* whole vectors, no split lines */    \
         SB_ASSERT(kc <= KC);                                                           \
         pad_rows(pad, a, ars, acs, kc, rows, mv);                                      \
-        tile_cols(c, pad, kc, 1, b, nr, ldc, kc, mv, nv, overwrite, row_bias, sm, sn); \
+        tile_rows(c, pad, kc, 1, b, nr, ldc, kc, mv, nv, overwrite, row_bias, sm, sn); \
     }
 
 /* The tile's rows of A, [kc][MRT] from p = 0, rows past mv zero: A by
@@ -251,8 +290,7 @@ SB_ALWAYS_INLINE void pack_tall(float *restrict dst, const float *a, ptrdiff_t a
 }
 
 /* tall_body on B panels SB_GEMM_NRN wide, with as few of the tile's 12
- * columns as the valid ones need: 8, 10 (dense2 has 10; clang, unrolling by
- * fours, computes 12 and keeps 10) or 12. */
+ * columns as the valid ones need: 8, 10 (dense2 has 10) or 12. */
 SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrdiff_t acs,
                                 const float *restrict b, ptrdiff_t ldc, int kc, int mv, int nv,
                                 bool overwrite, const float *row_bias, int sm, int sn)
@@ -285,30 +323,35 @@ SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrd
     }
 
 /* The four tiles of one instruction set, and their table. */
-#define TILES(isa, attr, wsm, wsn, nsm, nsn, tsm, tsteps)                       \
-    TILE(wide_cols_##isa, attr, MR, NR, 1, wsm, wsn)                            \
-    TILE(wide_rows_##isa, attr, MR, NR, ars, wsm, wsn)                          \
+#define TILES(isa, attr, wmr, wsm, wsn, nsm, nsn, tsm, tsteps)                  \
+    TILE(wide_cols_##isa, attr, wmr, NR, 1, wsm, wsn)                           \
+    TILE(wide_rows_##isa, attr, wmr, NR, ars, wsm, wsn)                         \
     TILE(narrow_##isa, attr, MRN, NRN, ars, nsm, nsn)                           \
     TALL(tall_##isa, attr, tsm, NRT, tsteps)                                    \
     static const sb_gemm_tiles tiles_##isa = {wide_cols_##isa, wide_rows_##isa, \
-                                              narrow_##isa, tall_##isa};
+                                              narrow_##isa, tall_##isa, wmr};
 
 /* Blocks of the whole tile where the registers hold it (AVX-512: 8 x 48 in
- * 24 of 32 zmm, 16 x 16 in 16, 32 x 12 in 24), smaller where they do not
- * (AVX2: 4 x 16 in 8 of 16 ymm, 4 x 16 in 8, 8 x 12 in 12; 4 x 24 in 12
- * left GCC 12, with the two steps an iteration, two accumulators short, kept
- * in memory: a store and a load in their chains every step); unrolled counts
- * up to 16, rows in multiples of four (FOR_UNROLLED). tall_cols picks 8, 10
- * or 12 columns, and clang's 12 for 10 stay inside the B panel. */
-_Static_assert(MR % 4 == 0 && MRN % 4 == 0 && MR <= ROWS_MAX && MRN <= ROWS_MAX &&
+ * 24 of 32 zmm, 16 x 16 in 16, 32 x 12 in 24), smaller where they do not.
+ * AVX2 has 16 ymm: its wide tile is 24 rows (SB_GEMM_MR_AVX2) of 6 x 16
+ * blocks, 12 accumulators, two B vectors and a broadcast, where 4 x 16
+ * blocks had only the 8 accumulators that two FMA units of latency 4 keep
+ * busy with nothing to spare (4 x 24 needs all 16 registers, and GCC 12
+ * then reloads B for every row); narrow 4 x 16 in 8, tall 8 x 12 in 12.
+ * Unrolled counts up to 16 (FOR_UNROLLED); tall_cols picks 8, 10 or 12
+ * columns. */
+_Static_assert(SB_GEMM_MR % 8 == 0 && SB_GEMM_MR <= ROWS_MAX && SB_GEMM_MR <= SB_GEMM_MR_MAX &&
+                   SB_GEMM_MR_AVX2 % 24 == 0 &&
+                   SB_GEMM_MR_AVX2 <= SB_GEMM_MR_MAX && MRN % 4 == 0 && MRN <= ROWS_MAX &&
                    NRT == 12 && NRN >= NRT,
-               "unrolled counts for FOR_UNROLLED, tall_cols' widths");
-TILES(generic, , MR, NR, MRN, NRN, MRT, 16)
+               "whole blocks in the wide tiles (8 rows; 6 and 4 on AVX2), tall_cols' widths");
+TILES(generic, , SB_GEMM_MR, SB_GEMM_MR, NR, MRN, NRN, MRT, 16)
 #if defined(__x86_64__) && defined(__GNUC__)
 #if !defined(SB_WITHOUT_AVX512)
-TILES(avx512, __attribute__((target("avx512f,fma"))), MR, NR, MRN, NRN, MRT, 16)
+TILES(avx512, __attribute__((target("avx512f,fma"))), SB_GEMM_MR, SB_GEMM_MR, NR, MRN, NRN, MRT,
+      16)
 #endif
-TILES(avx2, __attribute__((target("avx2,fma"))), 4, 16, 4, NRN, 8, 8)
+TILES(avx2, __attribute__((target("avx2,fma"))), SB_GEMM_MR_AVX2, 6, 16, 4, NRN, 8, 8)
 #endif
 
 int sb_gemm_tiles_variants(const sb_gemm_tiles *out[3])
@@ -341,5 +384,5 @@ sb_gemm_tile sb_gemm_tile_for(const sb_gemm_tiles *t, int n, ptrdiff_t ars, ptrd
         return (sb_gemm_tile){t->tall, MRT, NRN};
     if (n <= NRN)
         return (sb_gemm_tile){t->narrow, MRN, NRN};
-    return (sb_gemm_tile){ars == 1 ? t->wide_cols : t->wide_rows, MR, NR};
+    return (sb_gemm_tile){ars == 1 ? t->wide_cols : t->wide_rows, t->wide_mr, NR};
 }

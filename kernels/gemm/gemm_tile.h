@@ -9,14 +9,15 @@
  * of a full one.
  *
  * Three shapes, chosen by the width of the product and the layout of A:
- *   wide    SB_GEMM_MR x SB_GEMM_NR   (8 x 48), B panels SB_GEMM_NR wide;
+ *   wide    SB_GEMM_MR x SB_GEMM_NR   (8 x 48; 24 x 48 on AVX2,
+ *           SB_GEMM_MR_AVX2), B panels SB_GEMM_NR wide;
  *   narrow  SB_GEMM_MRN x SB_GEMM_NRN (16 x 16), for n <= SB_GEMM_NRN, where
  *           a wide tile would compute three times the columns it keeps;
  *   tall    SB_GEMM_MRT x SB_GEMM_NRT (32 x 12), for n <= SB_GEMM_NRT:
  *           vectors run down C's columns, so that none of their lanes is
  *           wasted on the columns past n; B panels SB_GEMM_NRN wide.
  * A is read through its strides, a[i][p] at a[i*ars + p*acs], one of them 1:
- *   cols    ars == 1 (a packed panel, acs = SB_GEMM_MR; a transposed matrix)
+ *   cols    ars == 1 (a packed panel, acs = the tile's rows; a transposed matrix)
  *   rows    acs == 1 (a row-major matrix)
  * The wide shape has a tile for each (the compiler is told which stride is
  * 1), the narrow one serves both as they come, the tall one reads columns in
@@ -43,6 +44,7 @@ typedef void sb_gemm_tile_fn(float *c, const float *a, ptrdiff_t ars, ptrdiff_t 
 
 typedef struct sb_gemm_tiles {
     sb_gemm_tile_fn *wide_cols, *wide_rows, *narrow, *tall;
+    int wide_mr;   /* the wide tiles' rows, and so the height of packed A panels */
 } sb_gemm_tiles;
 
 /* A tile and its size: rows of C, and the width of its B panels. */

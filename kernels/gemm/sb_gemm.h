@@ -26,8 +26,13 @@
 /* The register tiles (rows x columns of C), and so the widths of packed
  * panels: the wide tile, and the narrow one for products of at most
  * SB_GEMM_NRN columns. Free to change: an element's arithmetic does not
- * depend on them. */
+ * depend on them. The wide tile's rows (the height of packed A panels)
+ * depend on the instruction set: SB_GEMM_MR, or SB_GEMM_MR_AVX2 where the
+ * tile is four blocks of 6 rows (gemm_tile.c); buffers are sized for
+ * SB_GEMM_MR_MAX, the larger. */
 #define SB_GEMM_MR 8
+#define SB_GEMM_MR_AVX2 24
+#define SB_GEMM_MR_MAX 24
 #define SB_GEMM_NR 48
 #define SB_GEMM_MRN 16
 #define SB_GEMM_NRN 16
