@@ -142,6 +142,17 @@ sb_verdict sb_verdict_from_name(const char *name);  /* SB_VERDICT_COUNT if unkno
  * (no divergence) 4. */
 int sb_verdict_rank(sb_verdict v);
 
+/* A set of verdicts, one bit per sb_verdict (SB_VERDICT_BIT): what a case
+ * accepts at a thread count, e.g. `expect = identical|reordering`. */
+typedef unsigned sb_verdict_set;
+#define SB_VERDICT_BIT(v) (1u << (unsigned)(v))
+/* "identical|reordering": the members in sb_verdict order, joined by '|'. */
+void sb_verdict_set_name(sb_verdict_set s, char *out, size_t len);
+/* The set a "identical|reordering" names; 0 when a member is unknown or empty. */
+sb_verdict_set sb_verdict_set_from_name(const char *name);
+/* The first member in sb_verdict order (s nonzero). */
+sb_verdict sb_verdict_set_first(sb_verdict_set s);
+
 typedef enum sb_case_kind {
     SB_CASE_KERNEL,
     SB_CASE_TRAIN,
@@ -171,7 +182,10 @@ typedef struct sb_case {
     int repeats_at[SB_MAX_THREADS + 1]; /* [sweep] repeats.<T>: runs at T threads; 0: repeats */
     double timeout_seconds;
     int reference_threads;      /* the golden's configuration */
-    sb_verdict expect[SB_MAX_THREADS + 1]; /* by thread count */
+    sb_verdict expect[SB_MAX_THREADS + 1]; /* by thread count: the first of expect_set */
+    sb_verdict_set expect_set[SB_MAX_THREADS + 1]; /* accepted verdicts; 0: expect[t] alone */
+    bool user;                  /* a user's kernel (sb_user_main): family "user" in traces
+                                 * and reports, whatever c->family */
     char golden_path[512];      /* golden/<name>.golden unless the case says */
     char digest[33];            /* hex XXH3-128 of what determines the trace */
     /* [case] mutant: the det table with that mutant's op replaced
@@ -473,7 +487,8 @@ struct sb_run_result {
     int threads;
     int repeat;
     sb_verdict verdict;
-    sb_verdict expected;
+    sb_verdict expected;        /* the member of expected_set the verdict matched, else its first */
+    sb_verdict_set expected_set; /* the verdicts accepted; 0: expected alone */
     sb_divergence div;
     sb_epoch_metrics metrics;   /* last epoch, training runs */
     bool have_metrics;
@@ -505,6 +520,9 @@ typedef enum sb_outcome {
 } sb_outcome;
 
 sb_outcome sb_run_outcome(const sb_run_result *r);
+/* The family a report or trace header names for case c: "user" for a user's
+ * kernel, else its family's name. */
+const char *sb_case_family_label(const sb_case *c);
 
 typedef struct sb_case_result {
     const sb_case *c;
@@ -629,6 +647,10 @@ typedef struct sb_user_kernel {
     sb_user_run_fn *run;        /* computes and probes; called once per process */
     void *ctx;
     sb_verdict expect;          /* above 1 thread: identical for a det kernel, reordering for a reduction */
+    sb_verdict_set expect_set;  /* nonzero: the verdicts accepted above 1 thread, in place of
+                                 * expect, e.g. SB_VERDICT_BIT(SB_VERDICT_IDENTICAL) |
+                                 * SB_VERDICT_BIT(SB_VERDICT_REORDERING) for a library whose
+                                 * bits may or may not follow the thread count */
 } sb_user_kernel;
 
 int sb_user_main(int argc, char **argv, const sb_user_kernel *k);

@@ -76,15 +76,19 @@ static void user_case(sb_case *c, const sb_user_kernel *k, const char *golden)
     snprintf(c->name, sizeof c->name, "%s", k->name);
     c->kind = SB_CASE_KERNEL;
     c->call.op = SB_OP_COUNT;
-    /* the family the report shows: whether its bits may follow the thread count */
-    c->family = k->expect == SB_VERDICT_IDENTICAL ? SB_FAMILY_DET : SB_FAMILY_LOOSE;
+    /* no family of the kernel list: reports and traces say "user" */
+    c->user = true;
+    c->family = SB_FAMILY_LOOSE;
     c->n_threads = (int)(sizeof default_threads / sizeof default_threads[0]);
     memcpy(c->threads, default_threads, sizeof default_threads);
     c->repeats = 1;
     c->timeout_seconds = 300;
     c->reference_threads = 1;
-    for (int t = 0; t <= SB_MAX_THREADS; t++)
-        c->expect[t] = t == 1 ? SB_VERDICT_IDENTICAL : k->expect;
+    sb_verdict_set above_one = k->expect_set ? k->expect_set : SB_VERDICT_BIT(k->expect);
+    for (int t = 0; t <= SB_MAX_THREADS; t++) {
+        c->expect_set[t] = t == 1 ? SB_VERDICT_BIT(SB_VERDICT_IDENTICAL) : above_one;
+        c->expect[t] = sb_verdict_set_first(c->expect_set[t]);
+    }
     if (golden)
         snprintf(c->golden_path, sizeof c->golden_path, "%s", golden);
     else
