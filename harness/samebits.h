@@ -559,6 +559,42 @@ void sb_report_free(sb_report *rep);
 sb_status sb_report_junit(const char *path, const sb_case_result *r, int n);
 void sb_report_tap(FILE *f, const sb_case_result *r, int n);
 
+/* ---- the census of a sweep (report_census.c, REPORTS.md "Census") -----------
+ * One row per output probe of the case (a golden record an op made), one
+ * mark per thread count: '=' the reference's bits, 'R' reordering, 'B'
+ * beyond bound, 'N' nondeterministic (its repeats differ there), 'd'
+ * differs downstream of another output, '?' an origin left unlocated, 'X'
+ * the run crashed or timed out; with the worst bound ratio and ULP of the
+ * row's located differences. */
+typedef struct sb_census_row {
+    int64_t step;
+    char probe[128];
+    char op[64];
+    char cell[SB_MAX_THREADS + 1];  /* by thread count; '\0' where not swept */
+    bool measured;                  /* some difference was located: the two below hold */
+    double worst_bound_ratio, max_ulp;
+} sb_census_row;
+
+typedef struct sb_census {
+    const sb_case *c;
+    int threads[SB_MAX_THREADS];    /* swept, in the sweep's order */
+    int n_threads;
+    sb_census_row *rows;            /* golden order */
+    int n_rows;
+} sb_census;
+
+/* From a sweep's results, its golden and the run traces the sweep kept in
+ * work_dir (keep_traces; a run whose trace is missing counts as dead). The
+ * sweep should locate every origin (max_origins SB_ORIGINS_KEPT). */
+sb_status sb_census_build(sb_census *cs, const sb_case_result *r, const sb_trace *golden,
+                          const char *work_dir);
+void sb_census_free(sb_census *cs);
+/* Removes the run traces a census was built from. */
+void sb_census_remove_traces(const sb_case_result *r, const char *work_dir);
+void sb_census_text(FILE *f, const sb_census *cs);
+void sb_census_markdown(FILE *f, const sb_census *cs);
+sb_status sb_census_json(const char *path, const sb_census *cs, int n);
+
 /* ---- sweeping a case ---------------------------------------------------------
  * Every (threads, repeat) of a case runs in its own child
  * `self_exe run CASE --threads N --trace FILE` (CASE is c->path), is compared

@@ -21,7 +21,8 @@ static const int default_threads[] = {1, 2, 3, 4};
 typedef struct user_args {
     const char *cmd, *name, *trace, *stream, *dump, *dump_step, *dump_dir;
     const char *threads, *repeat, *timeout, *golden, *work_dir, *json, *junit;
-    bool tap;
+    const char *census_json, *census_md;
+    bool tap, census;
 } user_args;
 
 static void user_usage(FILE *f, const char *prog)
@@ -32,6 +33,7 @@ static void user_usage(FILE *f, const char *prog)
             "       %s golden [--golden FILE]\n"
             "       %s sweep [--threads LIST] [--repeat R] [--timeout S] [--golden FILE]\n"
             "             [--work-dir DIR] [--json FILE] [--junit FILE] [--tap]\n"
+            "             [--census] [--census-json FILE] [--census-md FILE]\n"
             "exit status: 0 as expected, 1 a verdict not expected, 2 usage or input error,\n"
             "             3 a crash or timeout\n",
             prog, prog, prog);
@@ -50,7 +52,9 @@ static bool args_parse(user_args *a, int argc, char **argv)
         {"--timeout", &a->timeout, NULL},   {"--golden", &a->golden, NULL},
         {"--work-dir", &a->work_dir, NULL}, {"--json", &a->json, NULL},
         {"--junit", &a->junit, NULL},       {"--tap", NULL, &a->tap},
-        {"--stream", &a->stream, NULL},     {NULL, NULL, NULL},
+        {"--stream", &a->stream, NULL},     {"--census", NULL, &a->census},
+        {"--census-json", &a->census_json, NULL}, {"--census-md", &a->census_md, NULL},
+        {NULL, NULL, NULL},
     };
     sb_args args = {.options = options, .positional = &a->name, .max_positional = 1};
     char err[320];
@@ -179,6 +183,32 @@ static int sweep_arg_refuse(const sb_case *c, const char *option, const char *er
     return SB_EXIT_INPUT;
 }
 
+/* The census of the sweep: text on stdout with --census, JSON and Markdown
+ * to their files. The run traces it is built from are removed after. */
+static sb_status user_census(const user_args *a, const sb_case_result *r,
+                             const sb_trace *golden, const char *work)
+{
+    sb_census cs;
+    sb_status st = sb_census_build(&cs, r, golden, work);
+    sb_census_remove_traces(r, work);
+    if (st != SB_OK)
+        return st;
+    if (a->census)
+        sb_census_text(a->tap ? stderr : stdout, &cs);
+    if (a->census_json)
+        st = sb_census_json(a->census_json, &cs, 1);
+    FILE *md = st == SB_OK && a->census_md ? fopen(a->census_md, "w") : NULL;
+    if (st == SB_OK && a->census_md && !md)
+        st = SB_ERR_IO;
+    if (md) {
+        sb_census_markdown(md, &cs);
+        if (fclose(md) != 0)
+            st = SB_ERR_IO;
+    }
+    sb_census_free(&cs);
+    return st;
+}
+
 static int user_sweep(const sb_case *c, const char *self, const char *work, const user_args *a)
 {
     int threads[SB_MAX_THREADS], n_threads = 0;
@@ -198,6 +228,12 @@ static int user_sweep(const sb_case *c, const char *self, const char *work, cons
     }
     o.repeats = (int)repeat;
     o.timeout_seconds = timeout;
+    bool census = a->census || a->census_json || a->census_md;
+    if (census) {
+        /* every output is classified, from the traces the runs leave */
+        o.keep_traces = true;
+        o.max_origins = SB_ORIGINS_KEPT;
+    }
 
     sb_trace golden;
     sb_trace_init(&golden);
@@ -207,19 +243,21 @@ static int user_sweep(const sb_case *c, const char *self, const char *work, cons
     }
     sb_case_result r;
     sb_status st = sb_sweep_case(c, &golden, &o, &r, err, sizeof err);
-    sb_trace_free(&golden);
     if (st != SB_OK) {
         fprintf(stderr, "%s\n", err);
+        sb_trace_free(&golden);
         sb_case_result_free(&r);
         return SB_EXIT_INPUT;
     }
     sb_report_text(a->tap ? stderr : stdout, &r, 1);
     int rc = sb_sweep_exit(&r, 1, false);
     if ((a->json && sb_report_json(a->json, &r, 1, NULL) != SB_OK) ||
-        (a->junit && sb_report_junit(a->junit, &r, 1) != SB_OK)) {
+        (a->junit && sb_report_junit(a->junit, &r, 1) != SB_OK) ||
+        (census && user_census(a, &r, &golden, work) != SB_OK)) {
         fprintf(stderr, "%s sweep: cannot write a report\n", c->name);
         rc = SB_EXIT_INPUT;
     }
+    sb_trace_free(&golden);
     if (a->tap)
         sb_report_tap(stdout, &r, 1);
     sb_case_result_free(&r);
