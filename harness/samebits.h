@@ -585,7 +585,9 @@ typedef struct sb_census {
 
 /* From a sweep's results, its golden and the run traces the sweep kept in
  * work_dir (keep_traces; a run whose trace is missing counts as dead). The
- * sweep should locate every origin (max_origins SB_ORIGINS_KEPT). */
+ * sweep should locate every origin (max_origins SB_ORIGINS_KEPT). Runs
+ * truncated at N steps (--max-steps) give rows for the golden's steps
+ * 0..N-1 only. */
 sb_status sb_census_build(sb_census *cs, const sb_case_result *r, const sb_trace *golden,
                           const char *work_dir);
 void sb_census_free(sb_census *cs);

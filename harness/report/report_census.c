@@ -110,6 +110,13 @@ static bool repeats_part_at(const sb_trace *a, const sb_trace *b, size_t index)
            !sb_hash_equal(&a->records[index].hash, &b->records[index].hash);
 }
 
+/* An output (made by an op, not a source) of a step the sweep compared
+ * (steps > 0: the first `steps` only). */
+static bool is_row(const sb_record *rec, int64_t steps)
+{
+    return rec->n_inputs > 0 && (steps == 0 || rec->step < steps);
+}
+
 sb_status sb_census_build(sb_census *cs, const sb_case_result *r, const sb_trace *golden,
                           const char *work_dir)
 {
@@ -122,8 +129,10 @@ sb_status sb_census_build(sb_census *cs, const sb_case_result *r, const sb_trace
         if (!seen && cs->n_threads < SB_MAX_THREADS)
             cs->threads[cs->n_threads++] = r->runs[i].threads;
     }
+    /* a truncated sweep compared the golden's first steps only */
+    int64_t steps = r->n_runs > 0 ? r->runs[0].max_steps : 0;
     for (size_t i = 0; i < golden->n_records; i++)
-        cs->n_rows += golden->records[i].n_inputs > 0;
+        cs->n_rows += is_row(&golden->records[i], steps);
     cs->rows = calloc(cs->n_rows ? (size_t)cs->n_rows : 1, sizeof *cs->rows);
     sb_trace **traces = calloc(r->n_runs ? (size_t)r->n_runs : 1, sizeof *traces);
     if (!cs->rows || !traces) {
@@ -136,7 +145,7 @@ sb_status sb_census_build(sb_census *cs, const sb_case_result *r, const sb_trace
     int row_i = 0;
     for (size_t g = 0; g < golden->n_records; g++) {
         const sb_record *rec = &golden->records[g];
-        if (rec->n_inputs == 0)
+        if (!is_row(rec, steps))
             continue;
         sb_census_row *row = &cs->rows[row_i++];
         row->step = rec->step;
