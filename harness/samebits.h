@@ -22,7 +22,7 @@
  *   judge/verdict.c   verdict names and ranks, the verdict of a divergence, a run's outcome
  *   sweep/sweep.c     every (threads, repeat) of a case, each in its own process;
  *                     the exit status of a sweep
- *   report/report_*.c text, JSON (written and read back), JUnit, TAP
+ *   report/report_*.c text, JSON (written and read back), JUnit, TAP, the census
  *                     (report_file.c: atomic report files; json_values.c: JSON values)
  *   user/user.c       the C API that puts a user's own kernel through the whole flow
  *   numerics/         the numerics mode (numerics.h, NUMERICS.md)
@@ -674,9 +674,11 @@ int sb_sweep_exit(const sb_case_result *r, int n, bool input_error);
  *   golden [--golden FILE]
  *   sweep [--threads LIST] [--repeat R] [--timeout S] [--golden FILE]
  *         [--work-dir DIR] [--json FILE] [--junit FILE] [--tap]
+ *         [--census] [--census-json FILE] [--census-md FILE]
  * The golden is the run at 1 thread (default file NAME.golden); sweep runs
  * every thread count in a child of this same program and expects `expect`
- * at every count but 1. Returns an SB_EXIT_* code. */
+ * (or a member of `expect_set`) at every count but 1. Returns an SB_EXIT_*
+ * code. */
 typedef sb_status sb_user_run_fn(void *ctx, sb_probe_fn *probe, void *probe_ctx);
 
 typedef struct sb_user_kernel {
