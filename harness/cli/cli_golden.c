@@ -2,10 +2,9 @@
  *
  * The reference run happens in a child like every other run, so the golden
  * is exactly what a sweep's child at the reference thread count produces.
- * Writing is atomic (sb_golden_write): an interrupted command leaves the old
+ * Writing is atomic (sb_golden_update): an interrupted command leaves the old
  * golden as it was. */
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -17,36 +16,6 @@ static const char golden_usage[] =
     "as it was), or changed with the first differing probe.\n"
     "exit status: 0 done, 2 usage or input error, 3 the reference run crashed\n"
     "             or timed out (its golden is left as it was)\n";
-
-/* What the new trace changes in the golden on disk, as one line. */
-static void change_describe(char *out, size_t len, const sb_case *c, const sb_trace *t,
-                            bool *unchanged)
-{
-    *unchanged = false;
-    if (access(c->golden_path, F_OK) != 0) {
-        snprintf(out, len, "new (%zu probes)", t->n_records);
-        return;
-    }
-    sb_trace old;
-    sb_trace_init(&old);
-    char err[512];
-    if (sb_golden_read(&old, c->golden_path, c->digest, err, sizeof err) != SB_OK) {
-        snprintf(out, len, "changed: the old golden did not read (%s)", err);
-        return;
-    }
-    sb_divergence d;
-    sb_trace_compare(&old, t, &d);
-    if (d.found)
-        snprintf(out, len, "changed: first at step %lld probe %s%s", (long long)d.step,
-                 d.probe, d.structural ? " (probe sequence differs)" : "");
-    else if (old.n_records != t->n_records)
-        snprintf(out, len, "changed: %zu probes, were %zu", t->n_records, old.n_records);
-    else {
-        snprintf(out, len, "unchanged (%zu probes)", t->n_records);
-        *unchanged = true;
-    }
-    sb_trace_free(&old);
-}
 
 /* Returns an SB_EXIT_* code for this case. */
 static int golden_one(const char *path, const char *self, const char *work)
@@ -77,9 +46,8 @@ static int golden_one(const char *path, const char *self, const char *work)
         return rc;
     }
     char change[768];
-    bool unchanged;
-    change_describe(change, sizeof change, &c, &t, &unchanged);
-    if (!unchanged && sb_golden_write(&t, c.golden_path, err, sizeof err) != SB_OK) {
+    if (sb_golden_update(&t, c.golden_path, c.digest, change, sizeof change, err,
+                         sizeof err) != SB_OK) {
         fprintf(stderr, "%s\n", err);
         rc = SB_EXIT_INPUT;
     } else {

@@ -247,6 +247,13 @@ START_TEST(refusals_say_how_to_regenerate)
     ck_assert_int_eq(sb_golden_read(&back, golden, DIGEST, err, sizeof err), SB_ERR_IO);
     ck_assert_ptr_nonnull(strstr(err, "cannot open"));
     ck_assert_ptr_nonnull(strstr(err, "`samebits golden conv_small`"));
+
+    /* A user's program names its own command. */
+    ck_assert_int_eq(sb_golden_read_hinted(&back, golden, DIGEST, "./prog golden conv_small",
+                                           err, sizeof err), SB_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err, "cannot open"));
+    ck_assert_msg(strstr(err, "; regenerate it with `./prog golden conv_small`") != NULL, "%s", err);
+    ck_assert_ptr_null(strstr(err, "samebits golden"));
 }
 END_TEST
 

@@ -127,23 +127,34 @@ sb_status sb_golden_write(const sb_trace *t, const char *path, char *err, size_t
     return sync_dir(dir, err, errlen);
 }
 
-/* Appends the regeneration hint to the message already in err. */
-static void add_hint(char *err, size_t errlen, const char *path)
+/* Appends the regeneration hint to the message already in err: the command
+ * `regenerate`, or `samebits golden CASE` when it is NULL. */
+static void add_hint(char *err, size_t errlen, const char *path, const char *regenerate)
 {
     char name[256];
     case_of(name, sizeof name, path);
     size_t used = strlen(err);
-    if (used < errlen)
+    if (used >= errlen)
+        return;
+    if (regenerate)
+        sb_err_set(err + used, errlen - used, "; regenerate it with `%s`", regenerate);
+    else
         sb_err_set(err + used, errlen - used, "; regenerate it with `samebits golden %s`", name);
 }
 
 sb_status sb_golden_read(sb_trace *t, const char *path, const char *expect_digest,
                          char *err, size_t errlen)
 {
+    return sb_golden_read_hinted(t, path, expect_digest, NULL, err, errlen);
+}
+
+sb_status sb_golden_read_hinted(sb_trace *t, const char *path, const char *expect_digest,
+                                const char *regenerate, char *err, size_t errlen)
+{
     sb_status st = sb_trace_read(t, path, err, errlen);
     if (st == SB_ERR_INPUT || st == SB_ERR_IO) {
         if (errlen)
-            add_hint(err, errlen, path);
+            add_hint(err, errlen, path, regenerate);
         return st;
     }
     if (st != SB_OK)
@@ -154,7 +165,7 @@ sb_status sb_golden_read(sb_trace *t, const char *path, const char *expect_diges
                         "changed since this golden was made",
                         expect_digest, t->header.case_digest);
         if (errlen)
-            add_hint(err, errlen, path);
+            add_hint(err, errlen, path, regenerate);
         sb_trace_free(t);
         return SB_ERR_INPUT;
     }

@@ -1,11 +1,12 @@
-/* A user's own kernel under the harness: sb_user_main gives a user's program
- * the run, golden and sweep subcommands for that one kernel.
+/* A user's own kernels under the harness: sb_user_main_kernels gives a user's
+ * program the list, run, golden and sweep subcommands for the kernels it
+ * registers (sb_user_main: one kernel).
  *
- * The kernel becomes a case in memory (path and name = the kernel's name,
+ * Each kernel becomes a case in memory (path and name = the kernel's name,
  * reference 1 thread), so the sweep, the locator and the reports treat it
  * like any case file: each configuration runs in a child of this same
- * program (`PROG run NAME --threads N --trace FILE`), which calls the user's
- * run function with the harness's probe sink. */
+ * program (`PROG run NAME --threads N --trace FILE`), which calls that
+ * kernel's run function with the harness's probe sink. */
 #include <errno.h>
 #include <omp.h>
 #include <string.h>
@@ -19,24 +20,41 @@
 static const int default_threads[] = {1, 2, 3, 4};
 
 typedef struct user_args {
-    const char *cmd, *name, *trace, *stream, *dump, *dump_step, *dump_dir;
-    const char *threads, *repeat, *timeout, *golden, *work_dir, *json, *junit;
+    const char *cmd, *trace, *stream, *dump, *dump_step, *dump_dir;
+    const char *threads, *repeat, *timeout, *golden, *golden_dir, *work_dir, *json, *junit;
     const char *census_json, *census_md;
     bool tap, census;
+    const char **names;         /* the kernels named on the line ([argc]) */
+    int n_names;
 } user_args;
+
+/* The kernels of this program and the ones a command works on. */
+typedef struct user_program {
+    const char *prog;           /* argv[0]: how the user calls it, for messages */
+    const sb_user_kernel *kernels;
+    size_t n;
+    sb_case *cases;             /* [n_selected] */
+    size_t *selected;           /* [n_selected]: indexes into kernels */
+    size_t n_selected;
+} user_program;
 
 static void user_usage(FILE *f, const char *prog)
 {
     fprintf(f,
-            "usage: %s run [NAME] --threads N --trace FILE [--stream FILE]\n"
-            "             [--dump PROBE --dump-step S --dump-dir DIR]\n"
-            "       %s golden [--golden FILE]\n"
-            "       %s sweep [--threads LIST] [--repeat R] [--timeout S] [--golden FILE]\n"
-            "             [--work-dir DIR] [--json FILE] [--junit FILE] [--tap]\n"
+            "usage: %s list\n"
+            "       %s golden [NAME...] [--golden FILE | --golden-dir DIR]\n"
+            "       %s sweep [NAME...] [--threads LIST] [--repeat R] [--timeout S]\n"
+            "             [--golden FILE | --golden-dir DIR] [--work-dir DIR]\n"
+            "             [--json FILE] [--junit FILE] [--tap]\n"
             "             [--census] [--census-json FILE] [--census-md FILE]\n"
+            "       %s run NAME --threads N --trace FILE [--stream FILE]\n"
+            "             [--dump PROBE --dump-step S --dump-dir DIR]\n"
+            "NAME: a kernel of this program (`list`); none: every kernel. The golden of\n"
+            "NAME is NAME.golden in the current directory, or in --golden-dir DIR, or\n"
+            "--golden FILE when one kernel is named.\n"
             "exit status: 0 as expected, 1 a verdict not expected, 2 usage or input error,\n"
             "             3 a crash or timeout\n",
-            prog, prog, prog);
+            prog, prog, prog, prog);
 }
 
 static bool args_parse(user_args *a, int argc, char **argv)
@@ -52,13 +70,18 @@ static bool args_parse(user_args *a, int argc, char **argv)
         {"--timeout", &a->timeout, NULL},   {"--golden", &a->golden, NULL},
         {"--work-dir", &a->work_dir, NULL}, {"--json", &a->json, NULL},
         {"--junit", &a->junit, NULL},       {"--tap", NULL, &a->tap},
-        {"--stream", &a->stream, NULL},     {"--census", NULL, &a->census},
-        {"--census-json", &a->census_json, NULL}, {"--census-md", &a->census_md, NULL},
-        {NULL, NULL, NULL},
+        {"--stream", &a->stream, NULL},     {"--golden-dir", &a->golden_dir, NULL},
+        {"--census", NULL, &a->census},     {"--census-json", &a->census_json, NULL},
+        {"--census-md", &a->census_md, NULL}, {NULL, NULL, NULL},
     };
-    sb_args args = {.options = options, .positional = &a->name, .max_positional = 1};
+    a->names = calloc((size_t)argc, sizeof *a->names);
+    if (!a->names)
+        return false;
+    sb_args args = {.options = options, .positional = a->names, .max_positional = argc};
     char err[320];
-    switch (sb_args_parse(&args, argc, argv, 2, err, sizeof err)) {
+    sb_args_status st = sb_args_parse(&args, argc, argv, 2, err, sizeof err);
+    a->n_names = args.n_positional;
+    switch (st) {
     case SB_ARGS_OK:
         return true;
     case SB_ARGS_NO_VALUE:
@@ -72,8 +95,11 @@ static bool args_parse(user_args *a, int argc, char **argv)
     return false;
 }
 
-/* The kernel as a case: what the sweep, the locator and the reports read. */
-static void user_case(sb_case *c, const sb_user_kernel *k, const char *golden)
+/* The kernel as a case: what the sweep, the locator and the reports read.
+ * Its golden: `golden` when given, else NAME.golden in golden_dir (NULL: the
+ * current directory). */
+static void user_case(sb_case *c, const sb_user_kernel *k, const char *golden,
+                      const char *golden_dir)
 {
     memset(c, 0, sizeof *c);
     snprintf(c->path, sizeof c->path, "%s", k->name);
@@ -95,6 +121,8 @@ static void user_case(sb_case *c, const sb_user_kernel *k, const char *golden)
     }
     if (golden)
         snprintf(c->golden_path, sizeof c->golden_path, "%s", golden);
+    else if (golden_dir)
+        snprintf(c->golden_path, sizeof c->golden_path, "%s/%s.golden", golden_dir, k->name);
     else
         snprintf(c->golden_path, sizeof c->golden_path, "%s.golden", k->name);
     /* what determines the trace: the kernel's name and the version its
@@ -116,11 +144,6 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
                      !sb_int_parse(a->dump_step, 0, INT32_MAX, &step, NULL, 0)))) {
         fprintf(stderr, "%s run: needs --threads N (1..%d) and --trace FILE; --dump needs "
                 "--dump-step S and --dump-dir DIR\n", k->name, SB_MAX_THREADS);
-        return SB_EXIT_INPUT;
-    }
-    if (a->name && strcmp(a->name, k->name) != 0) {
-        fprintf(stderr, "%s run: this program runs kernel %s, not %s\n", k->name, k->name,
-                a->name);
         return SB_EXIT_INPUT;
     }
     omp_set_num_threads((int)threads);
@@ -159,69 +182,106 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
     return st == SB_ERR_INPUT || st == SB_ERR_USAGE ? SB_EXIT_INPUT : SB_EXIT_UNEXPECTED;
 }
 
-/* The reference run (1 thread) in a child, written as the golden. */
+/* The reference run (1 thread) in a child, written as the golden unless
+ * unchanged (sb_golden_update, as `samebits golden`). */
 static int user_golden(const sb_case *c, const char *self, const char *work)
 {
-    char err[512] = "";
+    char err[512] = "", said[768];
     sb_trace t;
     sb_trace_init(&t);
     int rc = sb_reference_run(c, self, work, &t, err, sizeof err);
-    if (rc == SB_EXIT_OK && sb_golden_write(&t, c->golden_path, err, sizeof err) != SB_OK)
+    if (rc != SB_EXIT_OK)
+        fprintf(stderr, "%s: reference run: %s; golden left as it was\n", c->name, err);
+    else if (sb_golden_update(&t, c->golden_path, c->digest, said, sizeof said, err,
+                              sizeof err) != SB_OK) {
+        fprintf(stderr, "%s\n", err);
         rc = SB_EXIT_INPUT;
-    if (rc == SB_EXIT_OK)
-        printf("%s: written (%zu probes)\n", c->golden_path, t.n_records);
-    else
-        fprintf(stderr, "%s: reference run: %s\n", c->name, err);
+    } else {
+        printf("%s: %s\n", c->golden_path, said);
+    }
     sb_trace_free(&t);
     return rc;
 }
 
-/* "NAME sweep: --repeat '0' is not an integer in 1..1000" */
-static int sweep_arg_refuse(const sb_case *c, const char *option, const char *err)
+/* Every selected kernel's golden; the worst outcome decides: input error,
+ * then crash. */
+static int user_goldens(const user_program *p, const char *self, const char *work)
 {
-    fprintf(stderr, "%s sweep: %s %s\n", c->name, option, err);
+    int rc = SB_EXIT_OK;
+    for (size_t i = 0; i < p->n_selected; i++) {
+        int r = user_golden(&p->cases[i], self, work);
+        if (r == SB_EXIT_INPUT || (r == SB_EXIT_CRASH && rc != SB_EXIT_INPUT))
+            rc = r;
+    }
+    return rc;
+}
+
+/* The command that remakes case c's golden, as the user typed the program:
+ * "PROG golden NAME [--golden FILE | --golden-dir DIR]". */
+static void regenerate_command(char *out, size_t len, const user_program *p, const sb_case *c,
+                               const user_args *a)
+{
+    if (a->golden)
+        snprintf(out, len, "%s golden %s --golden %s", p->prog, c->name, a->golden);
+    else if (a->golden_dir)
+        snprintf(out, len, "%s golden %s --golden-dir %s", p->prog, c->name, a->golden_dir);
+    else
+        snprintf(out, len, "%s golden %s", p->prog, c->name);
+}
+
+/* "PROG sweep: --repeat '0' is not an integer in 1..1000" */
+static int sweep_arg_refuse(const user_program *p, const char *option, const char *err)
+{
+    fprintf(stderr, "%s sweep: %s %s\n", p->prog, option, err);
     return SB_EXIT_INPUT;
 }
 
-/* The census of the sweep: text on stdout with --census, JSON and Markdown
- * to their files. The run traces it is built from are removed after. */
+/* The census of every kernel swept: text on stdout with --census, JSON and
+ * Markdown to their files. The run traces it is built from are removed. */
 static sb_status user_census(const user_args *a, const sb_case_result *r,
-                             const sb_trace *golden, const char *work)
+                             const sb_trace *goldens, size_t n, const char *work)
 {
-    sb_census cs;
-    sb_status st = sb_census_build(&cs, r, golden, work);
-    sb_census_remove_traces(r, work);
-    if (st != SB_OK)
-        return st;
-    if (a->census)
-        sb_census_text(a->tap ? stderr : stdout, &cs);
-    if (a->census_json)
-        st = sb_census_json(a->census_json, &cs, 1);
+    sb_census *cs = calloc(n, sizeof *cs);
+    sb_status st = cs ? SB_OK : SB_ERR_NOMEM;
+    size_t built = 0;
+    for (; st == SB_OK && built < n; built++)
+        st = sb_census_build(&cs[built], &r[built], &goldens[built], work);
+    for (size_t i = 0; i < n; i++)
+        sb_census_remove_traces(&r[i], work);
     FILE *md = st == SB_OK && a->census_md ? fopen(a->census_md, "w") : NULL;
     if (st == SB_OK && a->census_md && !md)
         st = SB_ERR_IO;
-    if (md) {
-        sb_census_markdown(md, &cs);
-        if (fclose(md) != 0)
-            st = SB_ERR_IO;
+    for (size_t i = 0; st == SB_OK && i < n; i++) {
+        if (a->census)
+            sb_census_text(a->tap ? stderr : stdout, &cs[i]);
+        if (md)
+            sb_census_markdown(md, &cs[i]);
     }
-    sb_census_free(&cs);
+    if (md && fclose(md) != 0)
+        st = SB_ERR_IO;
+    if (st == SB_OK && a->census_json)
+        st = sb_census_json(a->census_json, cs, (int)n);
+    for (size_t i = 0; cs && i < built; i++)
+        sb_census_free(&cs[i]);
+    free(cs);
     return st;
 }
 
-static int user_sweep(const sb_case *c, const char *self, const char *work, const user_args *a)
+/* Every selected kernel swept as a case, in one report. */
+static int user_sweep(const user_program *p, const char *self, const char *work,
+                      const user_args *a)
 {
     int threads[SB_MAX_THREADS], n_threads = 0;
     int64_t repeat = 0;
     double timeout = 0;
-    char err[768];
+    char err[1024];
     sb_sweep_options o = {.self_exe = self, .work_dir = work, .progress = isatty(2)};
     if (a->threads && !sb_thread_list_parse(a->threads, threads, &n_threads, err, sizeof err))
-        return sweep_arg_refuse(c, "--threads:", err);
+        return sweep_arg_refuse(p, "--threads:", err);
     if (a->repeat && !sb_int_parse(a->repeat, 1, 1000, &repeat, err, sizeof err))
-        return sweep_arg_refuse(c, "--repeat", err);
+        return sweep_arg_refuse(p, "--repeat", err);
     if (a->timeout && !sb_seconds_parse(a->timeout, &timeout, err, sizeof err))
-        return sweep_arg_refuse(c, "--timeout", err);
+        return sweep_arg_refuse(p, "--timeout", err);
     if (a->threads) {
         o.threads = threads;
         o.n_threads = n_threads;
@@ -230,79 +290,178 @@ static int user_sweep(const sb_case *c, const char *self, const char *work, cons
     o.timeout_seconds = timeout;
     bool census = a->census || a->census_json || a->census_md;
     if (census) {
-        /* every output is classified, from the traces the runs leave */
+        /* every output classified, from the traces the runs leave */
         o.keep_traces = true;
         o.max_origins = SB_ORIGINS_KEPT;
     }
 
-    sb_trace golden;
-    sb_trace_init(&golden);
-    if (sb_golden_read(&golden, c->golden_path, c->digest, err, sizeof err) != SB_OK) {
-        fprintf(stderr, "%s\n", err);
-        return SB_EXIT_INPUT;
+    /* every golden first: a missing one stops the sweep before any run */
+    size_t n = p->n_selected;
+    sb_trace *goldens = calloc(n, sizeof *goldens);
+    sb_case_result *r = calloc(n, sizeof *r);
+    int rc = goldens && r ? SB_EXIT_OK : SB_EXIT_INPUT;
+    size_t read = 0, swept = 0;
+    for (; rc == SB_EXIT_OK && read < n; read++) {
+        const sb_case *c = &p->cases[read];
+        char regenerate[1024];
+        regenerate_command(regenerate, sizeof regenerate, p, c, a);
+        if (sb_golden_read_hinted(&goldens[read], c->golden_path, c->digest, regenerate, err,
+                                  sizeof err) != SB_OK) {
+            fprintf(stderr, "%s\n", err);
+            rc = SB_EXIT_INPUT;
+            break;
+        }
     }
-    sb_case_result r;
-    sb_status st = sb_sweep_case(c, &golden, &o, &r, err, sizeof err);
-    if (st != SB_OK) {
-        fprintf(stderr, "%s\n", err);
-        sb_trace_free(&golden);
-        sb_case_result_free(&r);
-        return SB_EXIT_INPUT;
+    for (; rc == SB_EXIT_OK && swept < n; swept++) {
+        if (sb_sweep_case(&p->cases[swept], &goldens[swept], &o, &r[swept], err,
+                          sizeof err) != SB_OK) {
+            fprintf(stderr, "%s\n", err);
+            rc = SB_EXIT_INPUT;
+            swept++;            /* sb_sweep_case filled r[swept]: freed below */
+            break;
+        }
     }
-    sb_report_text(a->tap ? stderr : stdout, &r, 1);
-    int rc = sb_sweep_exit(&r, 1, false);
-    if ((a->json && sb_report_json(a->json, &r, 1, NULL) != SB_OK) ||
-        (a->junit && sb_report_junit(a->junit, &r, 1) != SB_OK) ||
-        (census && user_census(a, &r, &golden, work) != SB_OK)) {
-        fprintf(stderr, "%s sweep: cannot write a report\n", c->name);
-        rc = SB_EXIT_INPUT;
+    if (rc == SB_EXIT_OK) {
+        sb_report_text(a->tap ? stderr : stdout, r, (int)n);
+        rc = sb_sweep_exit(r, (int)n, false);
+        if ((a->json && sb_report_json(a->json, r, (int)n, NULL) != SB_OK) ||
+            (a->junit && sb_report_junit(a->junit, r, (int)n) != SB_OK) ||
+            (census && user_census(a, r, goldens, n, work) != SB_OK)) {
+            fprintf(stderr, "%s sweep: cannot write a report\n", p->prog);
+            rc = SB_EXIT_INPUT;
+        }
+        if (a->tap)
+            sb_report_tap(stdout, r, (int)n);
     }
-    sb_trace_free(&golden);
-    if (a->tap)
-        sb_report_tap(stdout, &r, 1);
-    sb_case_result_free(&r);
+    for (size_t i = 0; i < swept; i++)
+        sb_case_result_free(&r[i]);
+    for (size_t i = 0; i < read; i++)
+        sb_trace_free(&goldens[i]);
+    free(goldens);
+    free(r);
     return rc;
 }
 
 /* A work directory for golden and sweep: the one asked for, or a temporary
  * one that is removed when empty (a sweep leaves locate dumps in it). */
-static int with_work_dir(const sb_user_kernel *k, const sb_case *c, const user_args *a)
+static int with_work_dir(const user_program *p, const user_args *a)
 {
     char self[1024], work[1024], err[1200];
     bool temporary;
     if (!sb_self_exe(self, sizeof self, err, sizeof err) ||
         !sb_work_dir(work, sizeof work, a->work_dir, "user", &temporary, err, sizeof err)) {
-        fprintf(stderr, "%s: %s\n", k->name, err);
+        fprintf(stderr, "%s: %s\n", p->prog, err);
         return SB_EXIT_INPUT;
     }
-    int rc = strcmp(a->cmd, "golden") == 0 ? user_golden(c, self, work)
-                                            : user_sweep(c, self, work, a);
+    int rc = strcmp(a->cmd, "golden") == 0 ? user_goldens(p, self, work)
+                                            : user_sweep(p, self, work, a);
     if (temporary && rmdir(work) != 0)
-        fprintf(stderr, "%s: work files (locate dumps) are in %s\n", k->name, work);
+        fprintf(stderr, "%s: work files (locate dumps) are in %s\n", p->prog, work);
+    return rc;
+}
+
+/* p->selected and p->cases from the names on the line (none: every kernel;
+ * `run` of a program of several kernels needs exactly one). False with a
+ * message on an unknown name or a golden option that does not fit. */
+static bool kernels_select(user_program *p, const user_args *a)
+{
+    bool run = strcmp(a->cmd, "run") == 0;
+    if (run && (a->n_names > 1 || (a->n_names == 0 && p->n > 1))) {
+        fprintf(stderr, "%s run: needs the name of one kernel (`%s list`)\n", p->prog, p->prog);
+        return false;
+    }
+    if (a->golden && a->golden_dir) {
+        fprintf(stderr, "%s: --golden and --golden-dir exclude each other\n", p->prog);
+        return false;
+    }
+    size_t n = a->n_names > 0 ? (size_t)a->n_names : p->n;
+    if (a->golden && n != 1) {
+        fprintf(stderr, "%s: --golden FILE is the golden of one kernel; name it, or use "
+                "--golden-dir DIR for several\n", p->prog);
+        return false;
+    }
+    p->selected = calloc(n, sizeof *p->selected);
+    p->cases = calloc(n, sizeof *p->cases);
+    if (!p->selected || !p->cases)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = i;
+        if (a->n_names > 0) {
+            for (k = 0; k < p->n && strcmp(p->kernels[k].name, a->names[i]) != 0; k++)
+                continue;
+            if (k == p->n) {
+                fprintf(stderr, "%s: no kernel '%s' in this program (`%s list`)\n", p->prog,
+                        a->names[i], p->prog);
+                return false;
+            }
+        }
+        p->selected[i] = k;
+        user_case(&p->cases[i], &p->kernels[k], a->golden, a->golden_dir);
+    }
+    p->n_selected = n;
+    return true;
+}
+
+/* Every kernel has a name fit for a file name, and no two the same. */
+static void kernels_check(const sb_user_kernel *kernels, size_t n)
+{
+    SB_ASSERT(kernels != NULL && n > 0);
+    for (size_t i = 0; i < n; i++) {
+        const sb_user_kernel *k = &kernels[i];
+        SB_ASSERT(k->name != NULL && k->run != NULL);
+        SB_ASSERT(k->name[0] != '\0' && k->name[0] != '-' && strchr(k->name, '/') == NULL);
+        for (size_t j = 0; j < i; j++)
+            SB_ASSERT(strcmp(kernels[j].name, k->name) != 0);
+    }
+}
+
+static int user_command(user_program *p, const user_args *a)
+{
+    if (strcmp(a->cmd, "list") == 0) {
+        if (a->n_names > 0) {
+            fprintf(stderr, "%s list: takes no names\n", p->prog);
+            return SB_EXIT_INPUT;
+        }
+        for (size_t i = 0; i < p->n; i++)
+            printf("%s\n", p->kernels[i].name);
+        return SB_EXIT_OK;
+    }
+    bool known = strcmp(a->cmd, "run") == 0 || strcmp(a->cmd, "golden") == 0 ||
+                 strcmp(a->cmd, "sweep") == 0;
+    if (!known) {
+        fprintf(stderr, "%s: unknown command '%s'\n", p->prog, a->cmd);
+        user_usage(stderr, p->prog);
+        return SB_EXIT_INPUT;
+    }
+    if (!kernels_select(p, a))
+        return SB_EXIT_INPUT;
+    if (strcmp(a->cmd, "run") == 0)
+        return user_run(&p->kernels[p->selected[0]], &p->cases[0], a);
+    return with_work_dir(p, a);
+}
+
+int sb_user_main_kernels(int argc, char **argv, const sb_user_kernel *kernels, size_t n)
+{
+    kernels_check(kernels, n);
+    user_program p = {.prog = argc > 0 ? argv[0] : kernels[0].name, .kernels = kernels, .n = n};
+    user_args a;
+    int rc;
+    if (!args_parse(&a, argc, argv)) {
+        user_usage(stderr, p.prog);
+        rc = SB_EXIT_INPUT;
+    } else if (strcmp(a.cmd, "--help") == 0 || strcmp(a.cmd, "-h") == 0) {
+        user_usage(stdout, p.prog);
+        rc = SB_EXIT_OK;
+    } else {
+        rc = user_command(&p, &a);
+    }
+    free(a.names);
+    free(p.selected);
+    free(p.cases);
     return rc;
 }
 
 int sb_user_main(int argc, char **argv, const sb_user_kernel *k)
 {
-    SB_ASSERT(k != NULL && k->name != NULL && k->run != NULL);
-    SB_ASSERT(k->name[0] != '\0' && strchr(k->name, '/') == NULL);
-    const char *prog = argc > 0 ? argv[0] : k->name;
-    user_args a;
-    if (!args_parse(&a, argc, argv)) {
-        user_usage(stderr, prog);
-        return SB_EXIT_INPUT;
-    }
-    if (strcmp(a.cmd, "--help") == 0 || strcmp(a.cmd, "-h") == 0) {
-        user_usage(stdout, prog);
-        return SB_EXIT_OK;
-    }
-    sb_case c;
-    user_case(&c, k, a.golden);
-    if (strcmp(a.cmd, "run") == 0)
-        return user_run(k, &c, &a);
-    if (strcmp(a.cmd, "golden") == 0 || strcmp(a.cmd, "sweep") == 0)
-        return with_work_dir(k, &c, &a);
-    fprintf(stderr, "%s: unknown command '%s'\n", prog, a.cmd);
-    user_usage(stderr, prog);
-    return SB_EXIT_INPUT;
+    return sb_user_main_kernels(argc, argv, k, 1);
 }

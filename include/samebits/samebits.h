@@ -122,6 +122,19 @@ sb_status sb_golden_write(const sb_trace *t, const char *path, char *err, size_t
  * regenerate (`samebits golden CASE`). */
 sb_status sb_golden_read(sb_trace *t, const char *path, const char *expect_digest,
                          char *err, size_t errlen);
+/* sb_golden_read whose hint names `regenerate`, the command that remakes
+ * this golden (a user's program: "PROG golden NAME"); NULL: as sb_golden_read. */
+sb_status sb_golden_read_hinted(sb_trace *t, const char *path, const char *expect_digest,
+                                const char *regenerate, char *err, size_t errlen);
+/* What `samebits golden` and a user's program do with a new reference trace:
+ * compares it with the golden at path (read with expect_digest) and writes
+ * it atomically (sb_golden_write) unless it is unchanged. said gets one line:
+ * "new (N probes)", "unchanged (N probes)" (the file left as it was) or
+ * "changed: first at step S probe P" ("changed: N probes, were M", "changed:
+ * the old golden did not read (...)"). On an error err says why and the old
+ * golden is left as it was. */
+sb_status sb_golden_update(const sb_trace *t, const char *path, const char *expect_digest,
+                           char *said, size_t saidlen, char *err, size_t errlen);
 
 /* ---- case files ---------------------------------------------------------- */
 
@@ -652,9 +665,9 @@ enum {
  * run not reached is no failure), else SB_EXIT_OK. */
 int sb_sweep_exit(const sb_case_result *r, int n, bool input_error);
 
-/* ---- a user's own kernel under the harness -----------------------------------
- * A program that links libsamebits describes its kernel and hands its
- * command line to sb_user_main:
+/* ---- a user's own kernels under the harness ----------------------------------
+ * A program that links libsamebits describes its kernels and hands its
+ * command line to sb_user_main_kernels (sb_user_main: one kernel):
  *
  *     static sb_status my_run(void *ctx, sb_probe_fn *probe, void *probe_ctx)
  *     {   ... compute, then for every tensor worth watching:
@@ -665,24 +678,26 @@ int sb_sweep_exit(const sb_case_result *r, int n, bool input_error);
  *         probe(probe_ctx, &p);
  *         return SB_OK; }
  *     int main(int argc, char **argv)
- *     {   sb_user_kernel k = {.name = "dot", .version = "1", .run = my_run,
- *                             .expect = SB_VERDICT_REORDERING};
- *         return sb_user_main(argc, argv, &k); }
+ *     {   sb_user_kernel k[] = {{.name = "dot", .version = "1", .run = my_run,
+ *                                .expect = SB_VERDICT_REORDERING}, ...};
+ *         return sb_user_main_kernels(argc, argv, k, sizeof k / sizeof k[0]); }
  *
  * and gets the subcommands (see harness/examples/README.md):
- *   run [NAME] --threads N --trace FILE [--dump PROBE --dump-step S --dump-dir DIR]
- *   golden [--golden FILE]
- *   sweep [--threads LIST] [--repeat R] [--timeout S] [--golden FILE]
- *         [--work-dir DIR] [--json FILE] [--junit FILE] [--tap]
- *         [--census] [--census-json FILE] [--census-md FILE]
- * The golden is the run at 1 thread (default file NAME.golden); sweep runs
- * every thread count in a child of this same program and expects `expect`
- * (or a member of `expect_set`) at every count but 1. Returns an SB_EXIT_*
- * code. */
+ *   list
+ *   run NAME --threads N --trace FILE [--dump PROBE --dump-step S --dump-dir DIR]
+ *   golden [NAME...] [--golden FILE | --golden-dir DIR]
+ *   sweep [NAME...] [--threads LIST] [--repeat R] [--timeout S]
+ *         [--golden FILE | --golden-dir DIR] [--work-dir DIR] [--json FILE]
+ *         [--junit FILE] [--tap] [--census] [--census-json FILE] [--census-md FILE]
+ * Each kernel is a case of its own (its name, golden, probes, expectation);
+ * golden and sweep work on the kernels named, default all. The golden is the
+ * run at 1 thread (default file NAME.golden); sweep runs every thread count
+ * in a child of this same program and expects `expect` (or a member of
+ * `expect_set`) at every count but 1. Returns an SB_EXIT_* code. */
 typedef sb_status sb_user_run_fn(void *ctx, sb_probe_fn *probe, void *probe_ctx);
 
 typedef struct sb_user_kernel {
-    const char *name;           /* names the golden and the report; no '/' */
+    const char *name;           /* names the case, its golden and its report lines; no '/' */
     const char *version;        /* part of the golden's digest: change it when inputs or probes change */
     sb_user_run_fn *run;        /* computes and probes; called once per process */
     void *ctx;
@@ -693,6 +708,9 @@ typedef struct sb_user_kernel {
                                  * bits may or may not follow the thread count */
 } sb_user_kernel;
 
-int sb_user_main(int argc, char **argv, const sb_user_kernel *k);
+/* kernels[0..n): n >= 1, names distinct, none empty, starting with '-' or
+ * holding '/'. */
+int sb_user_main_kernels(int argc, char **argv, const sb_user_kernel *kernels, size_t n);
+int sb_user_main(int argc, char **argv, const sb_user_kernel *k);   /* n = 1 */
 
 #endif
