@@ -103,9 +103,9 @@ def census_rows(path, group_by_op):
     """Rows of the census JSON a sweep wrote: per output, or per op (the
     worst cell of its outputs and the largest ratio and ULP)."""
     with open(path) as f:
-        census = json.load(f)["censuses"][0]
+        censuses = json.load(f)["censuses"]
     rows = {}
-    for r in census["rows"]:
+    for r in (r for c in censuses for r in c["rows"]):
         key = r["op"] if group_by_op else r["probe"]
         row = rows.setdefault(key, {"row": key, "op": r["op"], "cells": {},
                                     "worst_bound_ratio": None, "max_ulp": None})
@@ -118,11 +118,11 @@ def census_rows(path, group_by_op):
 
 
 def program_census(prog, work, threads, repeat):
-    os.makedirs(work, exist_ok=True)
-    golden = os.path.join(work, "golden")
-    must([prog, "golden", "--golden", golden])
+    golden = os.path.join(work, "golden")           # one NAME.golden per kernel
+    os.makedirs(golden, exist_ok=True)
+    must([prog, "golden", "--golden-dir", golden])
     census = os.path.join(work, "census.json")
-    r = run([prog, "sweep", "--threads", threads, "--repeat", str(repeat), "--golden", golden,
+    r = run([prog, "sweep", "--threads", threads, "--repeat", str(repeat), "--golden-dir", golden,
              "--work-dir", os.path.join(work, "sweep"), "--census-json", census])
     if r.returncode == 2 or not os.path.exists(census):
         raise RunError(f"{prog} sweep: exit {r.returncode}: {r.stderr.strip()[-300:]}")

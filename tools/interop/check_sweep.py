@@ -5,7 +5,8 @@ report what it found.
     check_sweep.py PROG WORK_DIR [--threads LIST] [--repeat R] [--label TEXT]
                    [--require-cpu-flag FLAG] [--impls]
 
-Writes the program's golden (its 1-thread run) into WORK_DIR, sweeps LIST
+Writes the program's goldens (the 1-thread run of each of its kernels) into
+WORK_DIR/golden/, sweeps LIST
 (default 1-8) R times each (default 1) with a JSON report and a census
 (WORK_DIR/census.json), and prints one line per configuration (the verdict
 and, where it diverged, the first divergent probe and its distance to the
@@ -46,9 +47,10 @@ def main():
         return 77
 
     os.makedirs(a.work_dir, exist_ok=True)
-    golden = os.path.join(a.work_dir, "golden")
+    golden = os.path.join(a.work_dir, "golden")     # one NAME.golden per kernel
+    os.makedirs(golden, exist_ok=True)
     report = os.path.join(a.work_dir, "sweep.json")
-    if subprocess.run([a.prog, "golden", "--golden", golden],
+    if subprocess.run([a.prog, "golden", "--golden-dir", golden],
                       stdout=subprocess.DEVNULL).returncode != 0:
         print(f"{a.prog} golden failed", file=sys.stderr)
         return 2
@@ -56,7 +58,7 @@ def main():
         print(f"{a.prog} impls failed", file=sys.stderr)
         return 2
     sweep = subprocess.run([a.prog, "sweep", "--threads", a.threads, "--repeat", a.repeat,
-                            "--golden", golden, "--work-dir", os.path.join(a.work_dir, "sweep"),
+                            "--golden-dir", golden, "--work-dir", os.path.join(a.work_dir, "sweep"),
                             "--json", report, "--census",
                             "--census-json", os.path.join(a.work_dir, "census.json")],
                            stdout=subprocess.PIPE, text=True)
@@ -83,8 +85,9 @@ def main():
         if r["verdict"] not in ACCEPTED:
             bad.append(r["threads"])
     print(f"differ from 1 thread{label}: " + (", ".join(divergent) if divergent else "none"))
-    census = sweep.stdout[sweep.stdout.find("\ncensus ") + 1:] if "\ncensus " in sweep.stdout else ""
-    sys.stdout.write(census)
+    # the census tables come after the sweep's tables and summary lines
+    at = sweep.stdout.find("\ncensus ")
+    sys.stdout.write(sweep.stdout[at + 1:] if at >= 0 else "")
     if bad:
         print(f"NOT explained by reordering at threads {bad}")
         return 1

@@ -1,22 +1,23 @@
 /* oneDNN's convolutions under the harness, through the public C API
- * (sb_user_main): forward, backward data and backward weights with bias, at
- * the seed model's conv2 shape and at an odd one, each in two layouts:
+ * (sb_user_main_kernels): forward, backward data and backward weights with
+ * bias, at the seed model's conv2 shape and at an odd one, each in two
+ * layouts, one kernel per shape and layout (onednn_<shape>_<layout>):
  *   plain   NCHW / OIHW buffers handed to oneDNN as they are, and
  *   chosen  the formats oneDNN picks (format_tag_any), the plain inputs
  *           reordered into them and the outputs reordered back to plain
  *           before they are probed.
  *
- *   samebits-onednn golden --golden FILE
- *   samebits-onednn sweep --threads 1-8 --repeat 2 --golden FILE --census
- *   samebits-onednn impls        the implementation oneDNN chose for each
- *                                primitive (its verbose name) and its version
+ *   samebits-onednn golden --golden-dir DIR
+ *   samebits-onednn sweep --threads 1-8 --repeat 2 --golden-dir DIR --census
+ *   samebits-onednn impls        oneDNN's version and the implementation it
+ *                                chose for each primitive (its verbose name)
  *
  * oneDNN (Debian's build) runs on OpenMP, so each configuration's thread
- * count reaches it through omp_set_num_threads, which sb_user_main calls.
- * How a primitive divides its work among threads may change the order in
- * which an output's products are summed; the bounds of the library's own
+ * count reaches it through omp_set_num_threads, which sb_user_main_kernels
+ * calls. How a primitive divides its work among threads may change the order
+ * in which an output's products are summed; the bounds of the library's own
  * convolutions (sb_conv2d_*_bound, kernels/sb_kernels.h) say how far that
- * can move them, since oneDNN computes the same sums in the same layouts. */
+ * can move them, since oneDNN computes the same sums. */
 #include <oneapi/dnnl/dnnl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -455,8 +456,7 @@ static sb_status layout_run(onednn *e, const probe_to *to, conv_shape_case *sc,
     return st;
 }
 
-/* Every shape's sources, then each layout's outputs; to NULL: run only. */
-static sb_status all_run(onednn *e, const probe_to *to)
+static sb_status engine_open(onednn *e)
 {
     DNNL_TRY(dnnl_engine_create(&e->engine, dnnl_cpu, 0));
     dnnl_status_t made = dnnl_stream_create(&e->stream, e->engine, dnnl_stream_default_flags);
@@ -464,62 +464,95 @@ static sb_status all_run(onednn *e, const probe_to *to)
         dnnl_engine_destroy(e->engine);
         DNNL_TRY(made);
     }
-    sb_status st = SB_OK;
-    for (int i = 0; i < N_SHAPES && st == SB_OK; i++) {
-        conv_shape_case *sc = &shapes[i];
-        st = inputs_make(sc, SB_STREAM_CASE_INPUT + 4 * (uint32_t)i);
-        if (st == SB_OK && to) {
-            const sb_conv_shape *s = &sc->s;
-            sb_tensor x = tensor4(sc->x, s->n, s->c, s->h, s->w);
-            sb_tensor w = tensor4(sc->w, s->k, s->c, s->r, s->s);
-            sb_tensor b = tensor1(sc->b, s->k);
-            sb_tensor dy = tensor4(sc->dy, s->n, s->k, s->p, s->q);
-            probe_source(to, sc, "x", &x);
-            probe_source(to, sc, "w", &w);
-            probe_source(to, sc, "b", &b);
-            probe_source(to, sc, "dy", &dy);
-        }
-        for (int l = 0; l < CONV_LAYOUT_COUNT && st == SB_OK; l++)
-            st = layout_run(e, to, sc, (conv_layout)l);
-    }
+    return SB_OK;
+}
+
+static void engine_close(onednn *e)
+{
     dnnl_stream_destroy(e->stream);
     dnnl_engine_destroy(e->engine);
+}
+
+/* One kernel of the program: a shape in a layout. */
+typedef struct conv_kernel {
+    conv_shape_case *sc;
+    uint32_t stream;            /* of its inputs in the counter-based RNG */
+    conv_layout layout;
+} conv_kernel;
+
+/* The shape's sources, then its outputs in the kernel's layout; to NULL:
+ * run only. */
+static sb_status kernel_run(onednn *e, const probe_to *to, const conv_kernel *k)
+{
+    conv_shape_case *sc = k->sc;
+    sb_status st = sc->x ? SB_OK : inputs_make(sc, k->stream);
+    if (st == SB_OK && to) {
+        const sb_conv_shape *s = &sc->s;
+        sb_tensor x = tensor4(sc->x, s->n, s->c, s->h, s->w);
+        sb_tensor w = tensor4(sc->w, s->k, s->c, s->r, s->s);
+        sb_tensor b = tensor1(sc->b, s->k);
+        sb_tensor dy = tensor4(sc->dy, s->n, s->k, s->p, s->q);
+        probe_source(to, sc, "x", &x);
+        probe_source(to, sc, "w", &w);
+        probe_source(to, sc, "b", &b);
+        probe_source(to, sc, "dy", &dy);
+    }
+    return st == SB_OK ? layout_run(e, to, sc, k->layout) : st;
+}
+
+/* sb_user_main_kernels has set OpenMP's thread count, which oneDNN's OpenMP
+ * runtime follows. */
+static sb_status onednn_run(void *ctx, sb_probe_fn *probe, void *probe_ctx)
+{
+    onednn e = {0};
+    probe_to to = {probe, probe_ctx};
+    sb_status st = engine_open(&e);
+    if (st == SB_OK) {
+        st = kernel_run(&e, &to, ctx);
+        engine_close(&e);
+    }
     return st;
 }
 
-/* sb_user_main has set OpenMP's thread count, which oneDNN's OpenMP runtime follows. */
-static sb_status onednn_run(void *ctx, sb_probe_fn *probe, void *probe_ctx)
-{
-    (void)ctx;
-    onednn e = {0};
-    probe_to to = {probe, probe_ctx};
-    return all_run(&e, &to);
-}
+static conv_kernel kernels[N_SHAPES * CONV_LAYOUT_COUNT];
 
-/* `impls`: oneDNN's version, the CPU ISA it may use, and the implementation
- * it picks for every primitive at this process's thread count. */
+/* `impls`: oneDNN's version and the implementation it picks for every
+ * primitive at this process's thread count. */
 static int impls_print(void)
 {
     const dnnl_version_t *v = dnnl_version();
     printf("oneDNN %d.%d.%d (%s)\n", v->major, v->minor, v->patch, v->hash);
     onednn e = {.print_impls = true};
-    return all_run(&e, NULL) == SB_OK ? SB_EXIT_OK : SB_EXIT_INPUT;
+    sb_status st = engine_open(&e);
+    for (size_t i = 0; st == SB_OK && i < sizeof kernels / sizeof kernels[0]; i++)
+        st = kernel_run(&e, NULL, &kernels[i]);
+    if (e.engine)
+        engine_close(&e);
+    return st == SB_OK ? SB_EXIT_OK : SB_EXIT_INPUT;
 }
 
 int main(int argc, char **argv)
 {
-    int rc;
-    if (argc == 2 && strcmp(argv[1], "impls") == 0) {
-        rc = impls_print();
-    } else {
-        /* which counts keep their bits depends on the implementation oneDNN
-         * picks for the CPU: either is fine, a difference beyond the bound or
-         * between repeats is not */
-        sb_user_kernel k = {.name = "onednn_conv", .version = "1", .run = onednn_run,
-                            .expect_set = SB_VERDICT_BIT(SB_VERDICT_IDENTICAL) |
-                                          SB_VERDICT_BIT(SB_VERDICT_REORDERING)};
-        rc = sb_user_main(argc, argv, &k);
-    }
+    /* which counts keep their bits depends on the implementation oneDNN
+     * picks for the CPU: either is fine, a difference beyond the bound or
+     * between repeats is not */
+    sb_user_kernel k[N_SHAPES * CONV_LAYOUT_COUNT];
+    char names[N_SHAPES * CONV_LAYOUT_COUNT][64];
+    for (int i = 0; i < N_SHAPES; i++)
+        for (int l = 0; l < CONV_LAYOUT_COUNT; l++) {
+            int at = i * CONV_LAYOUT_COUNT + l;
+            kernels[at] = (conv_kernel){&shapes[i], SB_STREAM_CASE_INPUT + 4 * (uint32_t)i,
+                                        (conv_layout)l};
+            snprintf(names[at], sizeof names[at], "onednn_%s_%s", shapes[i].name,
+                     layout_names[l]);
+            k[at] = (sb_user_kernel){.name = names[at], .version = "1", .run = onednn_run,
+                                     .ctx = &kernels[at],
+                                     .expect_set = SB_VERDICT_BIT(SB_VERDICT_IDENTICAL) |
+                                                   SB_VERDICT_BIT(SB_VERDICT_REORDERING)};
+        }
+    int rc = argc == 2 && strcmp(argv[1], "impls") == 0
+                 ? impls_print()
+                 : sb_user_main_kernels(argc, argv, k, sizeof k / sizeof k[0]);
     for (int i = 0; i < N_SHAPES; i++) {
         free(shapes[i].x);
         free(shapes[i].w);
