@@ -18,6 +18,8 @@ import re
 import subprocess
 import sys
 
+import census
+
 FORMAT_VERSION = 1
 EPOCH_LINE = re.compile(r"^epoch (\d+) steps (\d+) train_loss (\S+) test_loss (\S+) test_accuracy (\S+)$")
 
@@ -352,6 +354,7 @@ expected) is grey and italic.
 <h2>First divergence of every failing cell</h2>{details_html(builds)}
 {unreached_html(builds)}
 <h2>Training curves (repeat 1, per thread count)</h2>{curves_html(builds)}
+{census.html(builds)}
 <h2>Trend</h2>{trend_html(nights)}
 <script>{SCRIPT}</script>
 </body></html>
@@ -377,7 +380,8 @@ def main():
     night = {"format_version": FORMAT_VERSION, "stamp": a.stamp, "commit": a.commit,
              "wall_seconds": a.wall, "build_seconds": sum(b["build_seconds"] for b in builds),
              "sweep_seconds": sum(b["sweep_seconds"] for b in builds),
-             "cpus": a.cpus, "load": a.load, "summary": summary(builds), "builds": builds}
+             "cpus": a.cpus, "load": a.load, "summary": summary(builds),
+             "builds": census.attach(builds, a.sweeps)}
     nights = load_history(a.history) + [{"stamp": a.stamp, "commit": a.commit,
                                          "wall_seconds": a.wall, **night["summary"]}]
     write_atomic(a.json, json.dumps(night, indent=1) + "\n")
