@@ -129,23 +129,28 @@ def program_census(prog, work, threads, repeat):
     return census
 
 
-def openblas(build, work, threads, repeat):
-    prog = os.path.join(build, "tools", "interop", "samebits-openblas")
-    if not os.path.exists(prog):
-        return None
-    version = must([prog, "impls"]).strip()
-    rows = census_rows(program_census(prog, os.path.join(work, "openblas"), threads, repeat),
-                       False)
-    return {"library": "OpenBLAS cblas_sgemm", "version": version, "rows": rows}
-
-
-def onednn(build, work, threads, repeat):
-    prog = os.path.join(build, "tools", "interop", "samebits-onednn")
+def program_rows(build, name, work, threads, repeat):
+    """(`PROG impls` lines, census rows) of BUILD/tools/interop/NAME, or None
+    when it was not built."""
+    prog = os.path.join(build, "tools", "interop", name)
     if not os.path.exists(prog):
         return None
     impls = must([prog, "impls"]).splitlines()
-    rows = census_rows(program_census(prog, os.path.join(work, "onednn"), threads, repeat),
-                       False)
+    return impls, census_rows(program_census(prog, os.path.join(work, name), threads, repeat),
+                              False)
+
+
+def openblas(build, work, threads, repeat):
+    got = program_rows(build, "samebits-openblas", work, threads, repeat)
+    return got and {"library": "OpenBLAS cblas_sgemm", "version": got[0][0].strip(),
+                    "rows": got[1]}
+
+
+def onednn(build, work, threads, repeat):
+    got = program_rows(build, "samebits-onednn", work, threads, repeat)
+    if not got:
+        return None
+    impls, rows = got
     # "conv2.plain.fwd  x64:gemm:jit": each output row names its primitive's implementation
     chosen = dict(line.split(None, 1) for line in impls[1:] if line.strip())
     for r in rows:     # conv2.plain.bwd_weights.dW comes from conv2.plain.bwd_weights
