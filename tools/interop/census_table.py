@@ -204,6 +204,7 @@ def sub_trace(path, header, records, i):
     keep = sorted(j for j in (latest_before(records, n, i) for n in records[i]["inputs"]) if j >= 0)
     with open(path, "w") as f:
         f.writelines(header + [records[j]["line"] for j in keep] + [records[i]["line"]])
+        f.write(f"end {len(keep) + 1} 0\n")    # its records and metrics (FORMATS.md)
 
 
 class Torch:
@@ -236,9 +237,12 @@ class Torch:
         a, b = (os.path.join(self.work, f"{s}.{name}.sub") for s in ("ref", f"t{threads}"))
         sub_trace(a, ref_header, ref, i)
         sub_trace(b, header, rec, i)
-        out = run([self.samebits, "diff", a, b, "--dumps",
-                   os.path.join(self.work, f"ref.{name}.dump") + "," +
-                   os.path.join(self.work, f"t{threads}.{name}.dump")]).stdout
+        diff = run([self.samebits, "diff", a, b, "--dumps",
+                    os.path.join(self.work, f"ref.{name}.dump") + "," +
+                    os.path.join(self.work, f"t{threads}.{name}.dump")])
+        if diff.returncode == 2:
+            raise RunError(f"samebits diff {a} {b}: {diff.stderr.strip()}")
+        out = diff.stdout
         m = re.search(r"bound ratio (\S+)", out)
         ulp = re.search(r"max ULP (\S+),", out)
         verdict = re.search(r"^verdict: (\S+)", out, re.M)

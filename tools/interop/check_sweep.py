@@ -6,7 +6,7 @@ report what it found.
                    [--require-cpu-flag FLAG] [--impls]
 
 Writes the program's goldens (the 1-thread run of each of its kernels) into
-WORK_DIR/golden/, sweeps LIST
+WORK_DIR/goldens/, sweeps LIST
 (default 1-8) R times each (default 1) with a JSON report and a census
 (WORK_DIR/census.json), and prints one line per configuration (the verdict
 and, where it diverged, the first divergent probe and its distance to the
@@ -47,7 +47,7 @@ def main():
         return 77
 
     os.makedirs(a.work_dir, exist_ok=True)
-    golden = os.path.join(a.work_dir, "golden")     # one NAME.golden per kernel
+    golden = os.path.join(a.work_dir, "goldens")    # one NAME.golden per kernel
     os.makedirs(golden, exist_ok=True)
     report = os.path.join(a.work_dir, "sweep.json")
     if subprocess.run([a.prog, "golden", "--golden-dir", golden],
