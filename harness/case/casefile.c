@@ -618,12 +618,14 @@ static sb_status get_threads(loader *ld, const entry *e, sb_case *c)
     return SB_OK;
 }
 
-static sb_status get_verdict(loader *ld, const entry *e, sb_verdict *v)
+/* One verdict or a set of them joined by '|': "identical|reordering". */
+static sb_status get_verdicts(loader *ld, const entry *e, sb_verdict_set *s)
 {
-    *v = sb_verdict_from_name(e->value);
-    if (*v == SB_VERDICT_COUNT)
+    *s = sb_verdict_set_from_name(e->value);
+    if (*s == 0)
         return fail(ld, e->line, "%s as identical, reordering, beyond-bound, crash, timeout "
-                                 "or nondeterministic, found \"%s\"", e->key, e->value);
+                                 "or nondeterministic, or several joined by '|', found \"%s\"",
+                    e->key, e->value);
     return SB_OK;
 }
 
@@ -684,11 +686,11 @@ static sb_status load_sweep_section(loader *ld, sb_case *c)
     if (st != SB_OK)
         return st;
 
-    sb_verdict all = SB_VERDICT_IDENTICAL;
-    if ((e = find(ld, "sweep", "expect")) != NULL && (st = get_verdict(ld, e, &all)) != SB_OK)
+    sb_verdict_set all = SB_VERDICT_BIT(SB_VERDICT_IDENTICAL);
+    if ((e = find(ld, "sweep", "expect")) != NULL && (st = get_verdicts(ld, e, &all)) != SB_OK)
         return st;
     for (int t = 0; t <= SB_MAX_THREADS; t++)
-        c->expect[t] = all;
+        c->expect_set[t] = all;
     for (int i = 0; i < ld->n_entries; i++) {
         e = &ld->entries[i];
         if (strcmp(e->section, "sweep") != 0)
@@ -705,12 +707,15 @@ static sb_status load_sweep_section(loader *ld, sb_case *c)
             return fail(ld, e->line, "%s.<T> with T one of the thread counts in threads, "
                                      "found \"%s\"", expect ? "expect" : "repeats", e->key);
         if (expect)
-            st = get_verdict(ld, e, &c->expect[t]);
+            st = get_verdicts(ld, e, &c->expect_set[t]);
         else if ((st = get_i64(ld, e, 1, 1000, &v)) == SB_OK)
             c->repeats_at[t] = (int)v;
         if (st != SB_OK)
             return st;
     }
+
+    for (int t = 0; t <= SB_MAX_THREADS; t++)
+        c->expect[t] = sb_verdict_set_first(c->expect_set[t]);
 
     char repo[1024];
     int rlen = repo_of(repo, sizeof repo, ld->path);

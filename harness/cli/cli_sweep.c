@@ -1,5 +1,6 @@
 /* samebits sweep: every thread count and repeat of each case against its
  * golden, with the reports. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -9,6 +10,7 @@ static const char sweep_usage[] =
     "                      [--json FILE] [--junit FILE] [--tap]\n"
     "                      [--data-dir DIR] [--work-dir DIR] [--keep-traces]\n"
     "                      [--shard I/N] [--max-steps N] [--max-origins N]\n"
+    "                      [--census] [--census-json FILE] [--census-md FILE]\n"
     "\n"
     "Runs each case at every thread count (LIST like 1,2,4, 1-8, 1..8, primes\n"
     "(2,3,5,7), primes..13 or 1,primes; default the case's) and repeat, each in\n"
@@ -27,7 +29,10 @@ static const char sweep_usage[] =
     "every training run after N steps and compares only the golden's first N\n"
     "steps (the report marks such runs truncated; a run that did not diverge\n"
     "there while its case expects a divergence is 'not reached', neither a pass\n"
-    "nor a failure).\n"
+    "nor a failure). --census locates every origin (up to 16) and prints, after\n"
+    "each case's table, one row per output probe and one mark per thread count\n"
+    "(= the reference's bits, R reordering, B beyond bound, N nondeterministic);\n"
+    "--census-json and --census-md write it as JSON and Markdown.\n"
     "exit status: 0 all as expected, 1 a divergence or verdict not expected,\n"
     "             2 usage or input error, 3 a crash or timeout,\n"
     "             4 a configuration nondeterministic where the case does not expect it\n";
@@ -35,8 +40,10 @@ static const char sweep_usage[] =
 typedef struct sweep_args {
     cli_batch b;
     int threads[SB_MAX_THREADS];
-    const char *json, *junit;
-    bool tap;
+    const char *json, *junit, *census_json, *census_md;
+    bool tap, census, keep_traces;
+    sb_census *censuses;        /* [n_paths] with a census option, else NULL */
+    int n_censuses;
 } sweep_args;
 
 /* "I/N" with 1 <= I <= N: the shard's 0-based index and count. */
@@ -66,7 +73,9 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
         {"--junit", &a->junit, NULL},        {"--data-dir", &a->b.data_dir, NULL},
         {"--work-dir", &a->b.work_dir, NULL}, {"--shard", &shard_s, NULL},
         {"--max-steps", &max_steps_s, NULL}, {"--tap", NULL, &a->tap},
-        {"--keep-traces", NULL, &a->b.o.keep_traces}, {NULL, NULL, NULL},
+        {"--keep-traces", NULL, &a->keep_traces}, {"--census", NULL, &a->census},
+        {"--census-json", &a->census_json, NULL}, {"--census-md", &a->census_md, NULL},
+        {NULL, NULL, NULL},
     };
     cli_line l = {.cmd = "sweep", .usage = sweep_usage, .options = options,
                   .positional = a->b.paths, .min_positional = 1, .max_positional = argc};
@@ -90,6 +99,14 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
         return false;
     a->b.o.repeats = (int)repeat;
     a->b.o.max_origins = (int)max_origins;
+    a->b.o.keep_traces = a->keep_traces;
+    if (a->census || a->census_json || a->census_md) {
+        /* every output classified, from the traces the runs leave */
+        a->censuses = calloc((size_t)argc, sizeof *a->censuses);
+        a->b.o.keep_traces = true;
+        if (!max_origins_s)
+            a->b.o.max_origins = SB_ORIGINS_KEPT;
+    }
     *rc = SB_EXIT_OK;
     return true;
 }
@@ -105,6 +122,28 @@ static long case_items(const sb_case *c, const sb_sweep_options *o)
     return n;
 }
 
+/* The census of a swept case, from its golden and the traces its runs left
+ * (removed after unless --keep-traces); printed with --census. */
+static bool census_add(sweep_args *a, const sb_case *c, const sb_case_result *r, FILE *table)
+{
+    sb_trace golden;
+    char err[768];
+    sb_census *cs = &a->censuses[a->n_censuses];
+    bool ok = sb_golden_read(&golden, c->golden_path, c->digest, err, sizeof err) == SB_OK;
+    if (!ok)
+        fprintf(stderr, "%s\n", err);
+    else if (sb_census_build(cs, r, &golden, a->b.work) != SB_OK)
+        ok = false;
+    else
+        a->n_censuses++;
+    sb_trace_free(&golden);
+    if (!a->keep_traces)
+        sb_census_remove_traces(r, a->b.work);
+    if (ok && a->census)
+        sb_census_text(table, cs);
+    return ok;
+}
+
 /* Loads the case and its golden, sweeps it and prints its table; false on
  * an input error. The next case's items come after this one's. */
 static bool sweep_one(void *args, const char *path, sb_case *c, sb_case_result *r)
@@ -115,8 +154,20 @@ static bool sweep_one(void *args, const char *path, sb_case *c, sb_case_result *
     a->b.o.shard_offset += case_items(c, &a->b.o);
     FILE *table = a->tap ? stderr : stdout;
     sb_report_text(table, r, 1);
+    if (a->censuses && !census_add(a, c, r, table))
+        return false;
     fflush(table);
     return true;
+}
+
+static bool census_markdown_write(const sweep_args *a)
+{
+    FILE *f = fopen(a->census_md, "w");
+    if (!f)
+        return false;
+    for (int i = 0; i < a->n_censuses; i++)
+        sb_census_markdown(f, &a->censuses[i]);
+    return fclose(f) == 0;
 }
 
 /* On an input error the JUnit report says so in an <error> (a CI server
@@ -135,6 +186,14 @@ static bool reports_write(const sweep_args *a, const sb_case_result *r, int n, b
         fprintf(stderr, "%s: cannot write the JUnit report\n", a->junit);
         ok = false;
     }
+    if (a->census_json && sb_census_json(a->census_json, a->censuses, a->n_censuses) != SB_OK) {
+        fprintf(stderr, "%s: cannot write the census\n", a->census_json);
+        ok = false;
+    }
+    if (a->census_md && !census_markdown_write(a)) {
+        fprintf(stderr, "%s: cannot write the census\n", a->census_md);
+        ok = false;
+    }
     if (a->tap)
         sb_report_tap(stdout, r, n);
     return ok;
@@ -145,8 +204,10 @@ int cli_sweep(int argc, char **argv)
     sweep_args a;
     memset(&a, 0, sizeof a);
     int rc;
-    if (!cli_batch_open(&a.b, "sweep", sweep_parse, &a, argc, argv, &rc))
+    if (!cli_batch_open(&a.b, "sweep", sweep_parse, &a, argc, argv, &rc)) {
+        free(a.censuses);
         return rc;
+    }
     cli_batch *b = &a.b;
     bool input_error = !cli_batch_run(b, sweep_one, &a);
     if (!reports_write(&a, b->results, b->n_done, input_error))
@@ -156,5 +217,8 @@ int cli_sweep(int argc, char **argv)
     /* a temporary work directory goes when all went as expected; otherwise
      * its dumps and stderr files are what the user looks at next */
     cli_batch_close(b, rc, "work files (dumps, failed runs' stderr)");
+    for (int i = 0; i < a.n_censuses; i++)
+        sb_census_free(&a.censuses[i]);
+    free(a.censuses);
     return rc;
 }

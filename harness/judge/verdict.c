@@ -1,5 +1,7 @@
-/* Verdict names, the verdict of a located divergence, and how a run stands
- * against its expectation. */
+/* Verdict names and sets, the verdict of a located divergence, and how a
+ * run stands against its expectation. */
+#include <string.h>
+
 #include "samebits.h"
 
 static const char *const verdict_names[SB_VERDICT_COUNT] = {
@@ -19,6 +21,47 @@ const char *sb_verdict_name(sb_verdict v)
 sb_verdict sb_verdict_from_name(const char *name)
 {
     return (sb_verdict)sb_name_index(verdict_names, SB_VERDICT_COUNT, name);
+}
+
+void sb_verdict_set_name(sb_verdict_set s, char *out, size_t len)
+{
+    size_t at = 0;
+    out[0] = '\0';
+    for (int v = 0; v < SB_VERDICT_COUNT; v++)
+        if ((s & SB_VERDICT_BIT(v)) && at < len) {
+            int n = snprintf(out + at, len - at, "%s%s", at ? "|" : "", verdict_names[v]);
+            at += n > 0 ? (size_t)n : 0;
+        }
+}
+
+sb_verdict_set sb_verdict_set_from_name(const char *name)
+{
+    sb_verdict_set s = 0;
+    for (const char *p = name;; p++) {
+        const char *bar = strchr(p, '|');
+        size_t n = bar ? (size_t)(bar - p) : strlen(p);
+        char member[32];
+        if (n == 0 || n >= sizeof member)
+            return 0;
+        memcpy(member, p, n);
+        member[n] = '\0';
+        sb_verdict v = sb_verdict_from_name(member);
+        if (v == SB_VERDICT_COUNT)
+            return 0;
+        s |= SB_VERDICT_BIT(v);
+        if (!bar)
+            return s;
+        p = bar;
+    }
+}
+
+sb_verdict sb_verdict_set_first(sb_verdict_set s)
+{
+    SB_ASSERT(s != 0);
+    int v = 0;
+    while (!(s & SB_VERDICT_BIT(v)))
+        v++;
+    return (sb_verdict)v;
 }
 
 int sb_verdict_rank(sb_verdict v)
@@ -62,9 +105,14 @@ sb_verdict sb_divergence_verdict(const sb_divergence *d)
 
 sb_outcome sb_run_outcome(const sb_run_result *r)
 {
-    if (r->verdict == r->expected)
+    if (r->verdict == r->expected || (r->expected_set & SB_VERDICT_BIT(r->verdict)))
         return SB_OUTCOME_AS_EXPECTED;
     if (r->max_steps > 0 && r->verdict == SB_VERDICT_IDENTICAL)
         return SB_OUTCOME_NOT_REACHED;
     return SB_OUTCOME_NOT_AS_EXPECTED;
+}
+
+const char *sb_case_family_label(const sb_case *c)
+{
+    return c->user ? "user" : sb_family_name(c->family);
 }

@@ -72,6 +72,17 @@ static json_t *origins_json(const sb_run_result *r)
                      "repeats_with", r->repeats_with);
 }
 
+/* Every verdict the run's configuration accepts, in sb_verdict order. */
+static json_t *expected_set_json(const sb_run_result *r)
+{
+    sb_verdict_set set = r->expected_set ? r->expected_set : SB_VERDICT_BIT(r->expected);
+    json_t *list = json_array();
+    for (int v = 0; list && v < SB_VERDICT_COUNT; v++)
+        if (set & SB_VERDICT_BIT(v))
+            list = sb_json_append(list, json_string(sb_verdict_name((sb_verdict)v)));
+    return list;
+}
+
 static json_t *run_core_json(const sb_run_result *r)
 {
     sb_outcome o = sb_run_outcome(r);
@@ -93,6 +104,11 @@ static json_t *run_core_json(const sb_run_result *r)
                             "first_divergence", divergence_json(&r->div), "metrics", metrics,
                             "seconds", sb_json_number(r->seconds),
                             "message", sb_json_string(r->message));
+    if (run && !sb_json_keys_add(run, json_pack("{s:o}", "expected_set",
+                                                 expected_set_json(r)))) {
+        json_decref(run);
+        return NULL;
+    }
     if (run && !sb_json_keys_add(run, origins_json(r))) {
         json_decref(run);
         return NULL;
@@ -139,7 +155,7 @@ static json_t *case_json(const sb_case_result *cr)
     return json_pack("{s:o, s:o, s:s, s:s, s:i, s:b, s:o}", "name", sb_json_string(c->name),
                      "path", sb_json_string(c->path),
                      "kind", c->kind == SB_CASE_TRAIN ? "train" : "kernel",
-                     "family", sb_family_name(c->family),
+                     "family", sb_case_family_label(c),
                      "reference_threads", c->reference_threads,
                      "as_expected", cr->as_expected, "runs", runs);
 }
@@ -354,6 +370,26 @@ static bool crash_read(sb_crash_site *s, const json_t *o)
     return true;
 }
 
+/* "expected_set": absent (a report of before sets: expected alone) or an
+ * array of verdict names. */
+static bool expected_set_read(sb_run_result *r, const json_t *list)
+{
+    if (!list)
+        return true;
+    if (!json_is_array(list) || json_array_size(list) == 0)
+        return false;
+    size_t i;
+    const json_t *name;
+    json_array_foreach(list, i, name) {
+        sb_verdict v = json_is_string(name) ? sb_verdict_from_name(json_string_value(name))
+                                            : SB_VERDICT_COUNT;
+        if (v == SB_VERDICT_COUNT)
+            return false;
+        r->expected_set |= SB_VERDICT_BIT(v);
+    }
+    return true;
+}
+
 static bool run_read(sb_run_result *r, const json_t *o)
 {
     memset(r, 0, sizeof *r);
@@ -361,6 +397,7 @@ static bool run_read(sb_run_result *r, const json_t *o)
            get_int_in(o, "repeat", 1, INT32_MAX, &r->repeat) &&
            origins_read(r, o) &&
            get_verdict(o, "verdict", &r->verdict) && get_verdict(o, "expected", &r->expected) &&
+           expected_set_read(r, json_object_get(o, "expected_set")) &&
            truncated_read(r, json_object_get(o, "truncated")) &&
            divergence_read(&r->div, json_object_get(o, "first_divergence")) &&
            metrics_read(r, json_object_get(o, "metrics")) &&
@@ -383,7 +420,8 @@ static bool case_read(sb_case *c, sb_case_result *cr, const json_t *o)
     if (strcmp(kind, "train") != 0 && strcmp(kind, "kernel") != 0)
         return false;
     c->kind = strcmp(kind, "train") == 0 ? SB_CASE_TRAIN : SB_CASE_KERNEL;
-    c->family = sb_family_from_name(family);
+    c->user = strcmp(family, "user") == 0;
+    c->family = c->user ? SB_FAMILY_LOOSE : sb_family_from_name(family);
     return c->family != SB_FAMILY_COUNT;
 }
 

@@ -93,11 +93,17 @@ static void text_cells_fill(text_cells *t, const sb_case_result *cr, const sb_ru
     static const char *const marks[] = {[SB_OUTCOME_AS_EXPECTED] = "",
                                         [SB_OUTCOME_NOT_AS_EXPECTED] = " *",
                                         [SB_OUTCOME_NOT_REACHED] = " ?"};
+    sb_outcome o = sb_run_outcome(r);
+    /* the member a set's run matched, else the whole set */
+    char set[96];
+    if (o == SB_OUTCOME_AS_EXPECTED || r->expected_set == 0)
+        snprintf(set, sizeof set, "%s", sb_verdict_name(r->expected));
+    else
+        sb_verdict_set_name(r->expected_set, set, sizeof set);
     snprintf(t->c[COL_THREADS], sizeof t->c[0], "%d", r->threads);
     snprintf(t->c[COL_REPEAT], sizeof t->c[0], "%d", r->repeat);
     snprintf(t->c[COL_VERDICT], sizeof t->c[0], "%s", sb_verdict_name(r->verdict));
-    snprintf(t->c[COL_EXPECTED], sizeof t->c[0], "%s%s", sb_verdict_name(r->expected),
-             marks[sb_run_outcome(r)]);
+    snprintf(t->c[COL_EXPECTED], sizeof t->c[0], "%s%s", set, marks[o]);
     text_divergence(t->c[COL_WHERE], sizeof t->c[0], r);
     const sb_divergence *d = &r->div;
     if (d->found)
@@ -205,6 +211,27 @@ static void text_notes(FILE *f, const sb_case_result *cr)
     }
 }
 
+/* Below the table, once per set of more than one verdict that some run
+ * accepts: its row's "expected" names the member it matched. */
+static void text_sets(FILE *f, const sb_case_result *cr)
+{
+    for (int i = 0; i < cr->n_runs; i++) {
+        sb_verdict_set s = cr->runs[i].expected_set;
+        bool seen = (s & (s - 1)) == 0;    /* one member or none: nothing to say */
+        for (int j = 0; j < i && !seen; j++)
+            seen = cr->runs[j].expected_set == s;
+        if (seen)
+            continue;
+        char name[96];
+        sb_verdict_set_name(s, name, sizeof name);
+        fprintf(f, "expected %s at threads", name);
+        for (int j = i; j < cr->n_runs; j++)
+            if (cr->runs[j].expected_set == s && cr->runs[j].repeat == 1)
+                fprintf(f, " %d", cr->runs[j].threads);
+        fputs(": \"expected\" names the member each run matched\n", f);
+    }
+}
+
 /* The step limit of a case's runs (a sweep gives them all the same); 0 for none. */
 static int64_t case_max_steps(const sb_case_result *cr)
 {
@@ -217,7 +244,7 @@ static void text_case(FILE *f, const sb_case_result *cr)
     SB_ASSERT(c != NULL);
     bool train = c->kind == SB_CASE_TRAIN;
     fprintf(f, "case %s (%s, %s, reference %d thread%s", c->name, train ? "train" : "kernel",
-            sb_family_name(c->family), c->reference_threads, c->reference_threads == 1 ? "" : "s");
+            sb_case_family_label(c), c->reference_threads, c->reference_threads == 1 ? "" : "s");
     if (case_max_steps(cr) > 0)
         fprintf(f, ", truncated: first %" PRId64 " step%s compared, no metrics",
                 case_max_steps(cr), case_max_steps(cr) == 1 ? "" : "s");
@@ -227,6 +254,7 @@ static void text_case(FILE *f, const sb_case_result *cr)
         counts[sb_run_outcome(&cr->runs[i])]++;
     text_table(f, cr);
     text_notes(f, cr);
+    text_sets(f, cr);
     if (counts[SB_OUTCOME_NOT_AS_EXPECTED] > 0)
         fputs("* verdict differs from the expected one\n", f);
     if (counts[SB_OUTCOME_NOT_REACHED] > 0)

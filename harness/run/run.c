@@ -64,7 +64,11 @@ void sb_run_sink_init(sb_run_sink *s, sb_trace *t, const sb_run_options *o)
     memset(s, 0, sizeof *s);
     s->trace = t;
     s->o = o;
-    if (o && o->dump_all && o->dump_dir)
+    /* a dump goes into its folder, made here when missing */
+    if (o && o->dump_dir && (o->dump_all || o->dump_probe) &&
+        !sb_mkdir_parents(o->dump_dir, s->err, sizeof s->err))
+        s->status = SB_ERR_IO;
+    if (s->status == SB_OK && o && o->dump_all && o->dump_dir)
         manifest_create(s);
     if (s->status == SB_OK && o && o->stream_path)
         stream_open(s);

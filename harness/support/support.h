@@ -127,6 +127,9 @@ bool sb_self_exe(char *out, size_t outlen, char *err, size_t errlen);
  * while this process lives. */
 bool sb_work_dir(char *out, size_t outlen, const char *given, const char *what, bool *temporary,
                  char *err, size_t errlen);
+/* Creates directory path and its missing parents (mkdir -p); err gets
+ * "PATH: cannot create: why". */
+bool sb_mkdir_parents(const char *path, char *err, size_t errlen);
 /* $TMPDIR, or /tmp when it is unset or empty. */
 const char *sb_temp_dir(void);
 /* Takes an exclusive flock on fd, the open file or directory at path, and

@@ -23,6 +23,35 @@ bool sb_self_exe(char *out, size_t outlen, char *err, size_t errlen)
     return true;
 }
 
+bool sb_mkdir_parents(const char *path, char *err, size_t errlen)
+{
+    char dir[1024];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof dir) {
+        sb_err_set(err, errlen, "%.200s: cannot create: path empty or too long", path);
+        return false;
+    }
+    memcpy(dir, path, n + 1);
+    /* each prefix that ends before a '/', then the whole path */
+    for (size_t i = 1; i <= n; i++) {
+        if (dir[i] != '/' && dir[i] != '\0')
+            continue;
+        char c = dir[i];
+        dir[i] = '\0';
+        struct stat st;
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+            sb_err_set(err, errlen, "%.200s: cannot create: %s", dir, strerror(errno));
+            return false;
+        }
+        if (c == '\0' && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+            sb_err_set(err, errlen, "%.200s: cannot create: a file of that name is there", dir);
+            return false;
+        }
+        dir[i] = c;
+    }
+    return true;
+}
+
 bool sb_work_dir(char *out, size_t outlen, const char *given, const char *what, bool *temporary,
                  char *err, size_t errlen)
 {

@@ -236,6 +236,7 @@ static sb_status count_sweep(sweep_judge *j, sb_case_result *r, int threads, int
         x->threads = threads;
         x->repeat = k;
         x->expected = j->c->expect[threads];
+        x->expected_set = j->c->expect_set[threads];
         x->max_steps = max_steps;
         if (o->progress)
             progress_show(j->c, threads, k, r->n_runs, total, j->started);
@@ -251,6 +252,10 @@ static sb_status count_sweep(sweep_judge *j, sb_case_result *r, int threads, int
     }
     if (st == SB_OK)
         group_judge(j, &r->runs[first], done, n);
+    /* the report names the member of the expected set each run matched */
+    for (int i = first; i < r->n_runs; i++)
+        if (r->runs[i].expected_set & SB_VERDICT_BIT(r->runs[i].verdict))
+            r->runs[i].expected = r->runs[i].verdict;
     for (int i = 0; i < n; i++)
         sb_trace_free(&t[i]);
     free(t);

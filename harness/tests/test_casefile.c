@@ -94,11 +94,29 @@ START_TEST(valid_kernel_case)
     ck_assert_int_eq(c.expect[1], SB_VERDICT_IDENTICAL);
     ck_assert_int_eq(c.expect[6], SB_VERDICT_IDENTICAL);
     ck_assert_int_eq(c.expect[8], SB_VERDICT_REORDERING);
+    ck_assert_uint_eq(c.expect_set[8], SB_VERDICT_BIT(SB_VERDICT_REORDERING));
+    ck_assert_uint_eq(c.expect_set[2], SB_VERDICT_BIT(SB_VERDICT_IDENTICAL));
     char golden[200];
     snprintf(golden, sizeof golden, "%s/golden/conv_small.golden", repo);
     ck_assert_str_eq(c.golden_path, golden);
     sb_hash h;
     ck_assert(sb_hash_parse(&h, c.digest));
+}
+END_TEST
+
+/* expect takes a set of verdicts; expect[T] is its first member. */
+START_TEST(expect_sets)
+{
+    char text[1024];
+    snprintf(text, sizeof text, "%sexpect.6 = reordering|identical\n", kernel_case);
+    write_case(text);
+    sb_case c;
+    char err[512] = "";
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_int_eq(c.expect[6], SB_VERDICT_IDENTICAL);
+    ck_assert_uint_eq(c.expect_set[6], SB_VERDICT_BIT(SB_VERDICT_IDENTICAL) |
+                                       SB_VERDICT_BIT(SB_VERDICT_REORDERING));
+    ck_assert_uint_eq(c.expect_set[4], SB_VERDICT_BIT(SB_VERDICT_IDENTICAL));
 }
 END_TEST
 
@@ -298,6 +316,7 @@ START_TEST(errors_name_file_and_line)
         {19, "timeout = nan\n", 19, "timeout as a finite number"},
         {19, "reference_threads = 65\n", 19, "reference_threads as an integer in [1, 64]"},
         {19, "expect = same\n", 19, "expect as identical, reordering, beyond-bound, crash, timeout or nondeterministic"},
+        {19, "expect = identical||reordering\n", 19, "expect as identical, reordering, beyond-bound, crash, timeout or nondeterministic, or several joined by '|'"},
         {19, "expect.5 = identical\n", 19, "expect.<T> with T one of the thread counts"},
         {19, "expect.x = identical\n", 19, "expect.<T>"},
         {19, "golden_dir = x\n", 19, "a key of [sweep]"},
@@ -460,6 +479,7 @@ Suite *make_casefile_suite(void)
     TCase *tc = tcase_create("casefile");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, valid_kernel_case);
+    tcase_add_test(tc, expect_sets);
     tcase_add_test(tc, valid_train_case);
     tcase_add_test(tc, digest_covers_what_decides_the_trace);
     tcase_add_test(tc, errors_name_file_and_line);

@@ -248,6 +248,9 @@ static void same_run(const sb_run_result *a, const sb_run_result *b)
     ck_assert_int_eq(a->repeat, b->repeat);
     ck_assert_int_eq(a->verdict, b->verdict);
     ck_assert_int_eq(a->expected, b->expected);
+    /* written as a list of one when the run has no set */
+    ck_assert_uint_eq(a->expected_set ? a->expected_set : SB_VERDICT_BIT(a->expected),
+                      b->expected_set);
     ck_assert_int_eq(a->max_steps, b->max_steps);
     same_double(a->seconds, b->seconds);
     ck_assert_str_eq(a->message, b->message);
@@ -565,6 +568,47 @@ START_TEST(text_columns_stay_aligned)
 }
 END_TEST
 
+/* A user's kernel accepting identical or reordering: the row names the
+ * member it matched, a verdict outside the set shows the set, and both
+ * survive the JSON; its family is "user". */
+START_TEST(expected_sets_and_user_kernels)
+{
+    sb_verdict_set set = SB_VERDICT_BIT(SB_VERDICT_IDENTICAL) |
+                         SB_VERDICT_BIT(SB_VERDICT_REORDERING);
+    kernel_case.user = true;
+    kernel_runs[1].expected = SB_VERDICT_REORDERING;
+    kernel_runs[1].expected_set = set;
+    kernel_runs[2].expected = SB_VERDICT_IDENTICAL;
+    kernel_runs[2].expected_set = set;
+    ck_assert_int_eq(sb_run_outcome(&kernel_runs[1]), SB_OUTCOME_AS_EXPECTED);
+    ck_assert_int_eq(sb_run_outcome(&kernel_runs[2]), SB_OUTCOME_NOT_AS_EXPECTED);
+    char *s = stream_report(sb_report_text);
+    ck_assert_ptr_nonnull(strstr(s, "(kernel, user, reference 1 thread)"));
+    ck_assert_ptr_nonnull(strstr(s, "  reordering    reordering      "));
+    ck_assert_ptr_nonnull(strstr(s, "  beyond-bound  identical|reordering *  "));
+    ck_assert_ptr_nonnull(strstr(s, "\nexpected identical|reordering at threads 2: "));
+    free(s);
+
+    char path[512], err[512] = "";
+    path_in_dir(path, sizeof path, "sets.json");
+    ck_assert_int_eq(sb_report_json(path, results, 1, NULL), SB_OK);
+    sb_report rep;
+    ck_assert_msg(sb_report_json_read(&rep, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert(rep.cases[0].user);
+    for (int j = 0; j < results[0].n_runs; j++)
+        same_run(&results[0].runs[j], &rep.results[0].runs[j]);
+    sb_report_free(&rep);
+
+    char name[96];
+    sb_verdict_set_name(set | SB_VERDICT_BIT(SB_VERDICT_NONDETERMINISTIC), name, sizeof name);
+    ck_assert_str_eq(name, "identical|reordering|nondeterministic");
+    ck_assert_uint_eq(sb_verdict_set_from_name("reordering|identical"), set);
+    ck_assert_uint_eq(sb_verdict_set_from_name("identical|"), 0);
+    ck_assert_uint_eq(sb_verdict_set_from_name("identical|same"), 0);
+    ck_assert_int_eq(sb_verdict_set_first(set), SB_VERDICT_IDENTICAL);
+}
+END_TEST
+
 Suite *make_report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -578,6 +622,7 @@ Suite *make_report_suite(void)
     tcase_add_test(tc, tap_plan_and_lines);
     tcase_add_test(tc, text_table_and_summary);
     tcase_add_test(tc, text_columns_stay_aligned);
+    tcase_add_test(tc, expected_sets_and_user_kernels);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -211,6 +211,31 @@ START_TEST(dump_of_a_probe_that_never_comes_is_input_error)
 }
 END_TEST
 
+/* A dump folder that is not there yet is made, with its missing parents. */
+START_TEST(dump_makes_its_folder)
+{
+    sb_case c = kernel_case(SB_OP_xent_loss, SB_FAMILY_DET);
+    char top[] = "/tmp/samebits.test_run.XXXXXX", parent[64], dir[96];
+    ck_assert_ptr_nonnull(mkdtemp(top));
+    snprintf(parent, sizeof parent, "%s/new", top);
+    snprintf(dir, sizeof dir, "%s/dumps", parent);
+    sb_run_options o = {.dump_probe = "xent_loss.out0", .dump_step = 0, .dump_dir = dir};
+    sb_trace t;
+    run_at(&c, 1, &t, &o);
+    char path[160];
+    static const char *const files[] = {"xent_loss.out0.npy", "xent_loss.out0.bound.npy",
+                                        "xent_loss.out0.in0.npy", "xent_loss.out0.in1.npy"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        ck_assert_int_eq(unlink(path), 0);
+    }
+    ck_assert_int_eq(rmdir(dir), 0);
+    ck_assert_int_eq(rmdir(parent), 0);
+    ck_assert_int_eq(rmdir(top), 0);
+    sb_trace_free(&t);
+}
+END_TEST
+
 /* A training case hashed through the model's leaf digests (the default)
  * gives the trace of hashing every tensor after its op, at 1 and 2 threads.
  * The short seed case, cut to batch 8 and 1 step so that it stays cheap
@@ -273,6 +298,7 @@ Suite *make_run_suite(void)
     tcase_add_test(tc, dump_writes_probe_bound_and_inputs);
     tcase_add_test(tc, optimiser_state_is_an_input_and_accumulators_are_nonnegative);
     tcase_add_test(tc, dump_of_a_probe_that_never_comes_is_input_error);
+    tcase_add_test(tc, dump_makes_its_folder);
     tcase_add_test(tc, fused_hashing_gives_the_unfused_trace);
     tcase_add_test(tc, untrusted_leaf_digests_are_ignored);
     suite_add_tcase(s, tc);

@@ -59,7 +59,7 @@ void sb_trace_header_from_case(sb_trace_header *h, const sb_case *c, int threads
     copy_field(h->case_name, sizeof h->case_name, c->name);
     copy_field(h->case_digest, sizeof h->case_digest, c->digest);
     copy_field(h->samebits_version, sizeof h->samebits_version, SB_VERSION);
-    copy_field(h->family, sizeof h->family, sb_family_name(c->family));
+    copy_field(h->family, sizeof h->family, sb_case_family_label(c));
     h->threads = threads;
     copy_field(h->build, sizeof h->build, SB_COMPILER " " SB_BUILD_OPTIONS);
 }
@@ -428,9 +428,9 @@ static sb_status read_header(reader *rd, sb_trace_header *h)
     if (next_line(rd, &st) <= 0)
         return st != SB_OK ? st : fail(rd, "\"reference <family> <threads>\" (file truncated?)");
     if (!split(rd->line, field, 3, &n) || n != 3 || strcmp(field[0], "reference") != 0 ||
-        sb_family_from_name(field[1]) == SB_FAMILY_COUNT ||
+        (sb_family_from_name(field[1]) == SB_FAMILY_COUNT && strcmp(field[1], "user") != 0) ||
         !parse_count(field[2], SB_MAX_THREADS, &v) || v < 1)
-        return fail(rd, "\"reference <ref|det|loose> <threads 1..%d>\"", SB_MAX_THREADS);
+        return fail(rd, "\"reference <ref|det|loose|user> <threads 1..%d>\"", SB_MAX_THREADS);
     copy_field(h->family, sizeof h->family, field[1]);
     h->threads = (int)v;
 

@@ -22,7 +22,8 @@ static const int default_threads[] = {1, 2, 3, 4};
 typedef struct user_args {
     const char *cmd, *trace, *stream, *dump, *dump_step, *dump_dir;
     const char *threads, *repeat, *timeout, *golden, *golden_dir, *work_dir, *json, *junit;
-    bool tap;
+    const char *census_json, *census_md;
+    bool tap, census;
     const char **names;         /* the kernels named on the line ([argc]) */
     int n_names;
 } user_args;
@@ -45,6 +46,7 @@ static void user_usage(FILE *f, const char *prog)
             "       %s sweep [NAME...] [--threads LIST] [--repeat R] [--timeout S]\n"
             "             [--golden FILE | --golden-dir DIR] [--work-dir DIR]\n"
             "             [--json FILE] [--junit FILE] [--tap]\n"
+            "             [--census] [--census-json FILE] [--census-md FILE]\n"
             "       %s run NAME --threads N --trace FILE [--stream FILE]\n"
             "             [--dump PROBE --dump-step S --dump-dir DIR]\n"
             "NAME: a kernel of this program (`list`); none: every kernel. The golden of\n"
@@ -69,7 +71,8 @@ static bool args_parse(user_args *a, int argc, char **argv)
         {"--work-dir", &a->work_dir, NULL}, {"--json", &a->json, NULL},
         {"--junit", &a->junit, NULL},       {"--tap", NULL, &a->tap},
         {"--stream", &a->stream, NULL},     {"--golden-dir", &a->golden_dir, NULL},
-        {NULL, NULL, NULL},
+        {"--census", NULL, &a->census},     {"--census-json", &a->census_json, NULL},
+        {"--census-md", &a->census_md, NULL}, {NULL, NULL, NULL},
     };
     a->names = calloc((size_t)argc, sizeof *a->names);
     if (!a->names)
@@ -103,15 +106,19 @@ static void user_case(sb_case *c, const sb_user_kernel *k, const char *golden,
     snprintf(c->name, sizeof c->name, "%s", k->name);
     c->kind = SB_CASE_KERNEL;
     c->call.op = SB_OP_COUNT;
-    /* the family the report shows: whether its bits may follow the thread count */
-    c->family = k->expect == SB_VERDICT_IDENTICAL ? SB_FAMILY_DET : SB_FAMILY_LOOSE;
+    /* no family of the kernel list: reports and traces say "user" */
+    c->user = true;
+    c->family = SB_FAMILY_LOOSE;
     c->n_threads = (int)(sizeof default_threads / sizeof default_threads[0]);
     memcpy(c->threads, default_threads, sizeof default_threads);
     c->repeats = 1;
     c->timeout_seconds = 300;
     c->reference_threads = 1;
-    for (int t = 0; t <= SB_MAX_THREADS; t++)
-        c->expect[t] = t == 1 ? SB_VERDICT_IDENTICAL : k->expect;
+    sb_verdict_set above_one = k->expect_set ? k->expect_set : SB_VERDICT_BIT(k->expect);
+    for (int t = 0; t <= SB_MAX_THREADS; t++) {
+        c->expect_set[t] = t == 1 ? SB_VERDICT_BIT(SB_VERDICT_IDENTICAL) : above_one;
+        c->expect[t] = sb_verdict_set_first(c->expect_set[t]);
+    }
     if (golden)
         snprintf(c->golden_path, sizeof c->golden_path, "%s", golden);
     else if (golden_dir)
@@ -229,6 +236,37 @@ static int sweep_arg_refuse(const user_program *p, const char *option, const cha
     return SB_EXIT_INPUT;
 }
 
+/* The census of every kernel swept: text on stdout with --census, JSON and
+ * Markdown to their files. The run traces it is built from are removed. */
+static sb_status user_census(const user_args *a, const sb_case_result *r,
+                             const sb_trace *goldens, size_t n, const char *work)
+{
+    sb_census *cs = calloc(n, sizeof *cs);
+    sb_status st = cs ? SB_OK : SB_ERR_NOMEM;
+    size_t built = 0;
+    for (; st == SB_OK && built < n; built++)
+        st = sb_census_build(&cs[built], &r[built], &goldens[built], work);
+    for (size_t i = 0; i < n; i++)
+        sb_census_remove_traces(&r[i], work);
+    FILE *md = st == SB_OK && a->census_md ? fopen(a->census_md, "w") : NULL;
+    if (st == SB_OK && a->census_md && !md)
+        st = SB_ERR_IO;
+    for (size_t i = 0; st == SB_OK && i < n; i++) {
+        if (a->census)
+            sb_census_text(a->tap ? stderr : stdout, &cs[i]);
+        if (md)
+            sb_census_markdown(md, &cs[i]);
+    }
+    if (md && fclose(md) != 0)
+        st = SB_ERR_IO;
+    if (st == SB_OK && a->census_json)
+        st = sb_census_json(a->census_json, cs, (int)n);
+    for (size_t i = 0; cs && i < built; i++)
+        sb_census_free(&cs[i]);
+    free(cs);
+    return st;
+}
+
 /* Every selected kernel swept as a case, in one report. */
 static int user_sweep(const user_program *p, const char *self, const char *work,
                       const user_args *a)
@@ -250,6 +288,12 @@ static int user_sweep(const user_program *p, const char *self, const char *work,
     }
     o.repeats = (int)repeat;
     o.timeout_seconds = timeout;
+    bool census = a->census || a->census_json || a->census_md;
+    if (census) {
+        /* every output classified, from the traces the runs leave */
+        o.keep_traces = true;
+        o.max_origins = SB_ORIGINS_KEPT;
+    }
 
     /* every golden first: a missing one stops the sweep before any run */
     size_t n = p->n_selected;
@@ -281,7 +325,8 @@ static int user_sweep(const user_program *p, const char *self, const char *work,
         sb_report_text(a->tap ? stderr : stdout, r, (int)n);
         rc = sb_sweep_exit(r, (int)n, false);
         if ((a->json && sb_report_json(a->json, r, (int)n, NULL) != SB_OK) ||
-            (a->junit && sb_report_junit(a->junit, r, (int)n) != SB_OK)) {
+            (a->junit && sb_report_junit(a->junit, r, (int)n) != SB_OK) ||
+            (census && user_census(a, r, goldens, n, work) != SB_OK)) {
             fprintf(stderr, "%s sweep: cannot write a report\n", p->prog);
             rc = SB_EXIT_INPUT;
         }

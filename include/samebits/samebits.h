@@ -23,7 +23,7 @@
  *   judge/verdict.c   verdict names and ranks, the verdict of a divergence, a run's outcome
  *   sweep/sweep.c     every (threads, repeat) of a case, each in its own process;
  *                     the exit status of a sweep
- *   report/report_*.c text, JSON (written and read back), JUnit, TAP
+ *   report/report_*.c text, JSON (written and read back), JUnit, TAP, the census
  *                     (report_file.c: atomic report files; json_values.c: JSON values)
  *   user/user.c       the C API that puts a user's own kernels through the whole flow
  *   numerics/         the numerics mode (numerics.h, NUMERICS.md)
@@ -160,6 +160,17 @@ sb_verdict sb_verdict_from_name(const char *name);  /* SB_VERDICT_COUNT if unkno
  * (no divergence) 4. */
 int sb_verdict_rank(sb_verdict v);
 
+/* A set of verdicts, one bit per sb_verdict (SB_VERDICT_BIT): what a case
+ * accepts at a thread count, e.g. `expect = identical|reordering`. */
+typedef unsigned sb_verdict_set;
+#define SB_VERDICT_BIT(v) (1u << (unsigned)(v))
+/* "identical|reordering": the members in sb_verdict order, joined by '|'. */
+void sb_verdict_set_name(sb_verdict_set s, char *out, size_t len);
+/* The set a "identical|reordering" names; 0 when a member is unknown or empty. */
+sb_verdict_set sb_verdict_set_from_name(const char *name);
+/* The first member in sb_verdict order (s nonzero). */
+sb_verdict sb_verdict_set_first(sb_verdict_set s);
+
 typedef enum sb_case_kind {
     SB_CASE_KERNEL,
     SB_CASE_TRAIN,
@@ -189,7 +200,10 @@ typedef struct sb_case {
     int repeats_at[SB_MAX_THREADS + 1]; /* [sweep] repeats.<T>: runs at T threads; 0: repeats */
     double timeout_seconds;
     int reference_threads;      /* the golden's configuration */
-    sb_verdict expect[SB_MAX_THREADS + 1]; /* by thread count */
+    sb_verdict expect[SB_MAX_THREADS + 1]; /* by thread count: the first of expect_set */
+    sb_verdict_set expect_set[SB_MAX_THREADS + 1]; /* accepted verdicts; 0: expect[t] alone */
+    bool user;                  /* a user's kernel (sb_user_main): family "user" in traces
+                                 * and reports, whatever c->family */
     char golden_path[512];      /* golden/<name>.golden unless the case says */
     char digest[33];            /* hex XXH3-128 of what determines the trace */
     /* [case] mutant: the det table with that mutant's op replaced
@@ -493,7 +507,8 @@ struct sb_run_result {
     int threads;
     int repeat;
     sb_verdict verdict;
-    sb_verdict expected;
+    sb_verdict expected;        /* the member of expected_set the verdict matched, else its first */
+    sb_verdict_set expected_set; /* the verdicts accepted; 0: expected alone */
     sb_divergence div;
     sb_epoch_metrics metrics;   /* last epoch, training runs */
     bool have_metrics;
@@ -525,6 +540,9 @@ typedef enum sb_outcome {
 } sb_outcome;
 
 sb_outcome sb_run_outcome(const sb_run_result *r);
+/* The family a report or trace header names for case c: "user" for a user's
+ * kernel, else its family's name. */
+const char *sb_case_family_label(const sb_case *c);
 
 typedef struct sb_case_result {
     const sb_case *c;
@@ -567,6 +585,44 @@ sb_status sb_report_junit(const char *path, const sb_case_result *r, int n);
 sb_status sb_report_junit_input_error(const char *path, const sb_case_result *r, int n,
                                       const char *error);
 void sb_report_tap(FILE *f, const sb_case_result *r, int n);
+
+/* ---- the census of a sweep (report_census.c, REPORTS.md "Census") -----------
+ * One row per output probe of the case (a golden record an op made), one
+ * mark per thread count: '=' the reference's bits, 'R' reordering, 'B'
+ * beyond bound, 'N' nondeterministic (its repeats differ there), 'd'
+ * differs downstream of another output, '?' an origin left unlocated, 'X'
+ * the run crashed or timed out; with the worst bound ratio and ULP of the
+ * row's located differences. */
+typedef struct sb_census_row {
+    int64_t step;
+    char probe[128];
+    char op[64];
+    char cell[SB_MAX_THREADS + 1];  /* by thread count; '\0' where not swept */
+    bool measured;                  /* some difference was located: the two below hold */
+    double worst_bound_ratio, max_ulp;
+} sb_census_row;
+
+typedef struct sb_census {
+    const sb_case *c;
+    int threads[SB_MAX_THREADS];    /* swept, in the sweep's order */
+    int n_threads;
+    sb_census_row *rows;            /* golden order */
+    int n_rows;
+} sb_census;
+
+/* From a sweep's results, its golden and the run traces the sweep kept in
+ * work_dir (keep_traces; a run whose trace is missing counts as dead). The
+ * sweep should locate every origin (max_origins SB_ORIGINS_KEPT). Runs
+ * truncated at N steps (--max-steps) give rows for the golden's steps
+ * 0..N-1 only. */
+sb_status sb_census_build(sb_census *cs, const sb_case_result *r, const sb_trace *golden,
+                          const char *work_dir);
+void sb_census_free(sb_census *cs);
+/* Removes the run traces a census was built from. */
+void sb_census_remove_traces(const sb_case_result *r, const char *work_dir);
+void sb_census_text(FILE *f, const sb_census *cs);
+void sb_census_markdown(FILE *f, const sb_census *cs);
+sb_status sb_census_json(const char *path, const sb_census *cs, int n);
 
 /* ---- sweeping a case ---------------------------------------------------------
  * Every (threads, repeat) of a case runs in its own child
@@ -646,12 +702,12 @@ int sb_sweep_exit(const sb_case_result *r, int n, bool input_error);
  *   golden [NAME...] [--golden FILE | --golden-dir DIR]
  *   sweep [NAME...] [--threads LIST] [--repeat R] [--timeout S]
  *         [--golden FILE | --golden-dir DIR] [--work-dir DIR] [--json FILE]
- *         [--junit FILE] [--tap]
+ *         [--junit FILE] [--tap] [--census] [--census-json FILE] [--census-md FILE]
  * Each kernel is a case of its own (its name, golden, probes, expectation);
  * golden and sweep work on the kernels named, default all. The golden is the
  * run at 1 thread (default file NAME.golden); sweep runs every thread count
- * in a child of this same program and expects `expect` at every count but 1.
- * Returns an SB_EXIT_* code. */
+ * in a child of this same program and expects `expect` (or a member of
+ * `expect_set`) at every count but 1. Returns an SB_EXIT_* code. */
 typedef sb_status sb_user_run_fn(void *ctx, sb_probe_fn *probe, void *probe_ctx);
 
 typedef struct sb_user_kernel {
@@ -660,6 +716,10 @@ typedef struct sb_user_kernel {
     sb_user_run_fn *run;        /* computes and probes; called once per process */
     void *ctx;
     sb_verdict expect;          /* above 1 thread: identical for a det kernel, reordering for a reduction */
+    sb_verdict_set expect_set;  /* nonzero: the verdicts accepted above 1 thread, in place of
+                                 * expect, e.g. SB_VERDICT_BIT(SB_VERDICT_IDENTICAL) |
+                                 * SB_VERDICT_BIT(SB_VERDICT_REORDERING) for a library whose
+                                 * bits may or may not follow the thread count */
 } sb_user_kernel;
 
 /* kernels[0..n): n >= 1, names distinct, none empty, starting with '-' or

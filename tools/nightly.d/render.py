@@ -17,6 +17,7 @@ import os
 import re
 import sys
 
+import census
 import page
 
 FORMAT_VERSION = 1
@@ -132,10 +133,11 @@ def main():
              "wall_seconds": a.wall, "build_seconds": sum(b["build_seconds"] for b in builds),
              "sweep_seconds": sum(b["sweep_seconds"] for b in builds),
              "cpus": a.cpus, "load": a.load, "exit": 0 if green else 1, "summary": s,
-             "builds": builds}
+             "builds": census.attach(builds, a.sweeps)}
     nights.append({"stamp": a.stamp, "commit": a.commit, "wall_seconds": a.wall, **s})
     # the page's sections in order; a further section is one more (id, title, html)
     parts = page.sections(night, builds, nights)
+    parts.insert(-1, ("census-section", None, census.html(builds)))
     write_atomic(a.json, json.dumps(night, indent=1) + "\n")
     write_atomic(a.html, page.page(night, parts))
     if s["runs"] == 0:

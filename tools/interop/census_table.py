@@ -1,0 +1,374 @@
+#!/usr/bin/python3
+"""The determinism census of the libraries users train with, on this machine.
+
+    census_table.py BUILD_DIR [--threads LIST] [--repeat R] [--work-dir DIR]
+                    [--json FILE] [--markdown FILE] [--readme README.md]
+                    [--no-torch]
+
+For every thread count of LIST (default 1-8), R runs each (default 2):
+
+  OpenBLAS   cblas_sgemm at the seed model's GEMM shapes and odd ones
+             (BUILD_DIR/tools/interop/samebits-openblas): one row per output
+  oneDNN     convolution forward, backward data, backward weights and bias, in
+             plain and oneDNN-chosen formats (samebits-onednn): one row per output
+  PyTorch    the seed model's first training step (samebits_torch.py): one row
+             per op, the worst of its outputs
+  samebits   the same step in the det family (cases/keras_mnist_cnn_seed.case,
+             `samebits sweep --max-steps 1`): one row per op
+
+Each C program and the det case is swept with `--census` (harness/REPORTS.md,
+"Census"); the PyTorch traces are compared with the 1-thread one record by
+record, and every output that moved while its inputs did not (an origin) is
+dumped at both counts and classified by `samebits diff --dumps`. A cell is
+`=` (the 1-thread bits in every run), `R` (a reordering: within the op's
+bound), `B` (beyond it), `N` (the runs of that count differ), `d` (moved
+downstream of another output), `?` (an origin not located), `X` (crashed).
+
+Writes the table as Markdown (stdout, or --markdown FILE), the data as JSON
+(--json), and with --readme replaces the part of that file between the lines
+`<!-- census begin -->` and `<!-- census end -->` with the Markdown. The
+header of the table names the CPU (model, the widest vector ISA it has) and
+every library's version. A library whose program was not built (OpenBLAS or
+oneDNN not found by meson) is left out, and so is PyTorch with --no-torch or
+without python3-torch. Exit status 0 when no cell is B, N or X, 1 otherwise,
+2 when something could not be run.
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.dirname(HERE))
+MARKS = "=dR?BNX"               # best to worst (harness/report/report_census.c)
+FAILING = set("BNX")
+BEGIN, END = "<!-- census begin -->", "<!-- census end -->"
+
+
+class RunError(Exception):
+    pass
+
+
+def run(argv, **kw):
+    r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    return r
+
+
+def must(argv, **kw):
+    r = run(argv, **kw)
+    if r.returncode != 0:
+        raise RunError(f"{' '.join(argv)}: exit {r.returncode}: {r.stderr.strip()[-300:]}")
+    return r.stdout
+
+
+def worst(a, b):
+    return a if MARKS.index(a) >= MARKS.index(b) else b
+
+
+def threads_of(spec):
+    """1-8 or 1,2,4: the counts (the programs parse the full grammar; this
+    script needs the list itself only for PyTorch)."""
+    out = []
+    for part in spec.split(","):
+        lo, _, hi = part.replace("..", "-").partition("-")
+        out.extend(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+# ---- the machine -----------------------------------------------------------------
+
+def machine():
+    model, flags = platform.processor() or "unknown CPU", set()
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key.strip() == "model name":
+                model = value.strip()
+            elif key.strip() == "flags":
+                flags = set(value.split())
+    isa = next((name for flag, name in (("avx512f", "AVX-512"), ("avx2", "AVX2"),
+                                        ("avx", "AVX"), ("sse2", "SSE2"))
+                if flag in flags), "x86-64")
+    return {"cpu": model, "isa": isa, "cores": os.cpu_count()}
+
+
+# ---- the C programs and the det case: their own census ----------------------------
+
+def census_rows(path, group_by_op):
+    """Rows of the census JSON a sweep wrote: per output, or per op (the
+    worst cell of its outputs and the largest ratio and ULP)."""
+    with open(path) as f:
+        censuses = json.load(f)["censuses"]
+    rows = {}
+    for r in (r for c in censuses for r in c["rows"]):
+        key = r["op"] if group_by_op else r["probe"]
+        row = rows.setdefault(key, {"row": key, "op": r["op"], "cells": {},
+                                    "worst_bound_ratio": None, "max_ulp": None})
+        for t, m in r["cells"].items():
+            row["cells"][t] = worst(row["cells"].get(t, "="), m)
+        for k in ("worst_bound_ratio", "max_ulp"):
+            if r[k] is not None:
+                row[k] = max(row[k] or 0, r[k])
+    return list(rows.values())
+
+
+def program_census(prog, work, threads, repeat):
+    golden = os.path.join(work, "golden")           # one NAME.golden per kernel
+    os.makedirs(golden, exist_ok=True)
+    must([prog, "golden", "--golden-dir", golden])
+    census = os.path.join(work, "census.json")
+    r = run([prog, "sweep", "--threads", threads, "--repeat", str(repeat), "--golden-dir", golden,
+             "--work-dir", os.path.join(work, "sweep"), "--census-json", census])
+    if r.returncode == 2 or not os.path.exists(census):
+        raise RunError(f"{prog} sweep: exit {r.returncode}: {r.stderr.strip()[-300:]}")
+    return census
+
+
+def program_rows(build, name, work, threads, repeat):
+    """(`PROG impls` lines, census rows) of BUILD/tools/interop/NAME, or None
+    when it was not built."""
+    prog = os.path.join(build, "tools", "interop", name)
+    if not os.path.exists(prog):
+        return None
+    impls = must([prog, "impls"]).splitlines()
+    return impls, census_rows(program_census(prog, os.path.join(work, name), threads, repeat),
+                              False)
+
+
+def openblas(build, work, threads, repeat):
+    got = program_rows(build, "samebits-openblas", work, threads, repeat)
+    return got and {"library": "OpenBLAS cblas_sgemm", "version": got[0][0].strip(),
+                    "rows": got[1]}
+
+
+def onednn(build, work, threads, repeat):
+    got = program_rows(build, "samebits-onednn", work, threads, repeat)
+    if not got:
+        return None
+    impls, rows = got
+    # "conv2.plain.fwd  x64:gemm:jit": each output row names its primitive's implementation
+    chosen = dict(line.split(None, 1) for line in impls[1:] if line.strip())
+    for r in rows:     # conv2.plain.bwd_weights.dW comes from conv2.plain.bwd_weights
+        r["impl"] = chosen.get(".".join(r["row"].split(".")[:3]), "").strip()
+    env = os.environ.get("ONEDNN_MAX_CPU_ISA")
+    return {"library": "oneDNN convolution", "version": impls[0].strip() +
+            (f", ONEDNN_MAX_CPU_ISA={env}" if env else ""), "rows": rows}
+
+
+def samebits_det(build, work, threads, repeat):
+    exe = os.path.join(build, "samebits")
+    census = os.path.join(work, "det.census.json")
+    r = run([exe, "sweep", os.path.join(SRC, "cases", "keras_mnist_cnn_seed.case"),
+             "--max-steps", "1", "--threads", threads, "--repeat", str(repeat),
+             "--work-dir", os.path.join(work, "det"), "--census-json", census])
+    if r.returncode == 2 or not os.path.exists(census):
+        raise RunError(f"samebits sweep: exit {r.returncode}: {r.stderr.strip()[-300:]}")
+    version = must([exe, "--version"]).strip()
+    return {"library": "samebits det (seed model, step 0)", "version": version,
+            "rows": census_rows(census, True)}
+
+
+# ---- PyTorch: traces compared here, origins classified by `samebits diff` -----------
+
+def read_trace(path):
+    """(header lines, records): records in order as dicts with the fields of
+    harness/FORMATS.md."""
+    header, records = [], []
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) == 7 and fields[0].isdigit():
+                records.append({"line": line, "step": int(fields[0]), "name": fields[1],
+                                "op": fields[2], "hash": fields[5],
+                                "inputs": [] if fields[6] == "-" else fields[6].split(",")})
+            elif not records:
+                header.append(line)
+    return header, records
+
+
+def latest_before(records, name, before):
+    for j in range(before - 1, -1, -1):
+        if records[j]["name"] == name:
+            return j
+    return -1
+
+
+def sub_trace(path, header, records, i):
+    """A trace of record i and the latest records of its inputs: what `samebits
+    diff --dumps` classifies as its first divergence."""
+    keep = sorted(j for j in (latest_before(records, n, i) for n in records[i]["inputs"]) if j >= 0)
+    with open(path, "w") as f:
+        f.writelines(header + [records[j]["line"] for j in keep] + [records[i]["line"]])
+        f.write(f"end {len(keep) + 1} 0\n")    # its records and metrics (FORMATS.md)
+
+
+class Torch:
+    def __init__(self, samebits, work, steps):
+        self.samebits, self.work, self.steps = samebits, work, steps
+        self.script = os.path.join(HERE, "samebits_torch.py")
+        self.data = os.environ.get("SAMEBITS_DATA_DIR", os.path.join(SRC, "data"))
+        self.ref_dumps = {}
+
+    def train(self, threads, name, dump=None):
+        trace = os.path.join(self.work, name + ".trace")
+        argv = ["/usr/bin/python3", self.script, "train", "--threads", str(threads),
+                "--steps", str(self.steps), "--trace", trace, "--data-dir", self.data]
+        if dump:
+            argv += ["--dump", dump, "--dump-step", "0",
+                     "--dump-dir", os.path.join(self.work, name + ".dump")]
+        must(argv)
+        return read_trace(trace)
+
+    def classify(self, threads, i, run_records):
+        """(mark, bound ratio, max ULP) of origin i at `threads`, from dumps
+        of both sides (ratio and ULP None when nothing was diffed)."""
+        name = run_records[i]["name"]
+        if name not in self.ref_dumps:
+            self.ref_dumps[name] = self.train(1, f"ref.{name}", dump=name)
+        ref_header, ref = self.ref_dumps[name]
+        header, rec = self.train(threads, f"t{threads}.{name}", dump=name)
+        if rec[i]["hash"] != run_records[i]["hash"]:
+            return "N", None, None      # the re-run did not repeat the run
+        a, b = (os.path.join(self.work, f"{s}.{name}.sub") for s in ("ref", f"t{threads}"))
+        sub_trace(a, ref_header, ref, i)
+        sub_trace(b, header, rec, i)
+        diff = run([self.samebits, "diff", a, b, "--dumps",
+                    os.path.join(self.work, f"ref.{name}.dump") + "," +
+                    os.path.join(self.work, f"t{threads}.{name}.dump")])
+        if diff.returncode == 2:
+            raise RunError(f"samebits diff {a} {b}: {diff.stderr.strip()}")
+        out = diff.stdout
+        m = re.search(r"bound ratio (\S+)", out)
+        ulp = re.search(r"max ULP (\S+),", out)
+        verdict = re.search(r"^verdict: (\S+)", out, re.M)
+        mark = {"reordering": "R", "nondeterministic": "N"}.get(verdict and verdict[1], "B")
+        return mark, m and float(m[1]), ulp and float(ulp[1])
+
+
+def torch_census(samebits, work, threads, repeat):
+    have = run(["/usr/bin/python3", "-c", "import torch, xxhash; print(torch.__version__)"])
+    if have.returncode != 0:
+        return None
+    os.makedirs(work, exist_ok=True)
+    t = Torch(samebits, work, steps=1)
+    runs = {(n, r): t.train(n, f"t{n}.r{r}")[1] for n in threads for r in range(1, repeat + 1)}
+    golden = runs[(1, 1)]
+    rows = {}
+    for i, g in enumerate(golden):
+        if not g["inputs"]:
+            continue
+        row = rows.setdefault(g["op"], {"row": g["op"], "op": g["op"], "cells": {},
+                                        "worst_bound_ratio": None, "max_ulp": None})
+        for n in threads:
+            mark = "="
+            recs = [runs[(n, r)] for r in range(1, repeat + 1)]
+            if any(len(x) != len(golden) or x[i]["name"] != g["name"] for x in recs):
+                mark = "B"
+            elif len({x[i]["hash"] for x in recs}) > 1:
+                mark = "N"
+            elif recs[0][i]["hash"] != g["hash"]:
+                origin = all(recs[0][j]["hash"] == golden[j]["hash"]
+                             for j in (latest_before(golden, name, i) for name in g["inputs"])
+                             if j >= 0)
+                if not origin:
+                    mark = "d"
+                else:
+                    mark, ratio, ulp = t.classify(n, i, recs[0])
+                    for k, v in (("worst_bound_ratio", ratio), ("max_ulp", ulp)):
+                        if v is not None:
+                            row[k] = max(row[k] or 0, v)
+            row["cells"][str(n)] = worst(row["cells"].get(str(n), "="), mark)
+    return {"library": "PyTorch (seed model, step 0)",
+            "version": f"PyTorch {have.stdout.strip()}", "rows": list(rows.values())}
+
+
+# ---- output --------------------------------------------------------------------
+
+def markdown(census):
+    m, threads = census["machine"], census["threads"]
+    lines = [f"Generated by `tools/interop/census_table.py` on {m['cpu']} ({m['isa']}, "
+             f"{m['cores']} cores), {census['repeat']} runs per thread count; "
+             + "; ".join(lib["version"] for lib in census["libraries"]) + ".", "",
+             "| library | output or op | " + " | ".join(str(n) for n in threads) +
+             " | worst bound ratio | max ULP |",
+             "|---|---|" + "---|" * len(threads) + "---|---|"]
+    for lib in census["libraries"]:
+        for r in lib["rows"]:
+            ratio = "-" if r["worst_bound_ratio"] is None else f"{r['worst_bound_ratio']:.3g}"
+            ulp = "-" if r["max_ulp"] is None else f"{r['max_ulp']:.0f}"
+            label = f"`{r['row']}`" + (f" ({r['impl']})" if r.get("impl") else "")
+            lines.append(f"| {lib['library']} | {label} | " +
+                         " | ".join(r["cells"].get(str(n), "-") for n in threads) +
+                         f" | {ratio} | {ulp} |")
+    lines += ["", "`=` the 1-thread bits in every run, `R` reordering (within the op's bound), "
+              "`B` beyond bound, `N` the runs of that count differ, `d` moved downstream of "
+              "another output, `X` crashed."]
+    return "\n".join(lines) + "\n"
+
+
+def readme_replace(path, text):
+    with open(path) as f:
+        old = f.read()
+    if BEGIN not in old or END not in old:
+        raise RunError(f"{path}: no {BEGIN} ... {END} lines to replace")
+    head, rest = old.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    with open(path + ".tmp", "w") as f:
+        f.write(head + BEGIN + "\n" + text + END + tail)
+    os.replace(path + ".tmp", path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("build")
+    ap.add_argument("--threads", default="1-8")
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--work-dir")
+    ap.add_argument("--json")
+    ap.add_argument("--markdown")
+    ap.add_argument("--readme")
+    ap.add_argument("--no-torch", action="store_true")
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    # the det case and PyTorch read MNIST from here (tools/fetch-data)
+    os.environ.setdefault("SAMEBITS_DATA_DIR", os.path.join(SRC, "data"))
+    work = a.work_dir or tempfile.mkdtemp(prefix="samebits.census.")
+    threads = threads_of(a.threads)
+    try:
+        libraries = [openblas(build, work, a.threads, a.repeat),
+                     onednn(build, work, a.threads, a.repeat),
+                     None if a.no_torch else torch_census(os.path.join(build, "samebits"),
+                                                          os.path.join(work, "torch"),
+                                                          threads, a.repeat),
+                     samebits_det(build, work, a.threads, a.repeat)]
+    except RunError as e:
+        print(f"census_table: {e}", file=sys.stderr)
+        return 2
+    census = {"machine": machine(), "threads": threads, "repeat": a.repeat,
+              "libraries": [lib for lib in libraries if lib]}
+    text = markdown(census)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(census, f, indent=1)
+            f.write("\n")
+    if a.markdown:
+        with open(a.markdown, "w") as f:
+            f.write(text)
+    if a.readme:
+        readme_replace(a.readme, text)
+    if not (a.markdown or a.readme):
+        sys.stdout.write(text)
+    if not a.work_dir:
+        shutil.rmtree(work, ignore_errors=True)
+    bad = any(m in FAILING for lib in census["libraries"] for r in lib["rows"]
+              for m in r["cells"].values())
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
