@@ -36,12 +36,13 @@ without python3-torch. Exit status 0 when no cell is B, N or X, 1 otherwise,
 import argparse
 import json
 import os
-import platform
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+
+from cpuinfo import machine
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
@@ -78,23 +79,6 @@ def threads_of(spec):
         lo, _, hi = part.replace("..", "-").partition("-")
         out.extend(range(int(lo), int(hi or lo) + 1))
     return out
-
-
-# ---- the machine -----------------------------------------------------------------
-
-def machine():
-    model, flags = platform.processor() or "unknown CPU", set()
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            if key.strip() == "model name":
-                model = value.strip()
-            elif key.strip() == "flags":
-                flags = set(value.split())
-    isa = next((name for flag, name in (("avx512f", "AVX-512"), ("avx2", "AVX2"),
-                                        ("avx", "AVX"), ("sse2", "SSE2"))
-                if flag in flags), "x86-64")
-    return {"cpu": model, "isa": isa, "cores": os.cpu_count()}
 
 
 # ---- the C programs and the det case: their own census ----------------------------

@@ -24,12 +24,9 @@ import os
 import subprocess
 import sys
 
+from cpuinfo import cpu_has
+
 ACCEPTED = ("identical", "reordering")
-
-
-def cpu_has(flag):
-    with open("/proc/cpuinfo") as f:
-        return any(line.startswith("flags") and flag in line.split()[2:] for line in f)
 
 
 def main():

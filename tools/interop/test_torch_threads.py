@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 
+from cpuinfo import cpu_model
 from torch_test_support import diff, require_modules
 
 STEPS, BATCH = "2", "32"
@@ -39,14 +40,6 @@ def train(work, threads, *dump):
     return trace
 
 
-def cpu_name():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return "unknown CPU"
-
-
 def main():
     samebits, work = sys.argv[1], sys.argv[2]
     require_modules()
@@ -62,7 +55,7 @@ def main():
         return 1
     rc, out = diff(samebits, t1, t2)
     if rc == 0:
-        print(f"1 and 2 threads: identical traces on {cpu_name()}")
+        print(f"1 and 2 threads: identical traces on {cpu_model()}")
         return 0
     m = re.search(r"step (\d+), probe (\S+) \(op", out)
     if rc != 1 or not m:
@@ -80,7 +73,7 @@ def main():
     if verdict.group(1) != "reordering":
         print(f"FAIL: 1 and 2 threads part at step {step} {probe}, verdict {verdict.group(1)}")
         return 1
-    print(f"1 and 2 threads: part at step {step} {probe}, a reordering, on {cpu_name()}")
+    print(f"1 and 2 threads: part at step {step} {probe}, a reordering, on {cpu_model()}")
     return 0
 
 
