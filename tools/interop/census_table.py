@@ -11,7 +11,8 @@ For every thread count of LIST (default 1-8), R runs each (default 2):
              (BUILD_DIR/tools/interop/samebits-openblas): one row per output
   oneDNN     convolution forward, backward data, backward weights and bias, in
              plain and oneDNN-chosen formats (samebits-onednn): one row per output
-  PyTorch    the seed model's first training step (samebits_torch.py): one row
+  PyTorch    the seed model's first training step (python3 -m samebits_torch
+             train, the package in tools/interop/python): one row
              per op, the worst of its outputs
   samebits   the same step in the det family (cases/keras_mnist_cnn_seed.case,
              `samebits sweep --max-steps 1`): one row per op
@@ -194,18 +195,19 @@ def sub_trace(path, header, records, i):
 class Torch:
     def __init__(self, samebits, work, steps):
         self.samebits, self.work, self.steps = samebits, work, steps
-        self.script = os.path.join(HERE, "samebits_torch.py")
+        # the package as the interop tests run it: from the tree
+        self.env = dict(os.environ, PYTHONPATH=os.path.join(HERE, "python"))
         self.data = os.environ.get("SAMEBITS_DATA_DIR", os.path.join(SRC, "data"))
         self.ref_dumps = {}
 
     def train(self, threads, name, dump=None):
         trace = os.path.join(self.work, name + ".trace")
-        argv = ["/usr/bin/python3", self.script, "train", "--threads", str(threads),
+        argv = ["/usr/bin/python3", "-m", "samebits_torch", "train", "--threads", str(threads),
                 "--steps", str(self.steps), "--trace", trace, "--data-dir", self.data]
         if dump:
             argv += ["--dump", dump, "--dump-step", "0",
                      "--dump-dir", os.path.join(self.work, name + ".dump")]
-        must(argv)
+        must(argv, env=self.env)
         return read_trace(trace)
 
     def classify(self, threads, i, run_records):
