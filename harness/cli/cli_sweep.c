@@ -44,6 +44,7 @@ typedef struct sweep_args {
     bool tap, census, keep_traces;
     sb_census *censuses;        /* [n_paths] with a census option, else NULL */
     int n_censuses;
+    bool census_failed;         /* a swept case got no census: the sweep ends as an input error */
 } sweep_args;
 
 /* "I/N" with 1 <= I <= N: the shard's 0-based index and count. */
@@ -103,6 +104,11 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
     if (a->census || a->census_json || a->census_md) {
         /* every output classified, from the traces the runs leave */
         a->censuses = calloc((size_t)argc, sizeof *a->censuses);
+        if (!a->censuses) {
+            fprintf(stderr, "%s: out of memory\n", argv[0]);
+            *rc = SB_EXIT_INPUT;
+            return false;
+        }
         a->b.o.keep_traces = true;
         if (!max_origins_s)
             a->b.o.max_origins = SB_ORIGINS_KEPT;
@@ -132,8 +138,10 @@ static bool census_add(sweep_args *a, const sb_case *c, const sb_case_result *r,
     bool ok = sb_golden_read(&golden, c->golden_path, c->digest, err, sizeof err) == SB_OK;
     if (!ok)
         fprintf(stderr, "%s\n", err);
-    else if (sb_census_build(cs, r, &golden, a->b.work) != SB_OK)
+    else if (sb_census_build(cs, r, &golden, a->b.work) != SB_OK) {
+        fprintf(stderr, "%s: no census: out of memory\n", c->path);
         ok = false;
+    }
     else
         a->n_censuses++;
     sb_trace_free(&golden);
@@ -145,7 +153,8 @@ static bool census_add(sweep_args *a, const sb_case *c, const sb_case_result *r,
 }
 
 /* Loads the case and its golden, sweeps it and prints its table; false on
- * an input error. The next case's items come after this one's. */
+ * an input error. The next case's items come after this one's. A case whose
+ * census fails is still swept and reported: the sweep ends as an input error. */
 static bool sweep_one(void *args, const char *path, sb_case *c, sb_case_result *r)
 {
     sweep_args *a = args;
@@ -155,19 +164,9 @@ static bool sweep_one(void *args, const char *path, sb_case *c, sb_case_result *
     FILE *table = a->tap ? stderr : stdout;
     sb_report_text(table, r, 1);
     if (a->censuses && !census_add(a, c, r, table))
-        return false;
+        a->census_failed = true;
     fflush(table);
     return true;
-}
-
-static bool census_markdown_write(const sweep_args *a)
-{
-    FILE *f = fopen(a->census_md, "w");
-    if (!f)
-        return false;
-    for (int i = 0; i < a->n_censuses; i++)
-        sb_census_markdown(f, &a->censuses[i]);
-    return fclose(f) == 0;
 }
 
 /* On an input error the JUnit report says so in an <error> (a CI server
@@ -190,13 +189,14 @@ static bool reports_write(const sweep_args *a, const sb_case_result *r, int n, b
         fprintf(stderr, "%s: cannot write the census\n", a->census_json);
         ok = false;
     }
-    if (a->census_md && !census_markdown_write(a)) {
+    if (a->census_md &&
+        sb_census_markdown_file(a->census_md, a->censuses, a->n_censuses) != SB_OK) {
         fprintf(stderr, "%s: cannot write the census\n", a->census_md);
         ok = false;
     }
     if (a->tap)
         sb_report_tap(stdout, r, n);
-    return ok;
+    return ok && !a->census_failed;
 }
 
 int cli_sweep(int argc, char **argv)

@@ -112,6 +112,14 @@ sb_outcome sb_run_outcome(const sb_run_result *r)
     return SB_OUTCOME_NOT_AS_EXPECTED;
 }
 
+void sb_run_expected_name(const sb_run_result *r, char *out, size_t len)
+{
+    if (r->expected_set == 0 || sb_run_outcome(r) == SB_OUTCOME_AS_EXPECTED)
+        snprintf(out, len, "%s", sb_verdict_name(r->expected));
+    else
+        sb_verdict_set_name(r->expected_set, out, len);
+}
+
 const char *sb_case_family_label(const sb_case *c)
 {
     return c->user ? "user" : sb_family_name(c->family);

@@ -298,6 +298,16 @@ static json_t *census_json(const sb_census *cs)
                      "rows", rows);
 }
 
+sb_status sb_census_markdown_file(const char *path, const sb_census *cs, int n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return SB_ERR_IO;
+    for (int i = 0; i < n; i++)
+        sb_census_markdown(f, &cs[i]);
+    return fclose(f) == 0 ? SB_OK : SB_ERR_IO;
+}
+
 sb_status sb_census_json(const char *path, const sb_census *cs, int n)
 {
     json_t *list = json_array();

@@ -137,9 +137,10 @@ static bool run_has_details(const sb_run_result *r)
 static void junit_not_as_expected(FILE *f, const sb_run_result *r)
 {
     const char *element = run_died(r) ? "error" : "failure";
+    char expected[96];
+    sb_run_expected_name(r, expected, sizeof expected);
     fprintf(f, "      <%s type=\"%s\" message=\"", element, sb_verdict_name(r->verdict));
-    xml_printf(f, "expected %s, got %s", sb_verdict_name(r->expected),
-               sb_verdict_name(r->verdict));
+    xml_printf(f, "expected %s, got %s", expected, sb_verdict_name(r->verdict));
     if (run_died(r))
         xml_printf(f, ": %s", r->message);
     else if (r->div.found)

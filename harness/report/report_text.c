@@ -94,12 +94,8 @@ static void text_cells_fill(text_cells *t, const sb_case_result *cr, const sb_ru
                                         [SB_OUTCOME_NOT_AS_EXPECTED] = " *",
                                         [SB_OUTCOME_NOT_REACHED] = " ?"};
     sb_outcome o = sb_run_outcome(r);
-    /* the member a set's run matched, else the whole set */
     char set[96];
-    if (o == SB_OUTCOME_AS_EXPECTED || r->expected_set == 0)
-        snprintf(set, sizeof set, "%s", sb_verdict_name(r->expected));
-    else
-        sb_verdict_set_name(r->expected_set, set, sizeof set);
+    sb_run_expected_name(r, set, sizeof set);
     snprintf(t->c[COL_THREADS], sizeof t->c[0], "%d", r->threads);
     snprintf(t->c[COL_REPEAT], sizeof t->c[0], "%d", r->repeat);
     snprintf(t->c[COL_VERDICT], sizeof t->c[0], "%s", sb_verdict_name(r->verdict));

@@ -22,6 +22,7 @@ sb_status sb_trace_stream_open(sb_trace_stream *s, const char *path, char *err, 
     s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (s->fd < 0) {
         sb_err_set(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        sb_trace_stream_close(s);
         return SB_ERR_IO;
     }
     char magic[64];

@@ -248,17 +248,10 @@ static sb_status user_census(const user_args *a, const sb_case_result *r,
         st = sb_census_build(&cs[built], &r[built], &goldens[built], work);
     for (size_t i = 0; i < n; i++)
         sb_census_remove_traces(&r[i], work);
-    FILE *md = st == SB_OK && a->census_md ? fopen(a->census_md, "w") : NULL;
-    if (st == SB_OK && a->census_md && !md)
-        st = SB_ERR_IO;
-    for (size_t i = 0; st == SB_OK && i < n; i++) {
-        if (a->census)
-            sb_census_text(a->tap ? stderr : stdout, &cs[i]);
-        if (md)
-            sb_census_markdown(md, &cs[i]);
-    }
-    if (md && fclose(md) != 0)
-        st = SB_ERR_IO;
+    for (size_t i = 0; st == SB_OK && a->census && i < n; i++)
+        sb_census_text(a->tap ? stderr : stdout, &cs[i]);
+    if (st == SB_OK && a->census_md)
+        st = sb_census_markdown_file(a->census_md, cs, (int)n);
     if (st == SB_OK && a->census_json)
         st = sb_census_json(a->census_json, cs, (int)n);
     for (size_t i = 0; cs && i < built; i++)

@@ -540,6 +540,9 @@ typedef enum sb_outcome {
 } sb_outcome;
 
 sb_outcome sb_run_outcome(const sb_run_result *r);
+/* What the run was expected to give, as the reports say it: the verdict, or
+ * for a set the member it matched, else the whole set ("identical|reordering"). */
+void sb_run_expected_name(const sb_run_result *r, char *out, size_t len);
 /* The family a report or trace header names for case c: "user" for a user's
  * kernel, else its family's name. */
 const char *sb_case_family_label(const sb_case *c);
@@ -622,6 +625,8 @@ void sb_census_free(sb_census *cs);
 void sb_census_remove_traces(const sb_case_result *r, const char *work_dir);
 void sb_census_text(FILE *f, const sb_census *cs);
 void sb_census_markdown(FILE *f, const sb_census *cs);
+/* The n censuses' Markdown tables, one after another, into the file at path. */
+sb_status sb_census_markdown_file(const char *path, const sb_census *cs, int n);
 sb_status sb_census_json(const char *path, const sb_census *cs, int n);
 
 /* ---- sweeping a case ---------------------------------------------------------
