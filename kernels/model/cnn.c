@@ -104,12 +104,12 @@ static int held_input(const sb_op_call *c, const sb_cnn_held *h)
 }
 
 /* Runs c on the model's kernels, probes what was held, then c's first output. */
-static void run(sb_cnn *m, const sb_cnn_probe *p, sb_op_call c, const char *name,
+static void run(sb_cnn *m, const sb_model_probe *p, sb_op_call c, const char *name,
                 void *const out[], void *const in[], const char *const in_names[],
                 int n_names)
 {
-    sb_cnn_bind(&c, out, in);
-    sb_cnn_op_start(p, name, c.op);
+    sb_model_bind(&c, out, in);
+    sb_model_op_start(p, name, c.op);
     sb_leaf_request r = {.hash = p->leaf_hash};
     bool hashed = false;
     if (p->hook && p->leaf_hash) {
@@ -126,21 +126,21 @@ static void run(sb_cnn *m, const sb_cnn_probe *p, sb_op_call c, const char *name
     for (int k = 0; k < m->n_held; k++) {
         const sb_cnn_held *h = &m->held[k];
         int i = held_input(&c, h);
-        sb_cnn_probe_op(p, h->name, &h->c, 0, h->in_names, h->n_names,
-                        hashed && i >= 0 ? r.in[i] : NULL);
+        sb_model_probe_op(p, h->name, &h->c, 0, h->in_names, h->n_names,
+                          hashed && i >= 0 ? r.in[i] : NULL);
     }
     m->n_held = 0;
-    sb_cnn_probe_op(p, name, &c, 0, in_names, n_names, hashed ? r.out[0] : NULL);
+    sb_model_probe_op(p, name, &c, 0, in_names, n_names, hashed ? r.out[0] : NULL);
 }
 
 /* Runs c on the model's kernels and holds its probe for the next run(). */
-static void hold(sb_cnn *m, const sb_cnn_probe *p, sb_op_call c, const char *name,
+static void hold(sb_cnn *m, const sb_model_probe *p, sb_op_call c, const char *name,
                  void *const out[], void *const in[], const char *const in_names[],
                  int n_names)
 {
     SB_ASSERT(m->n_held < SB_CNN_MAX_HELD && n_names <= SB_OP_MAX_IN);
-    sb_cnn_op_start(p, name, c.op);
-    sb_cnn_call(m->k, &c, out, in);
+    sb_model_op_start(p, name, c.op);
+    sb_model_call(m->k, &c, out, in);
     sb_cnn_held *h = &m->held[m->n_held++];
     h->c = c;
     h->name = name;
@@ -328,7 +328,7 @@ void sb_cnn_free(sb_cnn *m)
 
 /* ---- initialisation ------------------------------------------------------ */
 
-void sb_cnn_init(sb_cnn *m, const sb_cnn_probe *p)
+void sb_cnn_init(sb_cnn *m, const sb_model_probe *p)
 {
     const int rs = SB_CNN_KERNEL * SB_CNN_KERNEL;
     struct { sb_cnn_param w; uint32_t layer; int fan_in, fan_out; } layers[] = {
@@ -345,14 +345,14 @@ void sb_cnn_init(sb_cnn *m, const sb_cnn_probe *p)
         sb_init_zeros(m->param[b], sb_tensor_count(&m->param_view[b]));
     }
     for (int i = 0; i < SB_CNN_PARAM_COUNT; i++) {
-        sb_cnn_probe_source(p, init_names[i], &m->param_view[i]);
+        sb_model_probe_source(p, init_names[i], &m->param_view[i]);
         m->latest[i] = init_names[i];
     }
 }
 
 /* ---- forward --------------------------------------------------------------- */
 
-void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_cnn_probe *p)
+void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_model_probe *p)
 {
     SB_ASSERT(m->n_held == 0); /* no probe waits across passes */
     SB_ASSERT(n >= 1 && n <= m->batch && eval_batch >= SB_CNN_TRAIN);
@@ -430,7 +430,7 @@ void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_cn
 
 /* ---- backward -------------------------------------------------------------- */
 
-void sb_cnn_backward(sb_cnn *m, int n, const sb_cnn_probe *p)
+void sb_cnn_backward(sb_cnn *m, int n, const sb_model_probe *p)
 {
     SB_ASSERT(m->n_held == 0); /* no probe waits across passes */
     SB_ASSERT(n >= 1 && n <= m->batch);
@@ -506,7 +506,7 @@ static const char *const grad_names[SB_CNN_PARAM_COUNT] = {
     "dense1.bwd.dW", "dense1.bwd.db", "dense2.bwd.dW", "dense2.bwd.db",
 };
 
-void sb_cnn_update(sb_cnn *m, const sb_cnn_probe *p)
+void sb_cnn_update(sb_cnn *m, const sb_model_probe *p)
 {
     SB_ASSERT(m->n_held == 0); /* no probe waits across passes */
     for (int i = 0; i < SB_CNN_PARAM_COUNT; i++) {

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "model_ops.h"
 #include "sb_model.h"
 
 #define SB_CNN_CLASSES 10
@@ -21,15 +22,6 @@ typedef enum sb_cnn_param {
     SB_CNN_DENSE2_W, SB_CNN_DENSE2_B,
     SB_CNN_PARAM_COUNT
 } sb_cnn_param;
-
-/* Where each probe goes, and the step it carries. */
-typedef struct sb_cnn_probe {
-    sb_probe_fn *hook;          /* NULL: no probes */
-    void *ctx;
-    sb_op_start_fn *op_start;   /* NULL: ops start unannounced; else called with ctx */
-    sb_leaf_hash_fn *leaf_hash; /* NULL: probes carry no leaf digests */
-    int64_t step;
-} sb_cnn_probe;
 
 /* A probe held back until the next op has run (cnn.c), so that the op, which
  * reads the tensor while it is still in cache, can hash its leaves. */
@@ -92,7 +84,7 @@ sb_status sb_cnn_alloc(sb_cnn *m, const sb_kernel_table *k,
 void sb_cnn_free(sb_cnn *m);
 
 /* Keras initialisers from cfg->seed; probes init.<param> at step 0. */
-void sb_cnn_init(sb_cnn *m, const sb_cnn_probe *p);
+void sb_cnn_init(sb_cnn *m, const sb_model_probe *p);
 
 /* eval_batch of a training pass */
 #define SB_CNN_TRAIN (-1)
@@ -103,26 +95,11 @@ void sb_cnn_init(sb_cnn *m, const sb_cnn_probe *p);
  * the batch loss (needs m->labels), probes <layer>.fwd.<tensor>. eval_batch
  * k >= 0: test batch k, dropout off, stop at the logits, written to `logits`
  * ([n][10], m->logits when NULL), probes eval.b<k>.<layer>.out. */
-void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_cnn_probe *p);
+void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_model_probe *p);
 /* The probe name "eval.b<batch>.<tensor>" of the evaluation pass. */
 void sb_cnn_eval_name(char out[SB_CNN_NAME_SIZE], int batch, const char *tensor);
-void sb_cnn_backward(sb_cnn *m, int n, const sb_cnn_probe *p);
+void sb_cnn_backward(sb_cnn *m, int n, const sb_model_probe *p);
 /* One optimiser step on every parameter; p->step is the 0-based step. */
-void sb_cnn_update(sb_cnn *m, const sb_cnn_probe *p);
-
-/* Describes c and points its tensors at out[] and in[]. */
-void sb_cnn_bind(sb_op_call *c, void *const out[], void *const in[]);
-/* sb_cnn_bind, then runs c with k. */
-void sb_cnn_call(const sb_kernel_table *k, sb_op_call *c, void *const out[],
-                 void *const in[]);
-/* Probe of output out_index of the op call c just run; leaves: its leaf
- * digests, or NULL. */
-void sb_cnn_probe_op(const sb_cnn_probe *p, const char *name, const sb_op_call *c,
-                     int out_index, const char *const inputs[], int n_inputs,
-                     const sb_leaf_digest *leaves);
-/* Probe of data entering the run: op "source", no inputs, no bound. */
-void sb_cnn_probe_source(const sb_cnn_probe *p, const char *name, const sb_tensor *t);
-/* Tells p->op_start (when set) that op is about to make probe `name`. */
-void sb_cnn_op_start(const sb_cnn_probe *p, const char *name, sb_op op);
+void sb_cnn_update(sb_cnn *m, const sb_model_probe *p);
 
 #endif

@@ -69,13 +69,13 @@ static void batch_load(sb_cnn *m, const sb_dataset *d, const int64_t *order, int
 }
 
 static void batch_probe(const sb_cnn *m, int n, const char *x_name, const char *labels_name,
-                        const sb_cnn_probe *p)
+                        const sb_model_probe *p)
 {
     sb_tensor x = {.dtype = SB_DTYPE_F32, .ndim = 4, .dim = {n, 1, m->h, m->w}, .data = m->x};
-    sb_cnn_probe_source(p, x_name, &x);
+    sb_model_probe_source(p, x_name, &x);
     if (labels_name) {
         sb_tensor y = {.dtype = SB_DTYPE_I32, .ndim = 1, .dim = {n}, .data = m->labels};
-        sb_cnn_probe_source(p, labels_name, &y);
+        sb_model_probe_source(p, labels_name, &y);
     }
 }
 
@@ -87,7 +87,7 @@ typedef struct eval_set {
     float loss, accuracy;
 } eval_set;
 
-static void evaluate(sb_cnn *m, const sb_dataset *test, eval_set *e, const sb_cnn_probe *p)
+static void evaluate(sb_cnn *m, const sb_dataset *test, eval_set *e, const sb_model_probe *p)
 {
     char x_name[SB_CNN_NAME_SIZE], logits_name[SB_CNN_NAME_SIZE];
     int batch = 0;
@@ -99,7 +99,7 @@ static void evaluate(sb_cnn *m, const sb_dataset *test, eval_set *e, const sb_cn
         sb_cnn_forward(m, n, batch, e->logits + (size_t)start * SB_CNN_CLASSES, p);
     }
     sb_tensor labels = {.dtype = SB_DTYPE_I32, .ndim = 1, .dim = {e->n}, .data = e->labels};
-    sb_cnn_probe_source(p, "eval.labels", &labels);
+    sb_model_probe_source(p, "eval.labels", &labels);
 
     /* The whole-set ops read every batch's logits laid end to end, but name
      * only the last batch's probe: the earlier batches' probes precede it in
@@ -109,19 +109,19 @@ static void evaluate(sb_cnn *m, const sb_dataset *test, eval_set *e, const sb_cn
      * trace record's 64 inputs for a large test set.) */
     sb_cnn_eval_name(logits_name, batch - 1, "dense2.out");
     sb_op_call c = {.op = SB_OP_xent_loss, .cls = {.n = e->n, .k = SB_CNN_CLASSES}};
-    sb_cnn_op_start(p, "eval.loss", c.op);
-    sb_cnn_call(m->k, &c, (void *const[]){&e->loss}, (void *const[]){e->logits, e->labels});
-    sb_cnn_probe_op(p, "eval.loss", &c, 0, (const char *const[]){logits_name, "eval.labels"}, 2,
-                    NULL);
+    sb_model_op_start(p, "eval.loss", c.op);
+    sb_model_call(m->k, &c, (void *const[]){&e->loss}, (void *const[]){e->logits, e->labels});
+    sb_model_probe_op(p, "eval.loss", &c, 0, (const char *const[]){logits_name, "eval.labels"}, 2,
+                      NULL);
     c.op = SB_OP_softmax_fwd;
-    sb_cnn_op_start(p, "softmax.eval.prob", c.op);
-    sb_cnn_call(m->k, &c, (void *const[]){e->prob}, (void *const[]){e->logits});
-    sb_cnn_probe_op(p, "softmax.eval.prob", &c, 0, (const char *const[]){logits_name}, 1, NULL);
+    sb_model_op_start(p, "softmax.eval.prob", c.op);
+    sb_model_call(m->k, &c, (void *const[]){e->prob}, (void *const[]){e->logits});
+    sb_model_probe_op(p, "softmax.eval.prob", &c, 0, (const char *const[]){logits_name}, 1, NULL);
     c.op = SB_OP_accuracy;
-    sb_cnn_op_start(p, "eval.accuracy", c.op);
-    sb_cnn_call(m->k, &c, (void *const[]){&e->accuracy}, (void *const[]){e->prob, e->labels});
-    sb_cnn_probe_op(p, "eval.accuracy", &c, 0,
-                    (const char *const[]){"softmax.eval.prob", "eval.labels"}, 2, NULL);
+    sb_model_op_start(p, "eval.accuracy", c.op);
+    sb_model_call(m->k, &c, (void *const[]){&e->accuracy}, (void *const[]){e->prob, e->labels});
+    sb_model_probe_op(p, "eval.accuracy", &c, 0,
+                      (const char *const[]){"softmax.eval.prob", "eval.labels"}, 2, NULL);
 }
 
 sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,
@@ -151,7 +151,7 @@ sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,
     }
     memcpy(e.labels, test->labels, (size_t)e.n * sizeof *e.labels);
 
-    sb_cnn_probe p = {.hook = hook, .ctx = hook_ctx, .op_start = op_start,
+    sb_model_probe p = {.hook = hook, .ctx = hook_ctx, .op_start = op_start,
                       .leaf_hash = leaf_hash, .step = 0};
     sb_cnn_init(&m, &p);
     for (int epoch = 0; epoch < cfg->epochs; epoch++) {

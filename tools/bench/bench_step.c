@@ -80,7 +80,7 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* Runs the probed op again (bound_ctx is its op call, sb_cnn_probe_op) and
+/* Runs the probed op again (bound_ctx is its op call, sb_model_probe_op) and
  * notes its median time. */
 static void time_op(step_clock *c, const sb_probe_point *p)
 {

@@ -1,9 +1,9 @@
-/* The model's ways of touching the outside: running an op through the
+/* A model's ways of touching the outside: running an op through the
  * generic op call, telling the probe hook what came out (with the leaf
  * digests of the tensor when an op hashed them), and saying which op starts. */
-#include "cnn.h"
+#include "model_ops.h"
 
-void sb_cnn_bind(sb_op_call *c, void *const out[], void *const in[])
+void sb_model_bind(sb_op_call *c, void *const out[], void *const in[])
 {
     /* Every shape the model uses was checked when its buffers were sized. */
     sb_status s = sb_op_call_describe(c);
@@ -14,16 +14,16 @@ void sb_cnn_bind(sb_op_call *c, void *const out[], void *const in[])
         c->out[i].data = out[i];
 }
 
-void sb_cnn_call(const sb_kernel_table *k, sb_op_call *c, void *const out[],
-                 void *const in[])
+void sb_model_call(const sb_kernel_table *k, sb_op_call *c, void *const out[],
+                   void *const in[])
 {
-    sb_cnn_bind(c, out, in);
+    sb_model_bind(c, out, in);
     sb_op_call_run(k, c);
 }
 
-void sb_cnn_probe_op(const sb_cnn_probe *p, const char *name, const sb_op_call *c,
-                     int out_index, const char *const inputs[], int n_inputs,
-                     const sb_leaf_digest *leaves)
+void sb_model_probe_op(const sb_model_probe *p, const char *name, const sb_op_call *c,
+                       int out_index, const char *const inputs[], int n_inputs,
+                       const sb_leaf_digest *leaves)
 {
     if (!p->hook)
         return;
@@ -46,7 +46,7 @@ void sb_cnn_probe_op(const sb_cnn_probe *p, const char *name, const sb_op_call *
     p->hook(p->ctx, &pt);
 }
 
-void sb_cnn_probe_source(const sb_cnn_probe *p, const char *name, const sb_tensor *t)
+void sb_model_probe_source(const sb_model_probe *p, const char *name, const sb_tensor *t)
 {
     if (!p->hook)
         return;
@@ -59,7 +59,7 @@ void sb_cnn_probe_source(const sb_cnn_probe *p, const char *name, const sb_tenso
     p->hook(p->ctx, &pt);
 }
 
-void sb_cnn_op_start(const sb_cnn_probe *p, const char *name, sb_op op)
+void sb_model_op_start(const sb_model_probe *p, const char *name, sb_op op)
 {
     if (p->op_start)
         p->op_start(p->ctx, p->step, name, sb_op_name(op));
