@@ -1,5 +1,5 @@
 /* samebits-bench-kernels: GFLOP/s of the GEMM-based kernels (det, loose) at
- * the seed model's batch-128 shapes, against OpenBLAS cblas_sgemm on the
+ * the seed model's batch-128 shapes and the char GPT's matmuls, against OpenBLAS cblas_sgemm on the
  * equivalent GEMM, and each as a fraction of the machine's FMA peak.
  * Measurements are interleaved (every op, family and thread count once per
  * round, after the round's peak); medians over rounds are reported, a ratio
@@ -36,6 +36,16 @@ typedef struct bench_case {
 #define CONV2 {128, 32, 26, 26, 64, 3, 3, 1, 0, 24, 24}
 #define DENSE1 {128, 9216, 128}
 #define DENSE2 {128, 128, 10}
+/* The char GPT's matmuls at its default size: N = 16 windows of 64 tokens
+ * = 1024 rows, width 128, MLP 512, vocabulary 98 (SB_TEXT_VOCAB). */
+#define GPT_ROWS 1024
+#define GPT_DENSE(name, in, out)                                                          \
+    {"gpt." name ".fwd", SB_OP_dense_fwd, {0}, {GPT_ROWS, in, out},                       \
+     {GPT_ROWS, out, in, false, false}},                                                  \
+    {"gpt." name ".bwd_data", SB_OP_dense_bwd_data, {0}, {GPT_ROWS, in, out},             \
+     {GPT_ROWS, in, out, false, true}},                                                   \
+    {"gpt." name ".bwd_weights", SB_OP_dense_bwd_weights, {0}, {GPT_ROWS, in, out},       \
+     {in, out, GPT_ROWS, true, false}}
 
 /* conv as im2col GEMMs over the whole batch (N = n*p*q): the OpenBLAS side
  * gets its column matrix for free, the kernels build theirs. */
@@ -51,6 +61,11 @@ static const bench_case cases[] = {
     {"dense2.fwd", SB_OP_dense_fwd, {0}, DENSE2, {128, 10, 128, false, false}},
     {"dense2.bwd_data", SB_OP_dense_bwd_data, {0}, DENSE2, {128, 128, 10, false, true}},
     {"dense2.bwd_weights", SB_OP_dense_bwd_weights, {0}, DENSE2, {128, 10, 128, true, false}},
+    GPT_DENSE("qkv", 128, 384),
+    GPT_DENSE("proj", 128, 128),
+    GPT_DENSE("fc", 128, 512),
+    GPT_DENSE("fcproj", 512, 128),
+    GPT_DENSE("head", 128, 98),
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -360,7 +375,7 @@ int main(int argc, char **argv)
     }
     printf("\nGFLOP/s of the equivalent GEMM (median of %d interleaved rounds) and its %% of "
            "the peak;\nratios: median of per-round ratios [smallest largest]\n", rounds);
-    printf("%-18s %-16s %3s %6s %4s %6s %4s %6s %4s %20s %20s\n", "op", "gemm m x n x k", "thr",
+    printf("%-22s %-16s %3s %6s %4s %6s %4s %6s %4s %20s %20s\n", "op", "gemm m x n x k", "thr",
            "det", "%pk", "loose", "%pk", "blas", "%pk", "det/openblas", "det/loose");
     const char *sep = "";   /* between JSON array elements */
     for (size_t c = 0; c < N_CASES; c++)
@@ -376,7 +391,7 @@ int main(int argc, char **argv)
                 gf[impl] = flops / median_of(sec_of(sec, c, t, impl, rounds), rounds) * 1e-9;
             char dims[32];
             snprintf(dims, sizeof dims, "%dx%dx%d", g->m, g->n, g->k);
-            printf("%-18s %-16s %3d", cases[c].name, dims, thread_counts[t]);
+            printf("%-22s %-16s %3d", cases[c].name, dims, thread_counts[t]);
             for (int impl = 0; impl < N_IMPL; impl++)
                 printf(" %6.1f %3.0f%%", gf[impl], 100.0 * gf[impl] / peak_of[t].max);
             print_spread(vs_blas);
