@@ -24,11 +24,12 @@ typedef struct bench_gemm {
     bool a_trans, b_trans;
 } bench_gemm;
 
+/* shape: the params of the op's call (sb_op_call's shape fields); gemm
+ * all zero for an op with no equivalent GEMM (timed against loose only) */
 typedef struct bench_case {
     const char *name;
     sb_op op;
-    sb_conv_shape conv;
-    sb_dense_shape dense;
+    sb_op_call shape;
     bench_gemm gemm;
 } bench_case;
 
@@ -40,32 +41,55 @@ typedef struct bench_case {
  * = 1024 rows, width 128, MLP 512, vocabulary 98 (SB_TEXT_VOCAB). */
 #define GPT_ROWS 1024
 #define GPT_DENSE(name, in, out)                                                          \
-    {"gpt." name ".fwd", SB_OP_dense_fwd, {0}, {GPT_ROWS, in, out},                       \
+    {"gpt." name ".fwd", SB_OP_dense_fwd, {.dense = {GPT_ROWS, in, out}},                 \
      {GPT_ROWS, out, in, false, false}},                                                  \
-    {"gpt." name ".bwd_data", SB_OP_dense_bwd_data, {0}, {GPT_ROWS, in, out},             \
+    {"gpt." name ".bwd_data", SB_OP_dense_bwd_data, {.dense = {GPT_ROWS, in, out}},       \
      {GPT_ROWS, in, out, false, true}},                                                   \
-    {"gpt." name ".bwd_weights", SB_OP_dense_bwd_weights, {0}, {GPT_ROWS, in, out},       \
+    {"gpt." name ".bwd_weights", SB_OP_dense_bwd_weights, {.dense = {GPT_ROWS, in, out}}, \
      {in, out, GPT_ROWS, true, false}}
+#define GPT_EMBED {GPT_ROWS, 64, 98, 128}
+#define GPT_NORM {GPT_ROWS, 128, 1e-5f}
+#define GPT_ATTN {16, 64, 4, 32}
+/* every parameter of the 2-block model: wte, wpe, per block ln1, qkv, proj,
+ * ln2, fc, fcproj (weights and biases), lnf, head */
+#define GPT_PARAMS                                                                          \
+    (98 * 128 + 64 * 128 +                                                                  \
+     2 * (4 * 128 + 128 * 384 + 384 + 128 * 128 + 128 + 128 * 512 + 512 + 512 * 128 + 128) + \
+     2 * 128 + 128 * 98 + 98)
 
 /* conv as im2col GEMMs over the whole batch (N = n*p*q): the OpenBLAS side
  * gets its column matrix for free, the kernels build theirs. */
 static const bench_case cases[] = {
-    {"conv1.fwd", SB_OP_conv2d_fwd, CONV1, {0}, {32, 128 * 676, 9, false, false}},
-    {"conv1.bwd_filter", SB_OP_conv2d_bwd_filter, CONV1, {0}, {32, 9, 128 * 676, false, true}},
-    {"conv2.fwd", SB_OP_conv2d_fwd, CONV2, {0}, {64, 128 * 576, 288, false, false}},
-    {"conv2.bwd_data", SB_OP_conv2d_bwd_data, CONV2, {0}, {288, 128 * 576, 64, true, false}},
-    {"conv2.bwd_filter", SB_OP_conv2d_bwd_filter, CONV2, {0}, {64, 288, 128 * 576, false, true}},
-    {"dense1.fwd", SB_OP_dense_fwd, {0}, DENSE1, {128, 128, 9216, false, false}},
-    {"dense1.bwd_data", SB_OP_dense_bwd_data, {0}, DENSE1, {128, 9216, 128, false, true}},
-    {"dense1.bwd_weights", SB_OP_dense_bwd_weights, {0}, DENSE1, {9216, 128, 128, true, false}},
-    {"dense2.fwd", SB_OP_dense_fwd, {0}, DENSE2, {128, 10, 128, false, false}},
-    {"dense2.bwd_data", SB_OP_dense_bwd_data, {0}, DENSE2, {128, 128, 10, false, true}},
-    {"dense2.bwd_weights", SB_OP_dense_bwd_weights, {0}, DENSE2, {128, 10, 128, true, false}},
+    {"conv1.fwd", SB_OP_conv2d_fwd, {.conv = CONV1}, {32, 128 * 676, 9, false, false}},
+    {"conv1.bwd_filter", SB_OP_conv2d_bwd_filter, {.conv = CONV1}, {32, 9, 128 * 676, false, true}},
+    {"conv2.fwd", SB_OP_conv2d_fwd, {.conv = CONV2}, {64, 128 * 576, 288, false, false}},
+    {"conv2.bwd_data", SB_OP_conv2d_bwd_data, {.conv = CONV2}, {288, 128 * 576, 64, true, false}},
+    {"conv2.bwd_filter", SB_OP_conv2d_bwd_filter, {.conv = CONV2}, {64, 288, 128 * 576, false, true}},
+    {"dense1.fwd", SB_OP_dense_fwd, {.dense = DENSE1}, {128, 128, 9216, false, false}},
+    {"dense1.bwd_data", SB_OP_dense_bwd_data, {.dense = DENSE1}, {128, 9216, 128, false, true}},
+    {"dense1.bwd_weights", SB_OP_dense_bwd_weights, {.dense = DENSE1}, {9216, 128, 128, true, false}},
+    {"dense2.fwd", SB_OP_dense_fwd, {.dense = DENSE2}, {128, 10, 128, false, false}},
+    {"dense2.bwd_data", SB_OP_dense_bwd_data, {.dense = DENSE2}, {128, 128, 10, false, true}},
+    {"dense2.bwd_weights", SB_OP_dense_bwd_weights, {.dense = DENSE2}, {128, 10, 128, true, false}},
     GPT_DENSE("qkv", 128, 384),
     GPT_DENSE("proj", 128, 128),
     GPT_DENSE("fc", 128, 512),
     GPT_DENSE("fcproj", 512, 128),
     GPT_DENSE("head", 128, 98),
+    /* the char GPT's other ops: 16 windows of 64 tokens, 4 heads of 32 */
+    {"gpt.embed.fwd", SB_OP_embedding_fwd, {.embed = GPT_EMBED}, {0}},
+    {"gpt.embed.bwd_tokens", SB_OP_embedding_bwd_tokens, {.embed = GPT_EMBED}, {0}},
+    {"gpt.embed.bwd_pos", SB_OP_embedding_bwd_pos, {.embed = GPT_EMBED}, {0}},
+    {"gpt.ln.fwd", SB_OP_layernorm_fwd, {.norm = GPT_NORM}, {0}},
+    {"gpt.ln.bwd_data", SB_OP_layernorm_bwd_data, {.norm = GPT_NORM}, {0}},
+    {"gpt.ln.bwd_gamma", SB_OP_layernorm_bwd_gamma, {.norm = GPT_NORM}, {0}},
+    {"gpt.attn.fwd", SB_OP_attention_fwd, {.attn = GPT_ATTN}, {0}},
+    {"gpt.attn.bwd", SB_OP_attention_bwd, {.attn = GPT_ATTN}, {0}},
+    {"gpt.gelu.fwd", SB_OP_gelu_fwd, {.n = GPT_ROWS * 512}, {0}},
+    {"gpt.gelu.bwd", SB_OP_gelu_bwd, {.n = GPT_ROWS * 512}, {0}},
+    {"gpt.residual", SB_OP_residual_add, {.n = GPT_ROWS * 128}, {0}},
+    {"gpt.grad_norm", SB_OP_grad_norm, {.n = GPT_PARAMS}, {0}},
+    {"gpt.adamw", SB_OP_adamw_update, {.n = GPT_PARAMS}, {0}},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -91,6 +115,19 @@ static float *uniform_new(size_t n, uint64_t seed)
     return x;
 }
 
+/* a tensor of the call: floats in [-1, 1), labels (int32) in [0, labels) */
+static void *tensor_new(const sb_tensor *t, int labels, uint64_t seed)
+{
+    size_t n = sb_tensor_count(t);
+    float *x = uniform_new(n, seed);
+    if (t->dtype == SB_DTYPE_I32)
+        for (size_t i = 0; i < n; i++) { /* int32 in the float's slot, both 4 bytes */
+            int32_t label = (int32_t)((x[i] + 1.0f) * 0.5f * (float)labels) % labels;
+            memcpy(&x[i], &label, sizeof label);
+        }
+    return x;
+}
+
 typedef struct bench_state {
     sb_op_call call;
     float *a, *b, *c;   /* the equivalent GEMM's operands */
@@ -99,16 +136,22 @@ typedef struct bench_state {
 static void state_new(bench_state *st, const bench_case *bc)
 {
     memset(st, 0, sizeof *st);
+    st->call = bc->shape;
     st->call.op = bc->op;
-    st->call.conv = bc->conv;
-    st->call.dense = bc->dense;
+    sb_optimizer o = sb_params_optimizer(sb_op_params_of(bc->op));
+    if (o != SB_OPTIM_COUNT) {
+        sb_optim_defaults(&st->call.optim, o);
+        st->call.t = 1;
+    }
     if (sb_op_call_describe(&st->call) != SB_OK) {
         fprintf(stderr, "bench: bad shape for %s\n", bc->name);
         exit(EXIT_FAILURE);
     }
     for (int i = 0; i < st->call.n_in; i++)
-        st->call.in[i].data = uniform_new(sb_tensor_count(&st->call.in[i]), (uint64_t)i + 1);
-    st->call.out[0].data = uniform_new(sb_tensor_count(&st->call.out[0]), 9);
+        st->call.in[i].data = tensor_new(&st->call.in[i], sb_op_call_label_range(&st->call),
+                                         (uint64_t)i + 1);
+    for (int i = 0; i < st->call.n_out; i++)
+        st->call.out[i].data = tensor_new(&st->call.out[i], 0, (uint64_t)i + 9);
     const bench_gemm *g = &bc->gemm;
     st->a = uniform_new((size_t)g->m * g->k, 11);
     st->b = uniform_new((size_t)g->k * g->n, 12);
@@ -119,7 +162,8 @@ static void state_free(bench_state *st)
 {
     for (int i = 0; i < st->call.n_in; i++)
         free(st->call.in[i].data);
-    free(st->call.out[0].data);
+    for (int i = 0; i < st->call.n_out; i++)
+        free(st->call.out[i].data);
     free(st->a), free(st->b), free(st->c);
 }
 
@@ -262,6 +306,11 @@ static const double *sec_of(const double *sec, size_t c, size_t t, int impl, int
     return sec + ((c * N_THREADS + t) * N_IMPL + (size_t)impl) * (size_t)rounds;
 }
 
+static bool has_gemm(const bench_case *bc)
+{
+    return bc->gemm.m > 0;
+}
+
 /* the case named name, or N_CASES */
 static size_t case_index(const char *name)
 {
@@ -336,7 +385,7 @@ int main(int argc, char **argv)
             if (!selected[c])
                 continue;
             for (size_t t = 0; t < N_THREADS; t++)
-                for (int impl = 0; impl < N_IMPL; impl++)
+                for (int impl = 0; impl < (has_gemm(&cases[c]) ? N_IMPL : IMPL_BLAS); impl++)
                     sec[((c * N_THREADS + t) * N_IMPL + (size_t)impl) * (size_t)rounds + (size_t)r] =
                         time_per_call(&st[c], &cases[c].gemm, impl, thread_counts[t], min_time);
         }
@@ -379,7 +428,7 @@ int main(int argc, char **argv)
            "det", "%pk", "loose", "%pk", "blas", "%pk", "det/openblas", "det/loose");
     const char *sep = "";   /* between JSON array elements */
     for (size_t c = 0; c < N_CASES; c++)
-        for (size_t t = 0; t < N_THREADS && selected[c]; t++) {   /* --op */
+        for (size_t t = 0; t < N_THREADS && selected[c] && has_gemm(&cases[c]); t++) {
             const bench_gemm *g = &cases[c].gemm;
             double flops = 2.0 * g->m * g->n * g->k, gf[N_IMPL];
             const double *s_det = sec_of(sec, c, t, IMPL_DET, rounds),
@@ -410,6 +459,29 @@ int main(int argc, char **argv)
                             gf[impl] / peak_of[t].max);
                 fprintf(json, "}");
                 json_spread(json, "det_vs_openblas", vs_blas);
+                json_spread(json, "det_vs_loose", vs_loose);
+                fprintf(json, "}");
+            }
+            sep = ",\n";
+        }
+    printf("\nops with no equivalent GEMM: microseconds per call (median of %d rounds)\n",
+           rounds);
+    printf("%-22s %3s %10s %10s %20s\n", "op", "thr", "det us", "loose us", "det/loose");
+    for (size_t c = 0; c < N_CASES; c++)
+        for (size_t t = 0; t < N_THREADS && selected[c] && !has_gemm(&cases[c]); t++) {
+            const double *s_det = sec_of(sec, c, t, IMPL_DET, rounds),
+                         *s_loose = sec_of(sec, c, t, IMPL_LOOSE, rounds);
+            double us_det = median_of(s_det, rounds) * 1e6,
+                   us_loose = median_of(s_loose, rounds) * 1e6;
+            spread vs_loose = ratio_spread(s_loose, s_det, rounds);
+            printf("%-22s %3d %10.1f %10.1f", cases[c].name, thread_counts[t], us_det, us_loose);
+            print_spread(vs_loose);
+            printf("\n");
+            if (json) {
+                fprintf(json, "%s    {\"op\": \"%s\", \"kernel\": \"%s\", \"threads\": %d, "
+                              "\"us_per_call\": {\"det\": %.2f, \"loose\": %.2f}",
+                        sep, cases[c].name, sb_op_name(cases[c].op), thread_counts[t], us_det,
+                        us_loose);
                 json_spread(json, "det_vs_loose", vs_loose);
                 fprintf(json, "}");
             }
