@@ -30,6 +30,8 @@ static bool role_shapes(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
     const sb_dense_shape *dn = &c->dense;
     const sb_pool_shape *pl = &c->pool;
     const sb_class_shape *cl = &c->cls;
+    const sb_embed_shape *em = &c->embed;
+    const sb_norm_shape *nm = &c->norm;
     switch (sb_op_params_of(c->op)) {
     case SB_PARAMS_conv:
         /* a scratch buffer no family could allocate: refused here rather
@@ -74,6 +76,24 @@ static bool role_shapes(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
             return false;
         for (sb_role r = SB_ROLE_v; r <= SB_ROLE_square; r++)
             set(&shape[r], 1, (int64_t)c->n, 1, 1, 1);
+        return true;
+    case SB_PARAMS_embed:
+        if (!dims_positive(em->n, em->t, em->vocab, em->c))
+            return false;
+        set(&shape[SB_ROLE_labels], 1, em->n, 1, 1, 1);
+        shape[SB_ROLE_labels].dtype = SB_DTYPE_I32;
+        set(&shape[SB_ROLE_w], 2, em->vocab, em->c, 1, 1);
+        set(&shape[SB_ROLE_b], 2, em->t, em->c, 1, 1);
+        set(&shape[SB_ROLE_y], 2, em->n, em->c, 1, 1);
+        return true;
+    case SB_PARAMS_norm:
+        /* eps > 0 keeps 1/sqrt(var + eps) finite on a constant row */
+        if (!dims_positive(nm->n, nm->c, 1, 1) || !(nm->eps > 0.0f && nm->eps <= 1.0f))
+            return false;
+        set(&shape[SB_ROLE_x], 2, nm->n, nm->c, 1, 1);
+        set(&shape[SB_ROLE_y], 2, nm->n, nm->c, 1, 1);
+        set(&shape[SB_ROLE_w], 1, nm->c, 1, 1, 1);
+        set(&shape[SB_ROLE_b], 1, nm->c, 1, 1, 1);
         return true;
     case SB_PARAMS_COUNT:
         break;
@@ -121,6 +141,27 @@ sb_status sb_op_call_describe(sb_op_call *c)
     for (int k = 0; k < r.n_out; k++)
         c->out[k] = tensor_of(shape, r.out[k]);
     return shape_is_sane(c) ? SB_OK : SB_ERR_SHAPE;
+}
+
+int sb_op_call_label_range(const sb_op_call *c)
+{
+    switch (sb_op_params_of(c->op)) {
+    case SB_PARAMS_cls: return c->cls.k;
+    case SB_PARAMS_embed: return c->embed.vocab;
+    case SB_PARAMS_conv:
+    case SB_PARAMS_dense:
+    case SB_PARAMS_pool:
+    case SB_PARAMS_count:
+    case SB_PARAMS_dropout:
+    case SB_PARAMS_sgd:
+    case SB_PARAMS_rmsprop:
+    case SB_PARAMS_adam:
+    case SB_PARAMS_adadelta:
+    case SB_PARAMS_norm:
+    case SB_PARAMS_COUNT:
+        break;
+    }
+    return 0;
 }
 
 /* ---- running and bounding ------------------------------------------------- */

@@ -59,6 +59,8 @@ sb_optimizer sb_params_optimizer(sb_op_params p)
     case SB_PARAMS_cls:
     case SB_PARAMS_count:
     case SB_PARAMS_dropout:
+    case SB_PARAMS_embed:
+    case SB_PARAMS_norm:
     case SB_PARAMS_COUNT:
         break;
     }

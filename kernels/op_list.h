@@ -57,6 +57,8 @@
 #define SB_TAIL_rmsprop &(c)->optim, (c)->n
 #define SB_TAIL_adam &(c)->optim, (c)->t, (c)->n
 #define SB_TAIL_adadelta &(c)->optim, (c)->n
+#define SB_TAIL_embed &(c)->embed
+#define SB_TAIL_norm &(c)->norm
 
 /* An op's call of kernel `fn` with the tensors and params of `c`. */
 #define SB_OP_CALL(fn, params, outputs, inputs)                                \

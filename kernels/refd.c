@@ -89,10 +89,14 @@ static void describe_row(char *buf, size_t len, const sb_op_call *c, size_t inde
 }
 
 /* Ops that read a window or a reduction of many values: how large the
- * inputs got. */
+ * float inputs got (token ids are not magnitudes: only named). */
 static void describe_magnitudes(char *buf, size_t len, const sb_op_call *c)
 {
     for (int i = 0; i < c->n_in; i++) {
+        if (c->in[i].dtype == SB_DTYPE_I32) {
+            append(buf, len, i ? "; in%.0f: tokens" : "in%.0f: tokens", (double)i);
+            continue;
+        }
         const float *x = SB_REFD_IN(c, i);
         size_t n = sb_tensor_count(&c->in[i]), nonfinite = 0;
         double amax = 0.0;
@@ -125,6 +129,8 @@ void sb_refd_describe_inputs(char *buf, size_t len, const sb_op_call *c, int out
     case SB_PARAMS_conv:
     case SB_PARAMS_dense:
     case SB_PARAMS_pool:
+    case SB_PARAMS_embed:
+    case SB_PARAMS_norm:
         describe_magnitudes(buf, len, c);
         return;
     /* not evaluated in double: no inputs worth describing */

@@ -28,6 +28,21 @@ typedef struct sb_class_shape {
     int n, k;           /* samples, classes */
 } sb_class_shape;
 
+/* Token and position embeddings: n token rows, row i at position i % t;
+ * token ids in [0, vocab); width c. */
+typedef struct sb_embed_shape {
+    int n;
+    int t;
+    int vocab;
+    int c;
+} sb_embed_shape;
+
+/* Layer normalisation of n rows of c over c; eps 1e-5 (PyTorch's default). */
+typedef struct sb_norm_shape {
+    int n, c;
+    float eps;
+} sb_norm_shape;
+
 /* Dropout: element i of the mask is drawn from the counter-based RNG at
  * counter (stream, step, i) under key seed; kept elements are 1/(1-rate). */
 typedef struct sb_dropout_params {
@@ -133,6 +148,8 @@ typedef enum sb_op_params {
     SB_PARAMS_rmsprop,  /* .optim (RMSprop's) and .n */
     SB_PARAMS_adam,     /* .optim (Adam's), .t and .n */
     SB_PARAMS_adadelta, /* .optim (Adadelta's) and .n */
+    SB_PARAMS_embed,    /* .embed */
+    SB_PARAMS_norm,     /* .norm */
     SB_PARAMS_COUNT
 } sb_op_params;
 
@@ -146,12 +163,15 @@ sb_op sb_optimizer_update_op(sb_optimizer kind);
  * (a data gradient has the role of the data), its dtype, and for optimiser
  * state, that the op updates it in place. */
 typedef enum sb_role {
-    SB_ROLE_x,          /* conv, dense, pool: the data (images, rows) */
-    SB_ROLE_w,          /* conv, dense: filters, weights */
-    SB_ROLE_b,          /* conv, dense: bias */
-    SB_ROLE_y,          /* conv, dense, pool: the output */
+    SB_ROLE_x,          /* conv, dense, pool, norm: the data (images, rows) */
+    SB_ROLE_w,          /* conv, dense: filters, weights; embed: token table
+                         * [vocab][c]; norm: gamma [c] */
+    SB_ROLE_b,          /* conv, dense: bias; embed: position table [t][c];
+                         * norm: beta [c] */
+    SB_ROLE_y,          /* conv, dense, pool, embed, norm: the output */
     SB_ROLE_z,          /* classifier: logits or probabilities [n][k] */
-    SB_ROLE_labels,     /* classifier: int32 [n] in [0, k) */
+    SB_ROLE_labels,     /* classifier: int32 [n] in [0, k); embed: the tokens,
+                         * int32 [n] in [0, vocab) */
     SB_ROLE_scalar,     /* classifier: one value over the batch */
     SB_ROLE_v,          /* a vector of n */
     SB_ROLE_param,      /* optimiser: the parameter, updated in place (either sign) */
@@ -218,6 +238,8 @@ typedef struct sb_op_call {
     sb_optim_params optim;
     int64_t t;          /* adam: 1-based iteration */
     size_t n;           /* element count of elementwise ops and optimiser updates */
+    sb_embed_shape embed;
+    sb_norm_shape norm;
     /* tensors, in the order of the op's signature; optimiser state updated in
      * place (w, accumulators) is an output */
     int n_in, n_out;
@@ -228,6 +250,10 @@ typedef struct sb_op_call {
 /* From op and parameters, fill n_in, n_out and dtype/ndim/dim of every
  * tensor (data untouched). SB_ERR_SHAPE for absurd parameters. */
 sb_status sb_op_call_describe(sb_op_call *c);
+/* How many values a labels tensor of c's op may hold: its values are in
+ * [0, this) (classes of the classifier ops, the vocabulary of the
+ * embedding ops); 0 for ops without labels. */
+int sb_op_call_label_range(const sb_op_call *c);
 void sb_op_call_run(const sb_kernel_table *k, const sb_op_call *c);
 /* sb_bound_fn over an sb_op_call (ctx); zeros for ops without a reduction. */
 sb_bound_fn sb_op_call_bound;

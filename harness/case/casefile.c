@@ -259,6 +259,20 @@ static const param class_params[] = {
     {"k", P_INT, CALL(cls.k), 1, IMAX, false, true},
     {NULL, P_INT, 0, 0, 0, false, false},
 };
+static const param embed_params[] = {
+    {"n", P_INT, CALL(embed.n), 1, IMAX, false, true},
+    {"t", P_INT, CALL(embed.t), 1, IMAX, false, true},
+    {"vocab", P_INT, CALL(embed.vocab), 1, IMAX, false, true},
+    {"c", P_INT, CALL(embed.c), 1, IMAX, false, true},
+    {NULL, P_INT, 0, 0, 0, false, false},
+};
+/* eps: 1e-5 unless given (load_kernel_section), > 0 (sb_op_call_describe) */
+static const param norm_params[] = {
+    {"n", P_INT, CALL(norm.n), 1, IMAX, false, true},
+    {"c", P_INT, CALL(norm.c), 1, IMAX, false, true},
+    {"eps", P_REAL, CALL(norm.eps), 0, 1, false, false},
+    {NULL, P_INT, 0, 0, 0, false, false},
+};
 static const param count_params[] = {
     {"n", P_SIZE, CALL(n), 1, NMAX, false, true},
     {NULL, P_INT, 0, 0, 0, false, false},
@@ -450,6 +464,8 @@ static const param *op_params(sb_op op)
     case SB_PARAMS_cls: return class_params;
     case SB_PARAMS_dropout: return dropout_params;
     case SB_PARAMS_adam: return adam_params;
+    case SB_PARAMS_embed: return embed_params;
+    case SB_PARAMS_norm: return norm_params;
     case SB_PARAMS_count:
     case SB_PARAMS_sgd:
     case SB_PARAMS_rmsprop:
@@ -503,6 +519,7 @@ static sb_status load_kernel_section(loader *ld, sb_case *c)
     call->t = 1;
     call->dropout.seed = c->seed;
     call->dropout.stream = SB_STREAM_DROPOUT;
+    call->norm.eps = 1e-5f;
     if (kind != SB_OPTIM_COUNT)
         sb_optim_defaults(&call->optim, kind);
 

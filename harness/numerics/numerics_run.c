@@ -45,7 +45,8 @@ static void fill(sb_tensor *t, int i, const sb_op_call *call, const sb_numerics_
     if (t->dtype == SB_DTYPE_I32) {
         int32_t *labels = t->data;
         for (size_t j = 0; j < n; j++)
-            labels[j] = (int32_t)(sb_rng_u32(seed, stream, 0, j) % (uint32_t)call->cls.k);
+            labels[j] = (int32_t)(sb_rng_u32(seed, stream, 0, j) %
+                                 (uint32_t)sb_op_call_label_range(call));
         return;
     }
     const int state = i - call->n_in;

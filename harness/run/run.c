@@ -296,7 +296,8 @@ static sb_status kernel_buffers_alloc(kernel_buffers *b)
     return SB_OK;
 }
 
-/* Inputs in [-1, 1) from stream SB_STREAM_CASE_INPUT + i, labels in 0..k-1;
+/* Inputs in [-1, 1) from stream SB_STREAM_CASE_INPUT + i, labels (classes,
+ * tokens) in [0, sb_op_call_label_range);
  * optimiser state from the streams after the inputs', kept as it was. */
 static sb_status kernel_inputs_fill(kernel_buffers *b, uint64_t seed)
 {
@@ -305,7 +306,7 @@ static sb_status kernel_inputs_fill(kernel_buffers *b, uint64_t seed)
         sb_tensor *t = &call->in[i];
         uint32_t stream = SB_STREAM_CASE_INPUT + (uint32_t)i;
         if (t->dtype == SB_DTYPE_I32)
-            fill_labels(t->data, sb_tensor_count(t), call->cls.k, seed, stream);
+            fill_labels(t->data, sb_tensor_count(t), sb_op_call_label_range(call), seed, stream);
         else
             sb_rng_fill_uniform(t->data, sb_tensor_count(t), -1.0f, 1.0f, seed, stream, 0);
     }

@@ -116,4 +116,32 @@ static inline float sb_dropout_element(const sb_dropout_params *d, float scale, 
     return sb_rng_uniform(d->seed, d->stream, d->step, i) >= d->rate ? scale : 0.0f;
 }
 
+/* ---- GELU, tanh form (PyTorch's approximate='tanh'):
+ *   y = 0.5 x (1 + tanh(k (x + 0.044715 x^3))),  k = sqrt(2/pi)
+ *   dy/dx = 0.5 (1 + th) + 0.5 x (1 - th^2) k (1 + 3 * 0.044715 x^2),
+ *   th = tanh(k (x + 0.044715 x^3))
+ * each operation in float, in the order written (tanhf from libm). A NaN
+ * passes through both; tanh saturates, so large |x| give x or 0. */
+
+#define SB_GELU_K 0.7978845608028654f   /* sqrt(2/pi) */
+#define SB_GELU_A 0.044715f
+
+static inline float sb_gelu_inner(float x)
+{
+    return SB_GELU_K * (x + SB_GELU_A * (x * x * x));
+}
+
+static inline float sb_gelu(float x)
+{
+    return 0.5f * x * (1.0f + tanhf(sb_gelu_inner(x)));
+}
+
+static inline float sb_gelu_grad(float dy, float x)
+{
+    const float th = tanhf(sb_gelu_inner(x));
+    const float left = 0.5f * (1.0f + th);
+    const float right = 0.5f * x * (1.0f - th * th) * (SB_GELU_K * (1.0f + 3.0f * SB_GELU_A * (x * x)));
+    return dy * (left + right);
+}
+
 #endif

@@ -335,3 +335,79 @@ void sb_dropout_bwd_hashed(float *dx, const float *dy, const float *mask, size_t
 {
     times_mask_hashed(dx, dy, mask, n, r);
 }
+
+/* ---- GELU and the residual add: one element each, like ReLU. Their hashed
+ * modes hash a block's inputs before computing it, as the residual add may
+ * write over its first input. */
+
+void sb_gelu_fwd_det(float *y,          /* [n] */
+                     const float *x,    /* [n] */
+                     size_t n)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        y[i] = sb_gelu(x[i]);
+}
+
+void sb_gelu_fwd_hashed(float *y, const float *x, size_t n, const sb_leaf_request *r)
+{
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++) {
+        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
+        sb_leaf_put(r, r->in[0], b, x, lo, hi);
+        for (size_t i = lo; i < hi; i++)
+            y[i] = sb_gelu(x[i]);
+        sb_leaf_put(r, r->out[0], b, y, lo, hi);
+    }
+}
+
+void sb_gelu_bwd_det(float *dx,         /* [n] */
+                     const float *dy,   /* [n] */
+                     const float *x,    /* [n] forward input */
+                     size_t n)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        dx[i] = sb_gelu_grad(dy[i], x[i]);
+}
+
+void sb_gelu_bwd_hashed(float *dx, const float *dy, const float *x, size_t n,
+                        const sb_leaf_request *r)
+{
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++) {
+        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
+        sb_leaf_put(r, r->in[0], b, dy, lo, hi);
+        sb_leaf_put(r, r->in[1], b, x, lo, hi);
+        for (size_t i = lo; i < hi; i++)
+            dx[i] = sb_gelu_grad(dy[i], x[i]);
+        sb_leaf_put(r, r->out[0], b, dx, lo, hi);
+    }
+}
+
+void sb_residual_add_det(float *y,       /* [n], may be a */
+                         const float *a, /* [n] */
+                         const float *b, /* [n] */
+                         size_t n)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        y[i] = a[i] + b[i];
+}
+
+void sb_residual_add_hashed(float *y, const float *a, const float *b, size_t n,
+                            const sb_leaf_request *r)
+{
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t k = 0; k < blocks; k++) {
+        const size_t lo = sb_leaf_begin(k), hi = sb_leaf_end(k, n);
+        sb_leaf_put(r, r->in[0], k, a, lo, hi);
+        sb_leaf_put(r, r->in[1], k, b, lo, hi);
+        for (size_t i = lo; i < hi; i++)
+            y[i] = a[i] + b[i];
+        sb_leaf_put(r, r->out[0], k, y, lo, hi);
+    }
+}

@@ -47,6 +47,13 @@ void op_test_call_alloc(sb_op_call *c)
         size_t n = sb_tensor_count(&c->in[i]);
         c->in[i].data = malloc(n * sizeof(float));
         op_test_fill_uniform(c->in[i].data, n, (uint64_t)c->op * 16 + (uint64_t)i);
+        if (c->in[i].dtype == SB_DTYPE_I32) {
+            int32_t *labels = c->in[i].data;
+            const uint32_t range = (uint32_t)sb_op_call_label_range(c);
+            for (size_t j = 0; j < n; j++)
+                labels[j] = (int32_t)(sb_rng_u32((uint64_t)c->op, SB_STREAM_CASE_INPUT, 1, j) %
+                                      range);
+        }
     }
     c->out[0].data = malloc(sb_tensor_bytes(&c->out[0]));
 }

@@ -26,7 +26,8 @@ bool op_test_feq(float a, float b);
 void op_test_fill_uniform(float *x, size_t n, uint64_t seed);
 
 /* c->op and its parameters set: describes the call (which must succeed),
- * allocates every input filled with op_test_fill_uniform and output 0. */
+ * allocates every input filled with op_test_fill_uniform (labels: drawn in
+ * [0, sb_op_call_label_range)) and output 0. */
 void op_test_call_alloc(sb_op_call *c);
 void op_test_call_free(sb_op_call *c);
 

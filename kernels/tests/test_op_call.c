@@ -20,7 +20,8 @@ static bool same_bits(double a, double b)
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
-/* Parameters in the model's range (the Keras MNIST CNN) for every op. */
+/* Parameters in the models' range (the Keras MNIST CNN, the char GPT) for
+ * every op. */
 static sb_op_call valid_call(sb_op op)
 {
     sb_op_call c;
@@ -35,6 +36,8 @@ static sb_op_call valid_call(sb_op op)
     sb_optim_defaults(&c.optim, SB_OPTIM_ADADELTA);
     c.t = 1;
     c.n = 1000;
+    c.embed = (sb_embed_shape){.n = 1024, .t = 64, .vocab = 65, .c = 128};
+    c.norm = (sb_norm_shape){.n = 1024, .c = 128, .eps = 1e-5f};
     return c;
 }
 
@@ -123,12 +126,14 @@ typedef void absurd_fn(sb_op_call *c);
 static void zero_dims(sb_op_call *c)
 {
     c->conv.n = 0, c->dense.in = 0, c->pool.c = 0, c->cls.k = 0, c->n = 0;
+    c->embed.vocab = 0, c->norm.c = 0;
 }
 
 static void negative_dims(sb_op_call *c)
 {
     c->conv.k = -3, c->dense.out = -1, c->pool.n = -8, c->cls.n = -1;
     c->n = (size_t)-1; /* -1 as a size: beyond any limit */
+    c->embed.t = -2, c->norm.n = -1;
 }
 
 /* Each dimension fine, the product beyond 2^28 elements in some tensor every
@@ -140,6 +145,8 @@ static void too_large(sb_op_call *c)
     c->pool.n = 1 << 10, c->pool.c = 1 << 10, c->pool.h = c->pool.w = 1 << 5;
     c->cls.n = 1 << 15, c->cls.k = 1 << 14;
     c->n = ((size_t)1 << 28) + 1;
+    c->embed.n = 1 << 15, c->embed.t = 1 << 15, c->embed.vocab = 1 << 15, c->embed.c = 1 << 14;
+    c->norm.n = 1 << 15, c->norm.c = 1 << 14;
 }
 
 /* A kernel larger than the padded input (pool: input smaller than its
@@ -149,6 +156,7 @@ static void kernel_too_large(sb_op_call *c)
     c->conv.h = 2, c->conv.r = 5, c->conv.pad = 1;
     c->pool.h = 1;
     c->dense.n = 0, c->cls.n = 0, c->n = 0;
+    c->embed.n = 0, c->norm.eps = 0.0f; /* norm: eps 0, 1/sqrt(0) on a constant row */
 }
 
 START_TEST(test_absurd_shapes_refused)

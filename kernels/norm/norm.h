@@ -1,0 +1,76 @@
+/* The layer-norm area's shared pieces, for its own files, its tests and
+ * the mutants of its ops (kernels/mutants/): the arithmetic of one row,
+ * which every family runs, so that the families differ only in how they
+ * loop over rows and sum over them.
+ *
+ * Per row of c (PyTorch's LayerNorm, biased variance):
+ *   mean = (sum x) / c, var = (sum (x - mean)^2) / c     two passes
+ *   rstd = 1 / sqrtf(var + eps), xhat = (x - mean) * rstd
+ *   fwd        y = xhat * gamma + beta, as ((x - mean) * rstd) * gamma + beta
+ *   bwd_data   g = gamma * dy, a = (sum g) / c, b = (sum g * xhat) / c,
+ *              dx = rstd * ((g - a) - xhat * b)
+ *   bwd_gamma  dgamma[j] = sum over rows of dy * xhat
+ * Sums run in index order from +0; each operation rounds once (the kernels
+ * build with -ffp-contract=off). */
+#ifndef SB_NORM_H
+#define SB_NORM_H
+
+#include <math.h>
+#include <stddef.h>
+
+#include "op_kernels.h"
+
+/* Columns of one det task of gamma's gradient (a cache line of floats); its
+ * rows come in chunks of SB_GEMM_KC (norm_det.c). */
+#define SB_NORM_COLS 16
+
+typedef struct sb_norm_stats {
+    float mean, rstd;
+} sb_norm_stats;
+
+static inline sb_norm_stats sb_norm_row_stats(const float *x, size_t c, float eps)
+{
+    float sum = 0.0f;
+    for (size_t j = 0; j < c; j++)
+        sum += x[j];
+    const float mean = sum / (float)c;
+    float sq = 0.0f;
+    for (size_t j = 0; j < c; j++) {
+        const float d = x[j] - mean;
+        sq += d * d;
+    }
+    const float var = sq / (float)c;
+    return (sb_norm_stats){mean, 1.0f / sqrtf(var + eps)};
+}
+
+static inline float sb_norm_xhat(float x, sb_norm_stats st)
+{
+    return (x - st.mean) * st.rstd;
+}
+
+static inline void sb_layernorm_row(float *y, const float *x, const float *gamma,
+                                    const float *beta, size_t c, float eps)
+{
+    const sb_norm_stats st = sb_norm_row_stats(x, c, eps);
+    for (size_t j = 0; j < c; j++)
+        y[j] = sb_norm_xhat(x[j], st) * gamma[j] + beta[j];
+}
+
+static inline void sb_layernorm_row_bwd(float *dx, const float *dy, const float *x,
+                                        const float *gamma, size_t c, float eps)
+{
+    const sb_norm_stats st = sb_norm_row_stats(x, c, eps);
+    float sum_g = 0.0f, sum_gx = 0.0f;
+    for (size_t j = 0; j < c; j++) {
+        const float g = gamma[j] * dy[j];
+        sum_g += g;
+        sum_gx += g * sb_norm_xhat(x[j], st);
+    }
+    const float a = sum_g / (float)c, b = sum_gx / (float)c;
+    for (size_t j = 0; j < c; j++) {
+        const float g = gamma[j] * dy[j];
+        dx[j] = st.rstd * ((g - a) - sb_norm_xhat(x[j], st) * b);
+    }
+}
+
+#endif

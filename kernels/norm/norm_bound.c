@@ -1,0 +1,77 @@
+/* Layer-norm reordering bounds.
+ *   fwd, bwd_data  each element depends on its row's sums of c terms
+ *                  (mean, variance; and the two of the backward) through
+ *                  divisions and a square root, so the bound is not one
+ *                  dot bound: the running error analysis of norm_error.h
+ *                  bounds |float - exact| for any order of those sums, and
+ *                  two orders differ by at most twice that
+ *   bwd_gamma      dgamma[j] = sum over the n rows of t_i = dy * xhat, the
+ *                  terms computed by every family with the same row
+ *                  arithmetic: 2 gamma(n) sum |t_i| (sb_dot_bound)
+ * Evaluated in double, one writer per element, rounded up to float. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "norm_error.h"
+
+static float twice_rounded_up(double e)
+{
+    const double d = 2.0 * e * SB_NORM_ERR_SLACK;
+    float f = (float)d;
+    if ((double)f < d)
+        f = nextafterf(f, INFINITY);
+    return f;
+}
+
+void sb_layernorm_fwd_bound(float *y, const float *x, const float *gamma, const float *beta,
+                            const sb_norm_shape *s)
+{
+    const size_t c = (size_t)s->c;
+#pragma omp parallel
+    {
+        sb_err *row = malloc(c * sizeof *row);
+        SB_ASSERT(row != NULL);
+#pragma omp for schedule(static)
+        for (int i = 0; i < s->n; i++) {
+            sb_err_layernorm_row(row, x + (size_t)i * c, gamma, beta, c, s->eps);
+            for (size_t j = 0; j < c; j++)
+                y[(size_t)i * c + j] = twice_rounded_up(row[j].e);
+        }
+        free(row);
+    }
+}
+
+void sb_layernorm_bwd_data_bound(float *dx, const float *dy, const float *x,
+                                 const float *gamma, const sb_norm_shape *s)
+{
+    const size_t c = (size_t)s->c;
+#pragma omp parallel
+    {
+        sb_err *row = malloc(c * sizeof *row);
+        SB_ASSERT(row != NULL);
+#pragma omp for schedule(static)
+        for (int i = 0; i < s->n; i++) {
+            sb_err_layernorm_row_bwd(row, dy + (size_t)i * c, x + (size_t)i * c, gamma, c,
+                                     s->eps);
+            for (size_t j = 0; j < c; j++)
+                dx[(size_t)i * c + j] = twice_rounded_up(row[j].e);
+        }
+        free(row);
+    }
+}
+
+void sb_layernorm_bwd_gamma_bound(float *dgamma, const float *dy, const float *x,
+                                  const sb_norm_shape *s)
+{
+    const size_t c = (size_t)s->c;
+    double *abs_sum = calloc(c, sizeof *abs_sum);
+    SB_ASSERT(abs_sum != NULL);
+    for (size_t i = 0; i < (size_t)s->n; i++) {
+        const sb_norm_stats st = sb_norm_row_stats(x + i * c, c, s->eps);
+        for (size_t j = 0; j < c; j++)
+            abs_sum[j] += fabs((double)(dy[i * c + j] * sb_norm_xhat(x[i * c + j], st)));
+    }
+    for (size_t j = 0; j < c; j++)
+        dgamma[j] = sb_dot_bound((double)s->n, abs_sum[j]);
+    free(abs_sum);
+}

@@ -1,0 +1,68 @@
+/* Layer norm, det family. The forward pass and the data gradient are
+ * parallel over rows, each row the ref arithmetic (norm.h): ref's bits for
+ * every thread count, and the usual parallel loop too (loose runs them:
+ * kernels.def). Gamma's gradient, a column sum over rows, first computes
+ * every row's mean and rstd (parallel over rows), then runs tasks of
+ * (chunk of SB_GEMM_KC rows, block of SB_NORM_COLS columns), each summing
+ * its chunk's rows in order from +0; the chunk sums are added in chunk
+ * order: a fixed blocking, nothing the thread count decides. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemm/sb_gemm.h"
+#include "norm.h"
+
+void sb_layernorm_fwd_det(float *y, const float *x, const float *gamma, const float *beta,
+                          const sb_norm_shape *s)
+{
+    const size_t c = (size_t)s->c;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < s->n; i++)
+        sb_layernorm_row(y + (size_t)i * c, x + (size_t)i * c, gamma, beta, c, s->eps);
+}
+
+void sb_layernorm_bwd_data_det(float *dx, const float *dy, const float *x, const float *gamma,
+                               const sb_norm_shape *s)
+{
+    const size_t c = (size_t)s->c;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < s->n; i++)
+        sb_layernorm_row_bwd(dx + (size_t)i * c, dy + (size_t)i * c, x + (size_t)i * c, gamma,
+                             c, s->eps);
+}
+
+void sb_layernorm_bwd_gamma_det(float *dgamma, const float *dy, const float *x,
+                                const sb_norm_shape *s)
+{
+    const size_t c = (size_t)s->c, n = (size_t)s->n;
+    const size_t chunks = (n + SB_GEMM_KC - 1) / SB_GEMM_KC;
+    const int col_blocks = (s->c + SB_NORM_COLS - 1) / SB_NORM_COLS;
+    const int tasks = (int)chunks * col_blocks;
+    sb_norm_stats *st = malloc(n * sizeof *st);
+    float *part = sb_floats_new(chunks * c);
+    SB_ASSERT(st != NULL);
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+        for (int i = 0; i < s->n; i++)
+            st[i] = sb_norm_row_stats(x + (size_t)i * c, c, s->eps);
+#pragma omp for schedule(static)
+        for (int task = 0; task < tasks; task++) {
+            const size_t k = (size_t)(task / col_blocks);
+            const size_t j0 = (size_t)(task % col_blocks) * SB_NORM_COLS;
+            const size_t j1 = j0 + SB_NORM_COLS < c ? j0 + SB_NORM_COLS : c;
+            const size_t i1 = (k + 1) * SB_GEMM_KC < n ? (k + 1) * SB_GEMM_KC : n;
+            float *sum = part + k * c;
+            memset(sum + j0, 0, (j1 - j0) * sizeof *sum);
+            for (size_t i = k * SB_GEMM_KC; i < i1; i++)
+                for (size_t j = j0; j < j1; j++)
+                    sum[j] += dy[i * c + j] * sb_norm_xhat(x[i * c + j], st[i]);
+        }
+    }
+    memset(dgamma, 0, c * sizeof *dgamma);
+    for (size_t k = 0; k < chunks; k++)
+        for (size_t j = 0; j < c; j++)
+            dgamma[j] += part[k * c + j];
+    free(st);
+    free(part);
+}
