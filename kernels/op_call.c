@@ -3,6 +3,7 @@
  * dispatch is generated from the list. */
 #include <string.h>
 
+#include "attn/attn.h"
 #include "op_kernels.h"
 
 /* Largest tensor an op call may describe: 2^28 elements (1 GiB of float),
@@ -32,6 +33,7 @@ static bool role_shapes(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
     const sb_class_shape *cl = &c->cls;
     const sb_embed_shape *em = &c->embed;
     const sb_norm_shape *nm = &c->norm;
+    const sb_attn_shape *at = &c->attn;
     switch (sb_op_params_of(c->op)) {
     case SB_PARAMS_conv:
         /* a scratch buffer no family could allocate: refused here rather
@@ -66,16 +68,29 @@ static bool role_shapes(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
         shape[SB_ROLE_labels].dtype = SB_DTYPE_I32;
         set(&shape[SB_ROLE_scalar], 1, 1, 1, 1, 1);
         return true;
+    case SB_PARAMS_attn: {
+        /* the per-thread scratch as for conv: refused here, not failing inside a run */
+        if (!dims_positive(at->b, at->t, at->h, at->d) ||
+            sb_attn_scratch_floats(at) > SB_MAX_ELEMENTS)
+            return false;
+        /* C = h*d and 3C in int64: each factor is an int, so no overflow */
+        const int64_t width = (int64_t)at->h * at->d;
+        set(&shape[SB_ROLE_x], 3, at->b, at->t, 3 * width, 1);
+        set(&shape[SB_ROLE_y], 3, at->b, at->t, width, 1);
+        return true;
+    }
     case SB_PARAMS_count:
     case SB_PARAMS_dropout:
     case SB_PARAMS_sgd:
     case SB_PARAMS_rmsprop:
     case SB_PARAMS_adam:
     case SB_PARAMS_adadelta:
+    case SB_PARAMS_adamw:
         if (c->n == 0)
             return false;
         for (sb_role r = SB_ROLE_v; r <= SB_ROLE_square; r++)
             set(&shape[r], 1, (int64_t)c->n, 1, 1, 1);
+        set(&shape[SB_ROLE_scalar], 1, 1, 1, 1, 1); /* a reduction of the vector */
         return true;
     case SB_PARAMS_embed:
         if (!dims_positive(em->n, em->t, em->vocab, em->c))

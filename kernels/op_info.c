@@ -53,6 +53,7 @@ sb_optimizer sb_params_optimizer(sb_op_params p)
     case SB_PARAMS_rmsprop: return SB_OPTIM_RMSPROP;
     case SB_PARAMS_adam: return SB_OPTIM_ADAM;
     case SB_PARAMS_adadelta: return SB_OPTIM_ADADELTA;
+    case SB_PARAMS_adamw: return SB_OPTIM_ADAMW;
     case SB_PARAMS_conv:
     case SB_PARAMS_dense:
     case SB_PARAMS_pool:
@@ -61,6 +62,7 @@ sb_optimizer sb_params_optimizer(sb_op_params p)
     case SB_PARAMS_dropout:
     case SB_PARAMS_embed:
     case SB_PARAMS_norm:
+    case SB_PARAMS_attn:
     case SB_PARAMS_COUNT:
         break;
     }

@@ -42,6 +42,11 @@ typedef struct sb_norm_shape {
     int n, c;
     float eps;
 } sb_norm_shape;
+/* Causal multi-head self-attention over a fused QKV tensor. */
+typedef struct sb_attn_shape {
+    int b, t, h, d;     /* b sequences of t tokens, h heads of width d (C = h*d);
+                         * causal; scores scaled by 1/sqrt(d) */
+} sb_attn_shape;
 
 /* Dropout: element i of the mask is drawn from the counter-based RNG at
  * counter (stream, step, i) under key seed; kept elements are 1/(1-rate). */
@@ -57,10 +62,12 @@ typedef enum sb_optimizer {
     SB_OPTIM_RMSPROP,
     SB_OPTIM_ADAM,
     SB_OPTIM_ADADELTA,
+    SB_OPTIM_ADAMW,     /* PyTorch's torch.optim.AdamW */
     SB_OPTIM_COUNT
 } sb_optimizer;
 
-/* Keras 2.1 hyper-parameters; sb_optim_defaults fills Keras's defaults. */
+/* Keras 2.1 hyper-parameters (PyTorch's for adamw); sb_optim_defaults fills
+ * that library's defaults. */
 typedef struct sb_optim_params {
     sb_optimizer kind;
     float lr;
@@ -69,7 +76,11 @@ typedef struct sb_optim_params {
     float rho;          /* rmsprop, adadelta */
     float beta1, beta2; /* adam */
     float epsilon;
-    float decay;        /* lr / (1 + decay * iterations) */
+    float decay;        /* lr / (1 + decay * iterations); not adamw */
+    float weight_decay; /* adamw: w *= 1 - lr * weight_decay before the step */
+    float grad_scale;   /* adamw: the gradient is g * grad_scale, the clipping
+                         * factor min(1, max_norm / (norm + 1e-6)); 1 when not
+                         * clipping */
 } sb_optim_params;
 
 void sb_optim_defaults(sb_optim_params *o, sb_optimizer kind);
@@ -150,6 +161,8 @@ typedef enum sb_op_params {
     SB_PARAMS_adadelta, /* .optim (Adadelta's) and .n */
     SB_PARAMS_embed,    /* .embed */
     SB_PARAMS_norm,     /* .norm */
+    SB_PARAMS_attn,     /* .attn */
+    SB_PARAMS_adamw,    /* .optim (AdamW's), .t and .n */
     SB_PARAMS_COUNT
 } sb_op_params;
 
@@ -236,10 +249,11 @@ typedef struct sb_op_call {
     sb_class_shape cls;
     sb_dropout_params dropout;
     sb_optim_params optim;
-    int64_t t;          /* adam: 1-based iteration */
+    int64_t t;          /* adam, adamw: 1-based iteration */
     size_t n;           /* element count of elementwise ops and optimiser updates */
     sb_embed_shape embed;
     sb_norm_shape norm;
+    sb_attn_shape attn;
     /* tensors, in the order of the op's signature; optimiser state updated in
      * place (w, accumulators) is an output */
     int n_in, n_out;

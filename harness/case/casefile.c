@@ -287,25 +287,47 @@ static const param adam_params[] = {
     {"t", P_I64, CALL(t), 1, 9.2e18, false, false},
     {NULL, P_INT, 0, 0, 0, false, false},
 };
+static const param attn_params[] = {
+    {"b", P_INT, CALL(attn.b), 1, IMAX, false, true},
+    {"t", P_INT, CALL(attn.t), 1, IMAX, false, true},
+    {"h", P_INT, CALL(attn.h), 1, IMAX, false, true},
+    {"d", P_INT, CALL(attn.d), 1, IMAX, false, true},
+    {NULL, P_INT, 0, 0, 0, false, false},
+};
+/* grad_scale is the model's clipping factor in a training run, so a kernel
+ * key only (not an optimiser key of [train]) */
+static const param adamw_params[] = {
+    {"n", P_SIZE, CALL(n), 1, NMAX, false, true},
+    {"t", P_I64, CALL(t), 1, 9.2e18, false, false},
+    {"grad_scale", P_REAL, CALL(optim.grad_scale), 0, 1, false, false},
+    {NULL, P_INT, 0, 0, 0, false, false},
+};
 
 /* Optimiser hyper-parameters, offsets into sb_optim_params; `uses` says which
  * optimisers read each one (a bit per sb_optimizer). */
 #define OPT(field) offsetof(sb_optim_params, field)
 #define USES(o) (1u << (o))
+#define USES_KERAS (USES(SB_OPTIM_SGD) | USES(SB_OPTIM_RMSPROP) | USES(SB_OPTIM_ADAM) | \
+                    USES(SB_OPTIM_ADADELTA))
 static const struct {
     param p;
     unsigned uses;
 } optim_params[] = {
-    {{"lr", P_REAL, OPT(lr), 0, HUGE_VAL, false, false}, 0xf},
+    {{"lr", P_REAL, OPT(lr), 0, HUGE_VAL, false, false}, USES_KERAS | USES(SB_OPTIM_ADAMW)},
     {{"momentum", P_REAL, OPT(momentum), 0, HUGE_VAL, false, false}, USES(SB_OPTIM_SGD)},
     {{"nesterov", P_BOOL, OPT(nesterov), 0, 0, false, false}, USES(SB_OPTIM_SGD)},
     {{"rho", P_REAL, OPT(rho), 0, HUGE_VAL, false, false},
      USES(SB_OPTIM_RMSPROP) | USES(SB_OPTIM_ADADELTA)},
-    {{"beta1", P_REAL, OPT(beta1), 0, 1, true, false}, USES(SB_OPTIM_ADAM)},
-    {{"beta2", P_REAL, OPT(beta2), 0, 1, true, false}, USES(SB_OPTIM_ADAM)},
+    {{"beta1", P_REAL, OPT(beta1), 0, 1, true, false},
+     USES(SB_OPTIM_ADAM) | USES(SB_OPTIM_ADAMW)},
+    {{"beta2", P_REAL, OPT(beta2), 0, 1, true, false},
+     USES(SB_OPTIM_ADAM) | USES(SB_OPTIM_ADAMW)},
     {{"epsilon", P_REAL, OPT(epsilon), 0, HUGE_VAL, false, false},
-     USES(SB_OPTIM_RMSPROP) | USES(SB_OPTIM_ADAM) | USES(SB_OPTIM_ADADELTA)},
-    {{"decay", P_REAL, OPT(decay), 0, HUGE_VAL, false, false}, 0xf},
+     USES(SB_OPTIM_RMSPROP) | USES(SB_OPTIM_ADAM) | USES(SB_OPTIM_ADADELTA) |
+     USES(SB_OPTIM_ADAMW)},
+    {{"decay", P_REAL, OPT(decay), 0, HUGE_VAL, false, false}, USES_KERAS},
+    {{"weight_decay", P_REAL, OPT(weight_decay), 0, HUGE_VAL, false, false},
+     USES(SB_OPTIM_ADAMW)},
 };
 #define N_OPTIM_PARAMS (sizeof optim_params / sizeof optim_params[0])
 
@@ -466,6 +488,8 @@ static const param *op_params(sb_op op)
     case SB_PARAMS_adam: return adam_params;
     case SB_PARAMS_embed: return embed_params;
     case SB_PARAMS_norm: return norm_params;
+    case SB_PARAMS_attn: return attn_params;
+    case SB_PARAMS_adamw: return adamw_params;
     case SB_PARAMS_count:
     case SB_PARAMS_sgd:
     case SB_PARAMS_rmsprop:
@@ -566,7 +590,8 @@ static sb_status load_train_section(loader *ld, sb_case *c)
             if (strcmp(sb_optimizer_name((sb_optimizer)k), e->value) == 0)
                 kind = (sb_optimizer)k;
         if (kind == SB_OPTIM_COUNT)
-            return fail(ld, e->line, "optimizer as adadelta, sgd, rmsprop or adam, found \"%s\"",
+            return fail(ld, e->line,
+                        "optimizer as adadelta, sgd, rmsprop, adam or adamw, found \"%s\"",
                         e->value);
         sb_optim_defaults(&c->train.optim, kind);
     }
@@ -608,6 +633,11 @@ static sb_status load_train_section(loader *ld, sb_case *c)
     if (strcmp(e->value, "keras_mnist_cnn") != 0)
         return fail(ld, e->line, "model as keras_mnist_cnn, found \"%s\"", e->value);
     snprintf(c->model, sizeof c->model, "keras_mnist_cnn");
+    /* the CNN keeps the state of the Keras optimisers only */
+    if (kind == SB_OPTIM_ADAMW)
+        return fail(ld, find(ld, "train", "optimizer")->line,
+                    "optimizer as adadelta, sgd, rmsprop or adam for model keras_mnist_cnn "
+                    "(a Keras optimiser), found \"adamw\"");
     if ((e = find(ld, "train", "dataset")) == NULL)
         return fail(ld, at, "key dataset (mnist or fashion-mnist) in [train]");
     if (strcmp(e->value, "mnist") != 0 && strcmp(e->value, "fashion-mnist") != 0)

@@ -393,7 +393,10 @@ START_TEST(train_errors)
         {8, "train = -5..5\n", 8, "train as a sample range"},
         {8, "train = 0-600\n", 8, "train as a sample range"},
         {9, "\n", 5, "key test"},
-        {10, "optimizer = lbfgs\n", 10, "optimizer as adadelta, sgd, rmsprop or adam"},
+        {10, "optimizer = lbfgs\n", 10, "optimizer as adadelta, sgd, rmsprop, adam or adamw"},
+        {10, "optimizer = adamw\n", 10, "optimizer as adadelta, sgd, rmsprop or adam for model "
+                                        "keras_mnist_cnn"},
+        {10, "optimizer = adam\nweight_decay = 0.1\n", 11, "a key of [train]"},
         {10, "optimizer = sgd\nrho = 0.9\n", 11, "a key of [train]"},
         {10, "optimizer = sgd\nnesterov = yes\n", 11, "nesterov as true or false"},
         {10, "optimizer = sgd\nlr = 1e40\n", 11, "lr as a finite number"},

@@ -33,6 +33,22 @@
  *   delta_acc = rho * delta_acc + (1 - rho) * update^2
  * The update uses the new acc and the old delta_acc.
  *
+ * AdamW, PyTorch 1.13 torch.optim.AdamW (lr=1e-3, betas=(0.9, 0.999),
+ * eps=1e-8, weight_decay=1e-2, amsgrad=False, maximize=False), t the 1-based
+ * step, on the gradient g' = g * grad_scale (clip_grad_norm_ scales the
+ * gradient in place by its clipping factor before the step):
+ *   w  = w * (1 - lr * weight_decay)
+ *   m  = beta1 * m + (1 - beta1) * g'
+ *   v  = beta2 * v + ((1 - beta2) * g') * g'
+ *   w  = w + ((-lr / (1 - beta1^t)) * m) / (sqrt(v) / sqrt(1 - beta2^t) + eps)
+ * in that order of float operations, as PyTorch's single-tensor loop does
+ * (mul_, mul_ then add_ with alpha, addcmul_, sqrt / bias_correction2_sqrt
+ * then add_ eps, addcdiv_). PyTorch evaluates the scalars (the decay factor,
+ * 1 - beta, the step size, sqrt(1 - beta2^t)) in double from its Python
+ * floats and rounds each once to float; here they are evaluated in double
+ * from the float hyper-parameters, once per call, by the same function for
+ * every family. The Keras `decay` does not apply to adamw.
+ *
  * Learning-rate decay (Keras: lr / (1 + decay * iterations)) is not applied
  * by the update ops, which have no iteration count except Adam's t: the
  * caller that counts iterations passes the decayed rate in o->lr. */
@@ -91,6 +107,40 @@ static inline void sb_adam_step(float *w, float *m, float *v, float g, float lr_
     float denom = sqrtf(v_new) + o->epsilon;
     float step = (lr_t * m_new) / denom;
     *w = *w - step;
+}
+
+/* The per-call scalars of AdamW, from the hyper-parameters and t. */
+typedef struct sb_adamw_scalars {
+    float keep;             /* 1 - lr * weight_decay */
+    float one_minus_b1, one_minus_b2;
+    float neg_step_size;    /* -lr / (1 - beta1^t) */
+    float bc2_sqrt;         /* sqrt(1 - beta2^t) */
+} sb_adamw_scalars;
+
+static inline sb_adamw_scalars sb_adamw_scalars_of(const sb_optim_params *o, int64_t t)
+{
+    SB_ASSERT(t >= 1);
+    const double lr = (double)o->lr, b1 = (double)o->beta1, b2 = (double)o->beta2;
+    return (sb_adamw_scalars){
+        .keep = (float)(1.0 - lr * (double)o->weight_decay),
+        .one_minus_b1 = (float)(1.0 - b1),
+        .one_minus_b2 = (float)(1.0 - b2),
+        .neg_step_size = (float)(-lr / (1.0 - pow(b1, (double)t))),
+        .bc2_sqrt = (float)sqrt(1.0 - pow(b2, (double)t)),
+    };
+}
+
+static inline void sb_adamw_step(float *w, float *m, float *v, float g,
+                                 const sb_adamw_scalars *k, const sb_optim_params *o)
+{
+    const float gs = g * o->grad_scale;
+    const float decayed = *w * k->keep;
+    const float m_new = (*m * o->beta1) + (gs * k->one_minus_b1);
+    const float v_new = (*v * o->beta2) + ((k->one_minus_b2 * gs) * gs);
+    *m = m_new;
+    *v = v_new;
+    const float denom = (sqrtf(v_new) / k->bc2_sqrt) + o->epsilon;
+    *w = decayed + ((k->neg_step_size * m_new) / denom);
 }
 
 static inline void sb_adadelta_step(float *w, float *acc, float *delta_acc, float g,

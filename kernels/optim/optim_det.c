@@ -1,9 +1,12 @@
 /* The optimiser updates, det family (loose runs them too): the parallel
  * loops, and each update's hashed mode, which updates leaf block by leaf
  * block and hashes each block of the tensors asked for right after
- * (leaf_blocks.h). */
+ * (leaf_blocks.h); and the global gradient norm in fixed blocks
+ * (grad_norm.h). */
 #include <omp.h>
+#include <stdlib.h>
 
+#include "grad_norm.h"
 #include "leaf_blocks.h"
 #include "optim.h"
 
@@ -125,4 +128,46 @@ void sb_adadelta_update_hashed(float *w, float *acc, float *delta_acc, const flo
         sb_leaf_put(r, r->out[2], b, delta_acc, lo, hi);
         sb_leaf_put(r, r->in[0], b, g, lo, hi);
     }
+}
+
+void sb_adamw_update_det(float *w, float *m, float *v, const float *g, const sb_optim_params *o,
+                         int64_t t, size_t n)
+{
+    const sb_adamw_scalars k = sb_adamw_scalars_of(o, t);
+#pragma omp parallel for schedule(static) if (n >= SB_OPTIM_PARALLEL_MIN)
+    for (int64_t i = 0; i < (int64_t)n; i++)
+        sb_adamw_step(&w[i], &m[i], &v[i], g[i], &k, o);
+}
+
+void sb_adamw_update_hashed(float *w, float *m, float *v, const float *g,
+                            const sb_optim_params *o, int64_t t, size_t n,
+                            const sb_leaf_request *r)
+{
+    const sb_adamw_scalars k = sb_adamw_scalars_of(o, t);
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++) {
+        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
+        for (size_t i = lo; i < hi; i++)
+            sb_adamw_step(&w[i], &m[i], &v[i], g[i], &k, o);
+        sb_leaf_put(r, r->out[0], b, w, lo, hi);
+        sb_leaf_put(r, r->out[1], b, m, lo, hi);
+        sb_leaf_put(r, r->out[2], b, v, lo, hi);
+        sb_leaf_put(r, r->in[0], b, g, lo, hi);
+    }
+}
+
+void sb_grad_norm_det(float *norm, const float *g, size_t n)
+{
+    const size_t blocks = sb_norm_blocks(n);
+    float *part = malloc((blocks > 0 ? blocks : 1) * sizeof *part);
+    SB_ASSERT(part != NULL);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < (int64_t)blocks; b++)
+        part[b] = sb_norm_block_sumsq(g, n, (size_t)b);
+    float s = 0.0f;
+    for (size_t b = 0; b < blocks; b++)
+        s += part[b];
+    free(part);
+    *norm = sqrtf(s);
 }

@@ -1,4 +1,4 @@
-/* Keras 2.1.6 optimiser defaults and names. */
+/* Keras 2.1.6 optimiser defaults (PyTorch 1.13's for adamw) and names. */
 #include "optim.h"
 
 void sb_optim_defaults(sb_optim_params *o, sb_optimizer kind)
@@ -13,6 +13,8 @@ void sb_optim_defaults(sb_optim_params *o, sb_optimizer kind)
         .beta2 = 0.0f,
         .epsilon = 1e-7f, /* K.epsilon() */
         .decay = 0.0f,
+        .weight_decay = 0.0f,
+        .grad_scale = 1.0f,
     };
     switch (kind) {
     case SB_OPTIM_SGD:
@@ -31,6 +33,13 @@ void sb_optim_defaults(sb_optim_params *o, sb_optimizer kind)
         o->lr = 1.0f;
         o->rho = 0.95f;
         break;
+    case SB_OPTIM_ADAMW:
+        o->lr = 0.001f;
+        o->beta1 = 0.9f;
+        o->beta2 = 0.999f;
+        o->epsilon = 1e-8f;
+        o->weight_decay = 0.01f;
+        break;
     case SB_OPTIM_COUNT:
         break;
     }
@@ -43,6 +52,7 @@ const char *sb_optimizer_name(sb_optimizer kind)
     case SB_OPTIM_RMSPROP: return "rmsprop";
     case SB_OPTIM_ADAM: return "adam";
     case SB_OPTIM_ADADELTA: return "adadelta";
+    case SB_OPTIM_ADAMW: return "adamw";
     case SB_OPTIM_COUNT: break;
     }
     return "?";

@@ -46,3 +46,26 @@ void sb_adadelta_update_ref(float *w,          /* [n] weights, updated */
     for (size_t i = 0; i < n; i++)
         sb_adadelta_step(&w[i], &acc[i], &delta_acc[i], g[i], one_minus_rho, o);
 }
+
+void sb_adamw_update_ref(float *w,             /* [n] weights, updated */
+                         float *m,             /* [n] first moment, updated */
+                         float *v,             /* [n] second moment, updated */
+                         const float *g,       /* [n] gradient, scaled by o->grad_scale */
+                         const sb_optim_params *o,
+                         int64_t t,            /* 1-based step */
+                         size_t n)
+{
+    const sb_adamw_scalars k = sb_adamw_scalars_of(o, t);
+    for (size_t i = 0; i < n; i++)
+        sb_adamw_step(&w[i], &m[i], &v[i], g[i], &k, o);
+}
+
+void sb_grad_norm_ref(float *norm,             /* [1] */
+                      const float *g,          /* [n] */
+                      size_t n)
+{
+    float s = 0.0f;
+    for (size_t i = 0; i < n; i++)
+        s += g[i] * g[i];
+    *norm = sqrtf(s);
+}

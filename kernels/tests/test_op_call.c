@@ -32,6 +32,7 @@ static sb_op_call valid_call(sb_op op)
     c.dense = (sb_dense_shape){.n = 8, .in = 9216, .out = 128};
     c.pool = (sb_pool_shape){.n = 8, .c = 64, .h = 24, .w = 24};
     c.cls = (sb_class_shape){.n = 8, .k = 10};
+    c.attn = (sb_attn_shape){.b = 4, .t = 64, .h = 4, .d = 32};
     c.dropout = (sb_dropout_params){.rate = 0.25f, .seed = 1, .stream = SB_STREAM_DROPOUT};
     sb_optim_defaults(&c.optim, SB_OPTIM_ADADELTA);
     c.t = 1;
@@ -103,12 +104,28 @@ START_TEST(test_specific_shapes)
     ck_assert_int_eq(sb_op_call_describe(&c), SB_OK);
     ck_assert_int_eq(c.in[1].dtype, SB_DTYPE_I32);
     ck_assert_int_eq(count_of(&c.out[0]), 1);
+    /* attention: qkv [b][t][3C] in, y [b][t][C] out; its gradient is qkv's shape */
+    c = valid_call(SB_OP_attention_fwd);
+    ck_assert_int_eq(sb_op_call_describe(&c), SB_OK);
+    ck_assert_int_eq(c.in[0].ndim, 3);
+    ck_assert_int_eq(c.in[0].dim[2], 3 * 4 * 32);
+    ck_assert_int_eq(c.out[0].dim[2], 4 * 32);
+    c = valid_call(SB_OP_attention_bwd);
+    ck_assert_int_eq(sb_op_call_describe(&c), SB_OK);
+    ck_assert_int_eq(count_of(&c.out[0]), 4 * 64 * 3 * 128);
+    ck_assert_int_eq(count_of(&c.in[0]), 4 * 64 * 128);
+    /* the gradient norm: one value */
+    c = valid_call(SB_OP_grad_norm);
+    ck_assert_int_eq(sb_op_call_describe(&c), SB_OK);
+    ck_assert_int_eq(count_of(&c.out[0]), 1);
+    ck_assert_int_eq(count_of(&c.in[0]), 1000);
     /* optimisers: g in, weights and state out */
     static const struct {
         sb_op op;
         int n_out;
     } optim[] = {{SB_OP_sgd_update, 2}, {SB_OP_rmsprop_update, 2},
-                 {SB_OP_adam_update, 3}, {SB_OP_adadelta_update, 3}};
+                 {SB_OP_adam_update, 3}, {SB_OP_adadelta_update, 3},
+                 {SB_OP_adamw_update, 3}};
     for (size_t i = 0; i < sizeof optim / sizeof optim[0]; i++) {
         c = valid_call(optim[i].op);
         ck_assert_int_eq(sb_op_call_describe(&c), SB_OK);
@@ -127,11 +144,12 @@ static void zero_dims(sb_op_call *c)
 {
     c->conv.n = 0, c->dense.in = 0, c->pool.c = 0, c->cls.k = 0, c->n = 0;
     c->embed.vocab = 0, c->norm.c = 0;
+    c->attn.d = 0;
 }
 
 static void negative_dims(sb_op_call *c)
 {
-    c->conv.k = -3, c->dense.out = -1, c->pool.n = -8, c->cls.n = -1;
+    c->conv.k = -3, c->dense.out = -1, c->pool.n = -8, c->cls.n = -1, c->attn.h = -2;
     c->n = (size_t)-1; /* -1 as a size: beyond any limit */
     c->embed.t = -2, c->norm.n = -1;
 }
@@ -144,6 +162,7 @@ static void too_large(sb_op_call *c)
     c->dense.n = 1 << 15, c->dense.in = c->dense.out = 1 << 14;
     c->pool.n = 1 << 10, c->pool.c = 1 << 10, c->pool.h = c->pool.w = 1 << 5;
     c->cls.n = 1 << 15, c->cls.k = 1 << 14;
+    c->attn = (sb_attn_shape){.b = 1 << 12, .t = 1 << 10, .h = 1 << 4, .d = 1 << 4};
     c->n = ((size_t)1 << 28) + 1;
     c->embed.n = 1 << 15, c->embed.t = 1 << 15, c->embed.vocab = 1 << 15, c->embed.c = 1 << 14;
     c->norm.n = 1 << 15, c->norm.c = 1 << 14;
@@ -155,7 +174,7 @@ static void kernel_too_large(sb_op_call *c)
 {
     c->conv.h = 2, c->conv.r = 5, c->conv.pad = 1;
     c->pool.h = 1;
-    c->dense.n = 0, c->cls.n = 0, c->n = 0;
+    c->dense.n = 0, c->cls.n = 0, c->n = 0, c->attn.t = 0;
     c->embed.n = 0, c->norm.eps = 0.0f; /* norm: eps 0, 1/sqrt(0) on a constant row */
 }
 
@@ -211,6 +230,20 @@ START_TEST(test_conv_huge_scratch_refused)
                                  .s = 16, .stride = 1};
         ck_assert_msg(sb_op_call_describe(&c) == SB_ERR_SHAPE, "%s: partials",
                       sb_op_name((sb_op)op));
+    }
+}
+END_TEST
+
+/* Every tensor within 2^28 elements, but per-thread scratch of attention's
+ * two [t][t] matrices beyond it. */
+START_TEST(test_attn_huge_scratch_refused)
+{
+    for (int op = 0; op < SB_OP_COUNT; op++) {
+        if (sb_op_params_of((sb_op)op) != SB_PARAMS_attn)
+            continue;
+        sb_op_call c = valid_call((sb_op)op);
+        c.attn = (sb_attn_shape){.b = 1, .t = 1 << 14, .h = 1, .d = 1};
+        ck_assert_msg(sb_op_call_describe(&c) == SB_ERR_SHAPE, "%s", sb_op_name((sb_op)op));
     }
 }
 END_TEST
@@ -320,6 +353,11 @@ static void direct_adadelta(const sb_kernel_table *k, optim_buffers b, const sb_
     k->adadelta_update(b[0], b[1], b[2], b[3], o, OPT_N);
 }
 
+static void direct_adamw(const sb_kernel_table *k, optim_buffers b, const sb_optim_params *o)
+{
+    k->adamw_update(b[0], b[1], b[2], b[3], o, 2, OPT_N);
+}
+
 START_TEST(test_run_optimiser_tensor_order)
 {
     static const struct {
@@ -331,6 +369,7 @@ START_TEST(test_run_optimiser_tensor_order)
         {SB_OP_rmsprop_update, SB_OPTIM_RMSPROP, direct_rmsprop},
         {SB_OP_adam_update, SB_OPTIM_ADAM, direct_adam},
         {SB_OP_adadelta_update, SB_OPTIM_ADADELTA, direct_adadelta},
+        {SB_OP_adamw_update, SB_OPTIM_ADAMW, direct_adamw},
     };
     const sb_kernel_table *k = sb_kernels(SB_FAMILY_DET);
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
@@ -401,6 +440,7 @@ Suite *make_op_call_suite(void)
     tcase_add_test(tc, test_absurd_shapes_refused);
     tcase_add_test(tc, test_conv_huge_pad_refused);
     tcase_add_test(tc, test_conv_huge_scratch_refused);
+    tcase_add_test(tc, test_attn_huge_scratch_refused);
     suite_add_tcase(s, tc);
     tc = tcase_create("tables");
     tcase_add_test(tc, test_names_round_trip);

@@ -325,6 +325,7 @@ static void run_steps(const sb_kernel_table *k, const sb_optim_params *o, optim_
         case SB_OPTIM_RMSPROP: k->rmsprop_update(s->w, s->s1, s->g, o, N_BIG); break;
         case SB_OPTIM_ADAM: k->adam_update(s->w, s->s1, s->s2, s->g, o, t, N_BIG); break;
         case SB_OPTIM_ADADELTA: k->adadelta_update(s->w, s->s1, s->s2, s->g, o, N_BIG); break;
+        case SB_OPTIM_ADAMW: k->adamw_update(s->w, s->s1, s->s2, s->g, o, t, N_BIG); break;
         case SB_OPTIM_COUNT: ck_abort_msg("not an optimiser"); break;
         }
     }

@@ -1,0 +1,158 @@
+/* The attention area's shared pieces, for its own files, its tests and the
+ * mutants of its ops (kernels/mutants/): causal multi-head self-attention
+ * over a fused QKV tensor, per (sequence, head) pair.
+ *
+ * For sequence b, head h, query i and keys j <= i (q_i, k_j, v_j the d
+ * columns of head h in the q, k and v parts of row (b, i) or (b, j)):
+ *   s_ij = (sum_c q_ic k_jc) * scale,   scale = fl(1 / sqrt(d)) (in double,
+ *          as PyTorch's 1.0 / math.sqrt(d), rounded once to float)
+ *   m_i  = max_j s_ij;  e_ij = expf(s_ij - m_i);  S_i = sum_j e_ij
+ *   p_ij = e_ij / S_i
+ *   y_i  = sum_j p_ij v_j
+ * and the gradients, from dy:
+ *   dp_ij = sum_c dy_ic v_jc;   D_i = sum_j p_ij dp_ij
+ *   ds_ij = (p_ij * (dp_ij - D_i)) * scale
+ *   dq_i = sum_{j<=i} ds_ij k_j;  dk_j = sum_{i>=j} ds_ij q_i;
+ *   dv_j = sum_{i>=j} p_ij dy_i
+ * Every dot product over c runs in c order from 0 in every family. The sums
+ * over keys or queries (S_i, y_i, D_i, dq, dk, dv) are what the families
+ * order differently: each is cut into chunks of `chunk` consecutive terms
+ * from the start of its range, each chunk summed from 0 in order, the chunk
+ * sums added in chunk order. ref is one chunk (the plain sum), det chunks of
+ * SB_ATTN_KEY_BLOCK (fixed: the thread count never enters), loose chunks of
+ * ceil(range / threads), as a split of the keys over the threads would.
+ * Each (sequence, head) pair is computed by one thread, so every output
+ * element has one writer. */
+#ifndef SB_ATTN_H
+#define SB_ATTN_H
+
+#include <math.h>
+#include <stddef.h>
+
+#include "op_kernels.h"
+
+/* det's chunk of the key (and query) sums: part of the det definition */
+#define SB_ATTN_KEY_BLOCK 16
+
+static inline float sb_attn_scale(int d)
+{
+    return (float)(1.0 / sqrt((double)d));
+}
+
+static inline int64_t sb_attn_width(const sb_attn_shape *s)
+{
+    return (int64_t)s->h * s->d;
+}
+
+/* Scratch floats one thread needs for the pairs it computes: the transposed
+ * keys and values [d][t], two [t][t] matrices (probabilities and their
+ * gradients) and a vector of d. sb_op_call_describe refuses shapes where
+ * this exceeds its element limit. */
+static inline int64_t sb_attn_scratch_floats(const sb_attn_shape *s)
+{
+    return 2 * (int64_t)s->d * s->t + 2 * (int64_t)s->t * s->t + s->d;
+}
+
+/* The sum of n terms x[e * stride] in chunks of `chunk` (see the top). */
+static inline float sb_attn_chunked_sum(const float *x, ptrdiff_t stride, int n, int chunk)
+{
+    float total = 0.0f;
+    for (int e0 = 0; e0 < n; e0 += chunk) {
+        const int e1 = n - e0 < chunk ? n : e0 + chunk;
+        float part = 0.0f;
+        for (int e = e0; e < e1; e++)
+            part += x[e * stride];
+        total += part;
+    }
+    return total;
+}
+
+/* y[c] = sum_e w[e * ws] * rows[e * ld + c] over n terms in chunks of
+ * `chunk`, for c < d; acc is scratch of d floats. */
+static inline void sb_attn_chunked_rows(float *restrict y, float *restrict acc,
+                                        const float *w, ptrdiff_t ws, const float *rows,
+                                        ptrdiff_t ld, int n, int d, int chunk)
+{
+    for (int c = 0; c < d; c++)
+        y[c] = 0.0f;
+    for (int e0 = 0; e0 < n; e0 += chunk) {
+        const int e1 = n - e0 < chunk ? n : e0 + chunk;
+        for (int c = 0; c < d; c++)
+            acc[c] = 0.0f;
+        for (int e = e0; e < e1; e++) {
+            const float we = w[e * ws];
+            const float *r = rows + e * ld;
+            for (int c = 0; c < d; c++)
+                acc[c] += we * r[c];
+        }
+        for (int c = 0; c < d; c++)
+            y[c] += acc[c];
+    }
+}
+
+/* mt[c * t + j] = m[j * ld + c] for j < n, c < d: d columns of n rows,
+ * transposed so that the dot products of one row with all of them run
+ * side by side. */
+static inline void sb_attn_transpose(float *restrict mt, const float *m, ptrdiff_t ld, int n,
+                                     int d, int t)
+{
+    for (int j = 0; j < n; j++)
+        for (int c = 0; c < d; c++)
+            mt[(ptrdiff_t)c * t + j] = m[j * ld + c];
+}
+
+/* out[j] = (sum_c a[c] * bt[c * t + j]) * scale for j < n: each in c order. */
+static inline void sb_attn_dots(float *restrict out, const float *restrict a,
+                                const float *restrict bt, int n, int d, int t, float scale)
+{
+    for (int j = 0; j < n; j++)
+        out[j] = 0.0f;
+    for (int c = 0; c < d; c++) {
+        const float ac = a[c];
+        const float *b = bt + (ptrdiff_t)c * t;
+        for (int j = 0; j < n; j++)
+            out[j] += ac * b[j];
+    }
+    for (int j = 0; j < n; j++)
+        out[j] *= scale;
+}
+
+/* p[j] for j < n from the scaled scores in p: the stable softmax, its sum
+ * in chunks of `chunk`. */
+static inline void sb_attn_softmax(float *p, int n, int chunk)
+{
+    float m = p[0];
+    for (int j = 1; j < n; j++)
+        if (p[j] > m)
+            m = p[j];
+    for (int j = 0; j < n; j++)
+        p[j] = expf(p[j] - m);
+    const float sum = sb_attn_chunked_sum(p, 1, n, chunk);
+    for (int j = 0; j < n; j++)
+        p[j] = p[j] / sum;
+}
+
+/* The chunk of a sum over `range` terms: SB_ATTN_KEY_BLOCK for parts = 0
+ * (det), else the range cut into `parts` chunks (loose: one per thread). */
+static inline int sb_attn_chunk(int range, int parts)
+{
+    if (parts == 0)
+        return SB_ATTN_KEY_BLOCK;
+    const int c = (range + parts - 1) / parts;
+    return c > 0 ? c : 1;
+}
+
+/* The det and loose kernels (attn_pairs.c): the (sequence, head) pairs in
+ * parallel, their sums chunked by sb_attn_chunk(range, parts). */
+void sb_attn_fwd_pairs(float *y, const float *qkv, const sb_attn_shape *s, int parts);
+void sb_attn_bwd_pairs(float *dqkv, const float *dy, const float *qkv, const sb_attn_shape *s,
+                       int parts);
+
+/* The exact value in double of every output element and the forward error
+ * bound of any family's float evaluation (attn_refd.c): what the reordering
+ * bounds and the double evaluations share. */
+void sb_attn_fwd_eval(double *value, double *err, const float *qkv, const sb_attn_shape *s);
+void sb_attn_bwd_eval(double *value, double *err, const float *dy, const float *qkv,
+                      const sb_attn_shape *s);
+
+#endif

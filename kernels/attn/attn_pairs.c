@@ -1,0 +1,108 @@
+/* The parallel attention kernels of det and loose: the (sequence, head)
+ * pairs shared among the threads, each pair computed by one thread with its
+ * sums chunked as the family says (attn.h). Keys and values are transposed
+ * per pair so that the dot products of one row with every key run side by
+ * side; each dot product still runs in c order, as in ref. */
+#include <stdlib.h>
+
+#include "attn.h"
+
+typedef struct pair_scratch {
+    float *kt, *vt;     /* [d][t] */
+    float *p, *ds;      /* [t][t], row i holds columns 0..i */
+    float *acc;         /* [d] */
+} pair_scratch;
+
+static pair_scratch scratch_new(const sb_attn_shape *s)
+{
+    float *all = malloc((size_t)sb_attn_scratch_floats(s) * sizeof *all);
+    SB_ASSERT(all != NULL);
+    const size_t dt = (size_t)s->d * (size_t)s->t, tt = (size_t)s->t * (size_t)s->t;
+    return (pair_scratch){all, all + dt, all + 2 * dt, all + 2 * dt + tt, all + 2 * dt + 2 * tt};
+}
+
+static void scratch_free(pair_scratch *w)
+{
+    free(w->kt);
+}
+
+/* Rows of the probabilities of one pair, p[i][0..i] for i < t. */
+static void pair_probabilities(float *p, const float *q, ptrdiff_t ld, const float *kt, int t,
+                               int d, float scale, int parts)
+{
+    for (int i = 0; i < t; i++) {
+        float *pi = p + (ptrdiff_t)i * t;
+        sb_attn_dots(pi, q + i * ld, kt, i + 1, d, t, scale);
+        sb_attn_softmax(pi, i + 1, sb_attn_chunk(i + 1, parts));
+    }
+}
+
+void sb_attn_fwd_pairs(float *y, const float *qkv, const sb_attn_shape *s, int parts)
+{
+    const int t = s->t, d = s->d, pairs = s->b * s->h;
+    const ptrdiff_t width = sb_attn_width(s), ld = 3 * width;
+    const float scale = sb_attn_scale(d);
+#pragma omp parallel if (pairs > 1)
+    {
+        pair_scratch w = scratch_new(s);
+#pragma omp for schedule(static)
+        for (int pair = 0; pair < pairs; pair++) {
+            const int b = pair / s->h, h = pair % s->h;
+            const float *q = qkv + (ptrdiff_t)b * t * ld + (ptrdiff_t)h * d;
+            const float *v = q + 2 * width;
+            sb_attn_transpose(w.kt, q + width, ld, t, d, t);
+            for (int i = 0; i < t; i++) {
+                sb_attn_dots(w.p, q + i * ld, w.kt, i + 1, d, t, scale);
+                sb_attn_softmax(w.p, i + 1, sb_attn_chunk(i + 1, parts));
+                float *yi = y + ((ptrdiff_t)b * t + i) * width + (ptrdiff_t)h * d;
+                sb_attn_chunked_rows(yi, w.acc, w.p, 1, v, ld, i + 1, d,
+                                     sb_attn_chunk(i + 1, parts));
+            }
+        }
+        scratch_free(&w);
+    }
+}
+
+void sb_attn_bwd_pairs(float *dqkv, const float *dy, const float *qkv, const sb_attn_shape *s,
+                       int parts)
+{
+    const int t = s->t, d = s->d, pairs = s->b * s->h;
+    const ptrdiff_t width = sb_attn_width(s), ld = 3 * width;
+    const float scale = sb_attn_scale(d);
+#pragma omp parallel if (pairs > 1)
+    {
+        pair_scratch w = scratch_new(s);
+#pragma omp for schedule(static)
+        for (int pair = 0; pair < pairs; pair++) {
+            const int b = pair / s->h, h = pair % s->h;
+            const ptrdiff_t off = (ptrdiff_t)b * t * ld + (ptrdiff_t)h * d;
+            const float *q = qkv + off, *k = q + width, *v = q + 2 * width;
+            float *dq = dqkv + off, *dk = dq + width, *dv = dq + 2 * width;
+            const float *g = dy + (ptrdiff_t)b * t * width + (ptrdiff_t)h * d;
+            sb_attn_transpose(w.kt, k, ld, t, d, t);
+            sb_attn_transpose(w.vt, v, ld, t, d, t);
+            pair_probabilities(w.p, q, ld, w.kt, t, d, scale, parts);
+            for (int i = 0; i < t; i++) {
+                const float *pi = w.p + (ptrdiff_t)i * t;
+                float *dsi = w.ds + (ptrdiff_t)i * t;
+                sb_attn_dots(dsi, g + i * width, w.vt, i + 1, d, t, 1.0f); /* dp_ij */
+                float dsum; /* D_i: one "row" of width 1 */
+                sb_attn_chunked_rows(&dsum, w.acc, pi, 1, dsi, 1, i + 1, 1,
+                                     sb_attn_chunk(i + 1, parts));
+                for (int j = 0; j <= i; j++)
+                    dsi[j] = (pi[j] * (dsi[j] - dsum)) * scale;
+            }
+            for (int i = 0; i < t; i++)
+                sb_attn_chunked_rows(dq + i * ld, w.acc, w.ds + (ptrdiff_t)i * t, 1, k, ld,
+                                     i + 1, d, sb_attn_chunk(i + 1, parts));
+            for (int j = 0; j < t; j++) {
+                const ptrdiff_t from = (ptrdiff_t)j * t + j; /* row j, column j */
+                sb_attn_chunked_rows(dk + j * ld, w.acc, w.ds + from, t, q + j * ld, ld, t - j,
+                                     d, sb_attn_chunk(t - j, parts));
+                sb_attn_chunked_rows(dv + j * ld, w.acc, w.p + from, t, g + j * width, width,
+                                     t - j, d, sb_attn_chunk(t - j, parts));
+            }
+        }
+        scratch_free(&w);
+    }
+}
