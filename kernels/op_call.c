@@ -173,6 +173,8 @@ int sb_op_call_label_range(const sb_op_call *c)
     case SB_PARAMS_adam:
     case SB_PARAMS_adadelta:
     case SB_PARAMS_norm:
+    case SB_PARAMS_attn:
+    case SB_PARAMS_adamw:
     case SB_PARAMS_COUNT:
         break;
     }

@@ -52,6 +52,11 @@ bool sb_text_known(const char *name);
 /* A view of tokens [begin, end) of t; SB_ERR_USAGE if out of range. */
 sb_status sb_text_slice(sb_text *out, const sb_text *t, int64_t begin, int64_t end);
 
+/* The unigram entropy of t in nats per character, -sum_v f_v ln f_v over the
+ * tokens' frequencies f_v in t itself: the cross-entropy of the best model
+ * that ignores context, in the units of the models' loss. 0 for an empty t. */
+double sb_text_unigram_entropy(const sb_text *t);
+
 void sb_text_free(sb_text *t);
 
 #endif

@@ -3,6 +3,7 @@
  * knows them, and the text data sets by name. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -149,6 +150,21 @@ sb_status sb_text_slice(sb_text *out, const sb_text *t, int64_t begin, int64_t e
     out->tokens = t->tokens + begin;
     out->owns = 0;
     return SB_OK;
+}
+
+double sb_text_unigram_entropy(const sb_text *t)
+{
+    int64_t count[SB_TEXT_VOCAB] = {0};
+    for (int64_t i = 0; i < t->n; i++)
+        count[t->tokens[i]]++;
+    double h = 0.0;
+    for (int v = 0; v < SB_TEXT_VOCAB; v++) {
+        if (count[v] == 0)
+            continue;
+        double f = (double)count[v] / (double)t->n;
+        h -= f * log(f);
+    }
+    return h;
 }
 
 void sb_text_free(sb_text *t)

@@ -291,7 +291,7 @@ void sb_gpt_init(sb_gpt *g, const sb_model_probe *p)
 /* ---- forward ---------------------------------------------------------------- */
 
 /* Block l on x (its input, probe x_name) over n rows of `windows` windows of t. */
-static void block_forward(sb_gpt *g, int l, const float *x, const char *x_name, int windows,
+static void block_forward(sb_gpt *g, int l, float *x, const char *x_name, int windows,
                           int t, pass ps, const sb_model_probe *p)
 {
     const int n = windows * t, C = g->width;
@@ -351,7 +351,7 @@ void sb_gpt_forward(sb_gpt *g, int windows, int t, int eval_batch, float *logits
                     .embed = {.n = n, .t = t, .vocab = g->vocab, .c = C}};
     run(g, p, e, embed, PTRS(g->embed), PTRS(g->tokens, pw(g, P_WTE), pw(g, P_WPE)),
         NAMES(tokens, lw(g, P_WTE), lw(g, P_WPE)));
-    const float *x = g->embed;
+    float *x = g->embed;
     snprintf(x_name, sizeof x_name, "%s", embed);
     for (int l = 0; l < g->layers; l++) {
         block_forward(g, l, x, x_name, windows, t, ps, p);
@@ -380,8 +380,8 @@ void sb_gpt_forward(sb_gpt *g, int windows, int t, int eval_batch, float *logits
 /* The three gradients of a dense layer (x [n][in] @ W [in][out] + b) from dy:
  * <layer>.bwd.dW, .db, and .dx into dx. */
 static void dense_backward(sb_gpt *g, const sb_model_probe *p, int block, const char *layer,
-                           int w_param, int n, int in, int out, const float *dy,
-                           const char *dy_name, const float *x, const char *x_name, float *dx)
+                           int w_param, int n, int in, int out, float *dy,
+                           const char *dy_name, float *x, const char *x_name, float *dx)
 {
     name_t dx_name;
     sb_op_call c = dense_call(SB_OP_dense_bwd_weights, n, in, out);
@@ -400,8 +400,8 @@ static void dense_backward(sb_gpt *g, const sb_model_probe *p, int block, const 
 /* The three gradients of a layer norm of x with gamma w_param from dy:
  * <layer>.bwd.dx into dx, .dw, and .db (dense_bwd_bias: the column sum). */
 static void norm_backward(sb_gpt *g, const sb_model_probe *p, int block, const char *layer,
-                          int w_param, int n, const float *dy, const char *dy_name,
-                          const float *x, const char *x_name, float *dx)
+                          int w_param, int n, float *dy, const char *dy_name,
+                          float *x, const char *x_name, float *dx)
 {
     const int C = g->width;
     name_t dx_name;
@@ -415,8 +415,8 @@ static void norm_backward(sb_gpt *g, const sb_model_probe *p, int block, const c
 
 /* Block l backward from dout, the gradient at its output (probe dout_name);
  * din gets the gradient at its input, probe h<l>.res1.bwd.dx. */
-static void block_backward(sb_gpt *g, int l, const float *x, const char *x_name,
-                           const float *dout, const char *dout_name, float *dmid, float *din,
+static void block_backward(sb_gpt *g, int l, float *x, const char *x_name,
+                           float *dout, const char *dout_name, float *dmid, float *din,
                            int windows, const sb_model_probe *p)
 {
     const int t = g->context, n = windows * t, C = g->width;
@@ -473,7 +473,7 @@ void sb_gpt_backward(sb_gpt *g, int windows, const sb_model_probe *p)
     const int lw_ = tail_param(g, 0), hw = tail_param(g, 2);
     dense_backward(g, p, -1, "head", hw, n, C, g->vocab, g->dlogits, "loss.bwd.dlogits",
                    g->lnf, lnf, g->dln);
-    const float *x_last = g->block[L - 1].res2;
+    float *x_last = g->block[L - 1].res2;
     fwd_name(x_name, ps, L - 1, "res2");
     norm_backward(g, p, -1, "lnf", lw_, n, g->dln, bwd_name(d_head, -1, "head", "dx"), x_last,
                   x_name, g->dres[0]);
@@ -484,7 +484,7 @@ void sb_gpt_backward(sb_gpt *g, int windows, const sb_model_probe *p)
     int out = 0;
     snprintf(dout_name, sizeof dout_name, "%s", d_lnf);
     for (int l = L - 1; l >= 0; l--) {
-        const float *x = l > 0 ? g->block[l - 1].res2 : g->embed;
+        float *x = l > 0 ? g->block[l - 1].res2 : g->embed;
         if (l > 0)
             fwd_name(x_name, ps, l - 1, "res2");
         else

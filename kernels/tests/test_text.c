@@ -2,6 +2,7 @@
  * written here, every error path (empty, NUL byte, truncated, longer,
  * altered), slicing and the data set names. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,22 @@ static void refused(int64_t bytes, uint64_t digest, sb_status st, const char *wh
     ck_assert_ptr_null(t.tokens);
 }
 
+START_TEST(test_unigram_entropy)
+{
+    /* "aabb": two characters, each half the time: ln 2; one character: 0 */
+    write_file("aabb", 4);
+    sb_text t;
+    ck_assert_int_eq(sb_text_load(&t, path, 0, 0, err, sizeof err), SB_OK);
+    ck_assert_double_eq_tol(sb_text_unigram_entropy(&t), log(2.0), 1e-15);
+    sb_text s;
+    ck_assert_int_eq(sb_text_slice(&s, &t, 0, 2), SB_OK);
+    ck_assert_double_eq(sb_text_unigram_entropy(&s), 0.0);
+    ck_assert_int_eq(sb_text_slice(&s, &t, 0, 0), SB_OK);
+    ck_assert_double_eq(sb_text_unigram_entropy(&s), 0.0);
+    sb_text_free(&t);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
     refused(0, 0, SB_ERR_IO, "cannot open");
@@ -136,6 +153,7 @@ Suite *make_text_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_vocabulary);
     tcase_add_test(tc, test_round_trip);
+    tcase_add_test(tc, test_unigram_entropy);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_open_by_name);
     suite_add_tcase(s, tc);
