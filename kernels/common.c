@@ -1,3 +1,5 @@
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sb_common.h"
@@ -78,4 +80,15 @@ void sb_partials_sum(float *out, const float *part, size_t n, int parts)
             acc += part[n * (size_t)g + i];
         out[i] = acc;
     }
+}
+
+sb_status sb_msg(char *err, size_t errlen, sb_status st, const char *fmt, ...)
+{
+    if (err != NULL && errlen > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return st;
 }

@@ -111,4 +111,9 @@ float *sb_floats_new(size_t n);
  * outside a parallel region it runs them all. */
 void sb_partials_sum(float *out, const float *part, size_t n, int parts);
 
+/* A message of the kernels' loaders and models into err (nothing when err is
+ * NULL or errlen 0); returns st, for `return sb_msg(err, errlen, st, ...)`. */
+sb_status sb_msg(char *err, size_t errlen, sb_status st, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 #endif

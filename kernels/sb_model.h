@@ -1,14 +1,32 @@
-/* The seed model, assembled from the kernel table of one family:
- * the Keras MNIST CNN (Conv 32 3x3 relu, Conv 64 3x3 relu, MaxPool 2x2,
- * Dropout, Flatten, Dense 128 relu, Dropout, Dense 10, softmax with
- * categorical cross-entropy), trained step by step with a probe at every op
- * boundary. */
+/* The models assembled from the kernel table of one family, each trained
+ * step by step with a probe at every op boundary, and the registry that
+ * names them (kernels/model/README.md):
+ *   keras_mnist_cnn  the seed model, the Keras MNIST CNN (Conv 32 3x3 relu,
+ *                    Conv 64 3x3 relu, MaxPool 2x2, Dropout, Flatten, Dense
+ *                    128 relu, Dropout, Dense 10, softmax with categorical
+ *                    cross-entropy) on an image data set
+ *   char_gpt         a character-level GPT (token and position embeddings,
+ *                    pre-LN blocks of causal attention and a GELU MLP, final
+ *                    LN, a dense head, cross-entropy; AdamW with global-norm
+ *                    clipping) on a text data set */
 #ifndef SB_MODEL_H
 #define SB_MODEL_H
 
 #include "sb_dataset.h"
 #include "sb_kernels.h"
 #include "sb_probe.h"
+
+/* char_gpt's sizes and schedule (kernels/model/gpt.h); the CNN reads none. */
+typedef struct sb_gpt_config {
+    int layers;         /* 2 blocks */
+    int heads;          /* 4; width must be a multiple */
+    int width;          /* 128: C, the model width */
+    int context;        /* 64: T, tokens per window */
+    int64_t steps;      /* training steps, one batch of windows each */
+    int eval_every;     /* evaluate every this many steps, and after the last */
+    int eval_windows;   /* validation windows of each evaluation */
+    float clip;         /* global gradient-norm clip; 0: none */
+} sb_gpt_config;
 
 typedef struct sb_train_config {
     sb_optim_params optim;
@@ -20,8 +38,14 @@ typedef struct sb_train_config {
     int64_t max_steps;  /* stop after this many steps in all (0: no limit) */
     bool cut_unevaluated; /* an epoch max_steps stops early gets no evaluation and no
                            * metrics (for a run cut short only to compare its steps) */
+    sb_gpt_config gpt;  /* char_gpt only */
 } sb_train_config;
 
+/* One evaluation: for the CNN after each epoch; for char_gpt every
+ * eval_every steps, where "epoch" counts evaluations, the train loss is the
+ * mean over the steps since the last one, and the test loss and accuracy are
+ * the validation windows' (accuracy: next-token predictions whose most likely
+ * token is the true one). */
 typedef struct sb_epoch_metrics {
     int epoch;          /* 1-based */
     int64_t steps;      /* steps done so far */
@@ -52,5 +76,66 @@ sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,
 /* The steps sb_model_train takes on n_train samples: full batches, then a
  * smaller last one, each epoch, cut at max_steps. */
 int64_t sb_model_train_steps(const sb_train_config *cfg, int64_t n_train);
+
+/* ---- the registry -------------------------------------------------------------
+ * Every model by name, so that a case, the run child, the numerics mode and
+ * the tools take any of them the same way (kernels/model/registry.c). */
+
+/* One training run: the kernels, the settings, the data set by name with
+ * its train and test (validation) ranges, and where probes go. */
+typedef struct sb_model_run {
+    const sb_kernel_table *k;
+    const sb_train_config *cfg;
+    const char *dataset;        /* a name the model's dataset_ok takes */
+    const char *data_dir;       /* NULL: "data" */
+    int64_t train_begin, train_end, test_begin, test_end; /* samples or characters */
+    sb_probe_fn *hook;          /* NULL: no probes */
+    void *hook_ctx;
+    sb_op_start_fn *op_start;   /* NULL, or called with hook_ctx before every op */
+    sb_leaf_hash_fn *leaf_hash; /* NULL, or the hook's leaf hash (sb_model_train) */
+    const char *what;           /* names the run in messages (the case file) */
+} sb_model_run;
+
+typedef struct sb_model_kind {
+    const char *name;           /* "keras_mnist_cnn", the [train] model key */
+    const char *datasets;       /* the data sets it takes, for messages */
+    bool (*dataset_ok)(const char *dataset);
+    /* The model's default settings (the CNN: sb_train_config_defaults). */
+    void (*defaults)(sb_train_config *cfg);
+    /* The steps a whole run takes with n_train training samples (or characters). */
+    int64_t (*steps)(const sb_train_config *cfg, int64_t n_train);
+    /* The metric lines a whole run gives at most (epochs, evaluations). */
+    int (*evaluations)(const sb_train_config *cfg);
+    /* Loads the data set, slices it and trains; metrics gets one line per
+     * evaluation (room for evaluations(cfg)), *n_metrics how many. err says
+     * why on failure: SB_ERR_INPUT for data or settings the model cannot take. */
+    sb_status (*run)(const sb_model_run *r, sb_epoch_metrics *metrics, int *n_metrics,
+                     char *err, size_t errlen);
+} sb_model_kind;
+
+int sb_model_count(void);
+const sb_model_kind *sb_model_at(int i);            /* i in [0, sb_model_count()) */
+const sb_model_kind *sb_model_find(const char *name); /* NULL if unknown */
+/* "keras_mnist_cnn or char_gpt", for messages. */
+const char *sb_model_names(void);
+
+/* ---- char_gpt ------------------------------------------------------------------ */
+
+/* What to sample after training: `chars` characters drawn with `seed`
+ * (kernels/model/README.md) into out, which has room for chars + 1. */
+typedef struct sb_gpt_sample {
+    int chars;
+    uint64_t seed;
+    char *out;
+} sb_gpt_sample;
+
+/* char_gpt's run (the registry's), then, when s is not NULL, s->chars
+ * characters from the trained model. */
+sb_status sb_gpt_run(const sb_model_run *r, sb_epoch_metrics *metrics, int *n_metrics,
+                     const sb_gpt_sample *s, char *err, size_t errlen);
+/* char_gpt's defaults: 2 layers, 4 heads, width 128, context 64, batch 16,
+ * 300 steps evaluated every 100 on 64 windows, AdamW (PyTorch's defaults),
+ * clip 1. */
+void sb_gpt_config_defaults(sb_train_config *cfg);
 
 #endif

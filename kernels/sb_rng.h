@@ -35,6 +35,8 @@ enum {
     SB_STREAM_DROPOUT = 0x200,  /* dropout masks: + layer */
     SB_STREAM_SHUFFLE = 0x300,  /* epoch permutation of the training set */
     SB_STREAM_CASE_INPUT = 0x400, /* inputs of single-kernel cases: + tensor */
+    SB_STREAM_WINDOWS = 0x500,  /* char_gpt: the training windows of each step */
+    SB_STREAM_SAMPLE = 0x600,   /* char_gpt: the sampler's draws */
 };
 
 uint32_t sb_rng_u32(uint64_t seed, uint32_t stream, uint32_t step, uint64_t index);
@@ -60,6 +62,10 @@ void sb_init_glorot_uniform(float *w, size_t n, int fan_in, int fan_out,
                             uint64_t seed, uint32_t stream);
 void sb_init_he_normal(float *w, size_t n, int fan_in,
                        uint64_t seed, uint32_t stream); /* truncated at 2 sd, as Keras 2.1 */
+/* w[i] = stddev * sb_rng_normal(seed, stream, 0, i), untruncated (GPT-2's
+ * normal initialiser). */
+void sb_init_normal(float *w, size_t n, float stddev, uint64_t seed, uint32_t stream);
+void sb_init_constant(float *w, size_t n, float value);
 void sb_init_zeros(float *w, size_t n);
 
 /* A permutation of 0..n-1 drawn from (seed, stream, step), e.g. an epoch's order. */

@@ -402,9 +402,9 @@ static bool name_ok(const char *s)
 }
 
 static const char *const case_keys[] = {"name", "kind", "family", "seed", "mutant", NULL};
-static const char *const train_keys[] = {"model", "dataset", "train", "test", "batch",
-                                         "epochs", "optimizer", "dropout1", "dropout2",
-                                         "max_steps", NULL};
+/* the [train] keys every model reads; the rest are the model's own */
+static const char *const train_keys[] = {"model", "dataset", "train", "test", "optimizer",
+                                         NULL};
 static const char *const sweep_keys[] = {"threads", "repeats", "timeout", "reference_threads",
                                          "expect", "golden", NULL};
 
@@ -574,15 +574,56 @@ static sb_status load_kernel_section(loader *ld, sb_case *c)
     return SB_OK;
 }
 
+/* The [train] keys of each model besides model, dataset, train, test and
+ * optimizer, offsets into sb_train_config, in the order the digest lists them
+ * (the CNN's order is the digest's since its first version). */
+#define TRAIN(field) offsetof(sb_train_config, field)
+static const param cnn_train_params[] = {
+    {"batch", P_INT, TRAIN(batch), 1, IMAX, false, false},
+    {"epochs", P_INT, TRAIN(epochs), 1, IMAX, false, false},
+    {"dropout1", P_REAL, TRAIN(dropout1), 0, 1, true, false},
+    {"dropout2", P_REAL, TRAIN(dropout2), 0, 1, true, false},
+    {"max_steps", P_I64, TRAIN(max_steps), 0, 9.2e18, false, false},
+    {NULL, P_INT, 0, 0, 0, false, false},
+};
+static const param gpt_train_params[] = {
+    {"batch", P_INT, TRAIN(batch), 1, 4096, false, false},
+    {"steps", P_I64, TRAIN(gpt.steps), 1, 1e9, false, false},
+    {"layers", P_INT, TRAIN(gpt.layers), 1, 64, false, false},
+    {"heads", P_INT, TRAIN(gpt.heads), 1, 64, false, false},
+    {"width", P_INT, TRAIN(gpt.width), 1, 4096, false, false},
+    {"context", P_INT, TRAIN(gpt.context), 1, 4096, false, false},
+    {"eval_every", P_INT, TRAIN(gpt.eval_every), 1, 1e9, false, false},
+    {"eval_windows", P_INT, TRAIN(gpt.eval_windows), 1, 1e6, false, false},
+    {"clip", P_REAL, TRAIN(gpt.clip), 0, HUGE_VAL, false, false},
+    {"max_steps", P_I64, TRAIN(max_steps), 0, 9.2e18, false, false},
+    {NULL, P_INT, 0, 0, 0, false, false},
+};
+
+static const param *train_params_of(const sb_model_kind *m)
+{
+    return strcmp(m->name, "char_gpt") == 0 ? gpt_train_params : cnn_train_params;
+}
+
 static sb_status load_train_section(loader *ld, sb_case *c)
 {
     int at = section_line(ld, "train");
     if (at == 0)
         return fail(ld, section_line(ld, "case"), "a [train] section for kind = train");
 
-    sb_train_config_defaults(&c->train);
+    /* the model first: it decides the defaults and the other keys */
+    const entry *e = find(ld, "train", "model");
+    if (e == NULL)
+        return fail(ld, at, "key model (%s) in [train]", sb_model_names());
+    const sb_model_kind *model = sb_model_find(e->value);
+    if (model == NULL)
+        return fail(ld, e->line, "model as %s, found \"%s\"", sb_model_names(), e->value);
+    snprintf(c->model, sizeof c->model, "%s", model->name);
+    const param *train_params = train_params_of(model);
+
+    model->defaults(&c->train);
     c->train.seed = c->seed;
-    const entry *e = find(ld, "train", "optimizer");
+    e = find(ld, "train", "optimizer");
     sb_optimizer kind = c->train.optim.kind;
     if (e != NULL) {
         kind = SB_OPTIM_COUNT;
@@ -596,14 +637,6 @@ static sb_status load_train_section(loader *ld, sb_case *c)
         sb_optim_defaults(&c->train.optim, kind);
     }
 
-    static const param train_params[] = {
-        {"batch", P_INT, offsetof(sb_train_config, batch), 1, IMAX, false, false},
-        {"epochs", P_INT, offsetof(sb_train_config, epochs), 1, IMAX, false, false},
-        {"dropout1", P_REAL, offsetof(sb_train_config, dropout1), 0, 1, true, false},
-        {"dropout2", P_REAL, offsetof(sb_train_config, dropout2), 0, 1, true, false},
-        {"max_steps", P_I64, offsetof(sb_train_config, max_steps), 0, 9.2e18, false, false},
-        {NULL, P_INT, 0, 0, 0, false, false},
-    };
     for (int i = 0; i < ld->n_entries; i++) {
         e = &ld->entries[i];
         if (strcmp(e->section, "train") != 0 || (in_list(train_keys, e->key) &&
@@ -616,34 +649,36 @@ static sb_status load_train_section(loader *ld, sb_case *c)
             base = &c->train.optim;
         }
         if (p == NULL) {
-            char keys[160];
+            char keys[160], own[160];
             describe_keys(keys, sizeof keys, NULL, kind);
+            describe_keys(own, sizeof own, train_params, SB_OPTIM_COUNT);
             return fail(ld, e->line,
-                        "a key of [train] (model dataset train test batch epochs optimizer "
-                        "dropout1 dropout2 max_steps, and for %s:%s), found \"%s\"",
-                        sb_optimizer_name(kind), keys, e->key);
+                        "a key of [train] for model %s (model dataset train test optimizer "
+                        "%s, and for %s:%s), found \"%s\"",
+                        model->name, own, sb_optimizer_name(kind), keys, e->key);
         }
         sb_status st = set_param(ld, base, p, e);
         if (st != SB_OK)
             return st;
     }
 
-    if ((e = find(ld, "train", "model")) == NULL)
-        return fail(ld, at, "key model (keras_mnist_cnn) in [train]");
-    if (strcmp(e->value, "keras_mnist_cnn") != 0)
-        return fail(ld, e->line, "model as keras_mnist_cnn, found \"%s\"", e->value);
-    snprintf(c->model, sizeof c->model, "keras_mnist_cnn");
-    /* the CNN keeps the state of the Keras optimisers only */
-    if (kind == SB_OPTIM_ADAMW)
+    /* the CNN keeps the state of the Keras optimisers only; the GPT's update
+     * is AdamW's (its clipping scale and decoupled weight decay) */
+    const bool gpt = train_params == gpt_train_params;
+    if (!gpt && kind == SB_OPTIM_ADAMW)
         return fail(ld, find(ld, "train", "optimizer")->line,
                     "optimizer as adadelta, sgd, rmsprop or adam for model keras_mnist_cnn "
                     "(a Keras optimiser), found \"adamw\"");
+    if (gpt && kind != SB_OPTIM_ADAMW)
+        return fail(ld, find(ld, "train", "optimizer")->line,
+                    "optimizer as adamw for model char_gpt, found \"%s\"",
+                    sb_optimizer_name(kind));
     if ((e = find(ld, "train", "dataset")) == NULL)
-        return fail(ld, at, "key dataset (mnist or fashion-mnist) in [train]");
-    if (strcmp(e->value, "mnist") != 0 && strcmp(e->value, "fashion-mnist") != 0)
-        return fail(ld, e->line, "dataset as mnist or fashion-mnist, found \"%s\"", e->value);
-    snprintf(c->dataset, sizeof c->dataset, "%s",
-             strcmp(e->value, "mnist") == 0 ? "mnist" : "fashion-mnist");
+        return fail(ld, at, "key dataset (%s) in [train]", model->datasets);
+    if (!model->dataset_ok(e->value))
+        return fail(ld, e->line, "dataset as %s (for model %s), found \"%s\"", model->datasets,
+                    model->name, e->value);
+    snprintf(c->dataset, sizeof c->dataset, "%.*s", (int)sizeof c->dataset - 1, e->value);
     if ((e = find(ld, "train", "train")) == NULL)
         return fail(ld, at, "key train (a sample range begin..end) in [train]");
     sb_status st = get_range(ld, e, &c->train_begin, &c->train_end);
@@ -904,8 +939,8 @@ static void case_digest(sb_case *c)
         add(&t, "model=%s\ndataset=%s\ntrain=%lld..%lld\ntest=%lld..%lld\n", c->model, c->dataset,
             (long long)c->train_begin, (long long)c->train_end, (long long)c->test_begin,
             (long long)c->test_end);
-        add(&t, "batch=%d\nepochs=%d\ndropout1=%a\ndropout2=%a\nmax_steps=%lld\n", cfg->batch,
-            cfg->epochs, (double)cfg->dropout1, (double)cfg->dropout2, (long long)cfg->max_steps);
+        for (const param *p = train_params_of(sb_model_find(c->model)); p->key; p++)
+            add_param(&t, cfg, p);
         add_optim(&t, &cfg->optim);
     }
     XXH128_canonical_t canon;
@@ -1021,5 +1056,5 @@ int64_t sb_case_train_steps(const sb_case *c)
 {
     if (c->kind != SB_CASE_TRAIN)
         return 0;
-    return sb_model_train_steps(&c->train, c->train_end - c->train_begin);
+    return sb_model_find(c->model)->steps(&c->train, c->train_end - c->train_begin);
 }

@@ -1,5 +1,6 @@
 /* samebits list: what each case will run. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -36,10 +37,21 @@ static void kernel_print(const sb_case *c)
 static void train_print(const sb_case *c)
 {
     const sb_train_config *t = &c->train;
-    printf("  model %s on %s: train [%lld, %lld), test [%lld, %lld)\n", c->model, c->dataset,
-           (long long)c->train_begin, (long long)c->train_end, (long long)c->test_begin,
-           (long long)c->test_end);
+    const bool gpt = strcmp(c->model, "char_gpt") == 0;
+    printf("  model %s on %s: train [%lld, %lld), %s [%lld, %lld)\n", c->model, c->dataset,
+           (long long)c->train_begin, (long long)c->train_end, gpt ? "validation" : "test",
+           (long long)c->test_begin, (long long)c->test_end);
     printf("  %lld training steps in all\n", (long long)sb_case_train_steps(c));
+    if (gpt) {
+        const sb_gpt_config *g = &t->gpt;
+        printf("  %d layers, %d heads, width %d, context %d, batch %d, %lld steps, "
+               "evaluation every %d steps on %d windows\n", g->layers, g->heads, g->width,
+               g->context, t->batch, (long long)g->steps, g->eval_every, g->eval_windows);
+        printf("  %s lr %g, clip %g, max steps %lld, seed %llu\n",
+               sb_optimizer_name(t->optim.kind), (double)t->optim.lr, (double)g->clip,
+               (long long)t->max_steps, (unsigned long long)t->seed);
+        return;
+    }
     printf("  %s lr %g, batch %d, %d epochs, max steps %lld, dropout %g/%g, seed %llu\n",
            sb_optimizer_name(t->optim.kind), (double)t->optim.lr, t->batch, t->epochs,
            (long long)t->max_steps, (double)t->dropout1, (double)t->dropout2,

@@ -16,6 +16,7 @@ static const char usage[] =
     "  report --merge F...  one report from the JSON reports of a sweep's shards\n"
     "  numerics CASE...   every op's result against a double evaluation and its error bound\n"
     "  mutants CASE...    sweep mutant cases and score what the harness found\n"
+    "  sample CASE        train a char_gpt case and print text sampled from it\n"
     "\n"
     "  samebits COMMAND --help   the command's options\n"
     "  samebits --version\n"
@@ -32,7 +33,7 @@ static const command commands[] = {
     {"sweep", cli_sweep}, {"run", cli_run},       {"golden", cli_golden},
     {"diff", cli_diff},   {"locate", cli_locate}, {"list", cli_list},
     {"report", cli_report}, {"numerics", cli_numerics},
-    {"mutants", cli_mutants},
+    {"mutants", cli_mutants}, {"sample", cli_sample},
 };
 
 int main(int argc, char **argv)

@@ -122,27 +122,18 @@ static sb_status run_train(const sb_case *c, const sb_kernel_table *k, const cha
                            sb_probe_fn *hook, void *ctx, sb_trace *trace, char *err,
                            size_t errlen)
 {
-    sb_dataset all, train, test;
-    if (sb_dataset_open(&all, c->dataset, data_dir, err, errlen) != SB_OK)
-        return SB_ERR_INPUT;
-    if (sb_dataset_slice(&train, &all, c->train_begin, c->train_end) != SB_OK ||
-        sb_dataset_slice(&test, &all, c->test_begin, c->test_end) != SB_OK) {
-        sb_err_set(err, errlen, "%s: the train or test range is outside data set %s", c->path,
-                   c->dataset);
-        sb_dataset_free(&all);
-        return SB_ERR_INPUT;
-    }
-    int epochs_done = 0;
-    sb_epoch_metrics *metrics = calloc((size_t)c->train.epochs, sizeof *metrics);
-    sb_status st = metrics ? sb_model_train(k, &c->train, &train, &test, hook, ctx, NULL, NULL,
-                                            metrics, &epochs_done)
-                           : SB_ERR_NOMEM;
-    if (st != SB_OK)
-        sb_err_set(err, errlen, "%s: training failed: %s", c->path, sb_status_name(st));
-    for (int e = 0; st == SB_OK && e < epochs_done; e++)
+    const sb_model_kind *model = sb_model_find(c->model);
+    SB_ASSERT(model != NULL);   /* the case loader checked the name */
+    sb_epoch_metrics *metrics = calloc((size_t)model->evaluations(&c->train), sizeof *metrics);
+    if (!metrics)
+        return SB_ERR_NOMEM;
+    sb_model_run r = sb_case_model_run(c, k, &c->train, data_dir);
+    r.hook = hook, r.hook_ctx = ctx;
+    int n_metrics = 0;
+    sb_status st = model->run(&r, metrics, &n_metrics, err, errlen);
+    for (int e = 0; st == SB_OK && e < n_metrics; e++)
         st = sb_trace_add_metrics(trace, &metrics[e]);
     free(metrics);
-    sb_dataset_free(&all);
     return st;
 }
 

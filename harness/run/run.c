@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "samebits.h"
-#include "sb_dataset.h"
 #include "sb_rng.h"
 #include "support/support.h"
 #include "trace/trace_stream.h"
@@ -249,9 +248,7 @@ sb_status sb_run_sink_finish(sb_run_sink *s, char *err, size_t errlen)
     return s->status;
 }
 
-/* The case's kernel table: its family's, or for a mutant case the det table
- * with the mutant's op replaced. */
-static const sb_kernel_table *case_kernels(const sb_case *c)
+const sb_kernel_table *sb_case_kernels(const sb_case *c)
 {
     if (c->mutant[0] == '\0')
         return sb_kernels(c->family);
@@ -365,7 +362,7 @@ static sb_status run_kernel(const sb_case *c, sb_run_sink *sink, char *err, size
     char out0[96];
     snprintf(out0, sizeof out0, "%s.out0", op);
     sb_run_sink_op_start(sink, 0, out0, op);
-    sb_op_call_run(case_kernels(c), &b.call);
+    sb_op_call_run(sb_case_kernels(c), &b.call);
 
     for (int j = 0; j < b.call.n_out; j++) {
         char name[96];
@@ -385,29 +382,22 @@ static sb_status run_kernel(const sb_case *c, sb_run_sink *sink, char *err, size
 
 /* ---- training cases --------------------------------------------------------- */
 
-/* The train and test ranges are slices of the one data set the case names. */
+sb_model_run sb_case_model_run(const sb_case *c, const sb_kernel_table *k,
+                               const sb_train_config *cfg, const char *data_dir)
+{
+    return (sb_model_run){
+        .k = k, .cfg = cfg, .dataset = c->dataset, .data_dir = data_dir,
+        .train_begin = c->train_begin, .train_end = c->train_end,
+        .test_begin = c->test_begin, .test_end = c->test_end, .what = c->path,
+    };
+}
+
+/* The case's model, by name from the registry, loads its data set and trains. */
 static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sink *sink,
                            char *err, size_t errlen)
 {
-    sb_dataset all, train, test;
-    sb_status st = sb_dataset_open(&all, c->dataset, o->data_dir, err, errlen);
-    if (st != SB_OK)
-        return SB_ERR_INPUT;
-    if (sb_dataset_slice(&train, &all, c->train_begin, c->train_end) != SB_OK ||
-        sb_dataset_slice(&test, &all, c->test_begin, c->test_end) != SB_OK) {
-        sb_err_set(err, errlen,
-                   "%s: the train or test range is outside data set %s (%lld samples)", c->path,
-                   c->dataset, (long long)all.n);
-        sb_dataset_free(&all);
-        return SB_ERR_INPUT;
-    }
-
-    int epochs = c->train.epochs > 0 ? c->train.epochs : 1;
-    sb_epoch_metrics *metrics = calloc((size_t)epochs, sizeof *metrics);
-    if (!metrics) {
-        sb_dataset_free(&all);
-        return SB_ERR_NOMEM;
-    }
+    const sb_model_kind *model = sb_model_find(c->model);
+    SB_ASSERT(model != NULL);   /* the case loader checked the name */
     /* A dump is all a dumping run is for: train only up to its step. The
      * smallest of the limits wins. A run we cut short is compared by its
      * steps alone, so the epoch it cuts is not evaluated; a case's own
@@ -422,27 +412,21 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
         cfg.max_steps = o->max_steps;
         cfg.cut_unevaluated = true;
     }
+    sb_epoch_metrics *metrics = calloc((size_t)model->evaluations(&cfg), sizeof *metrics);
+    if (!metrics)
+        return SB_ERR_NOMEM;
     /* The model hashes the leaves of a tensor while it is in cache with our
      * leaf hash, and the sink takes the root from those digests. */
     sb_leaf_hash_fn *leaf_hash = o->no_fused_hash ? NULL : sb_hash_leaf;
     sink->trust_leaves = leaf_hash != NULL;
-    int epochs_done = 0;
-    st = sb_model_train(case_kernels(c), &cfg, &train, &test, sb_run_sink_probe, sink,
-                        sb_run_sink_op_start, leaf_hash, metrics, &epochs_done);
-    if (st == SB_ERR_SHAPE) {
-        char images[1024];
-        sb_dataset_images_path(images, sizeof images, c->dataset, o->data_dir);
-        sb_err_set(err, errlen, "%s: the model cannot take %s: images of %d x %d at batch %d "
-                   "(it needs images of at least 6 x 6 and tensors of at most 2^28 elements)",
-                   c->path, images, all.rows, all.cols, cfg.batch);
-        st = SB_ERR_INPUT;
-    } else if (st != SB_OK) {
-        sb_err_set(err, errlen, "%s: training failed: %s", c->path, sb_status_name(st));
-    }
-    for (int e = 0; st == SB_OK && e < epochs_done; e++)
+    sb_model_run r = sb_case_model_run(c, sb_case_kernels(c), &cfg, o->data_dir);
+    r.hook = sb_run_sink_probe, r.hook_ctx = sink, r.op_start = sb_run_sink_op_start;
+    r.leaf_hash = leaf_hash;
+    int n_metrics = 0;
+    sb_status st = model->run(&r, metrics, &n_metrics, err, errlen);
+    for (int e = 0; st == SB_OK && e < n_metrics; e++)
         st = sb_trace_add_metrics(sink->trace, &metrics[e]);
     free(metrics);
-    sb_dataset_free(&all);
     return st;
 }
 

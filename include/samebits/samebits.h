@@ -244,6 +244,14 @@ typedef struct sb_run_options {
     const char *stream_path;    /* NULL, or where to write the trace stream as the run goes */
 } sb_run_options;
 
+/* The case's kernel table: its family's, or for a mutant case the det table
+ * with the mutant's op replaced. */
+const sb_kernel_table *sb_case_kernels(const sb_case *c);
+/* A training run of case c's model (sb_model_find(c->model)) on its data
+ * set and ranges with kernels k and settings cfg; no probes. */
+sb_model_run sb_case_model_run(const sb_case *c, const sb_kernel_table *k,
+                               const sb_train_config *cfg, const char *data_dir);
+
 /* Runs the case once in this process and fills the trace. When it dumps
  * (dump_probe or dump_all), a training case stops after step dump_step (with
  * no evaluation of the epoch it cuts, as with max_steps): the trace

@@ -89,6 +89,19 @@ void sb_init_he_normal(float *w, size_t n, int fan_in, uint64_t seed, uint32_t s
     }
 }
 
+void sb_init_normal(float *w, size_t n, float stddev, uint64_t seed, uint32_t stream)
+{
+#pragma omp parallel for schedule(static) if (n >= FILL_PARALLEL_MIN)
+    for (int64_t i = 0; i < (int64_t)n; i++)
+        w[i] = stddev * sb_rng_normal(seed, stream, 0, (uint64_t)i);
+}
+
+void sb_init_constant(float *w, size_t n, float value)
+{
+    for (size_t i = 0; i < n; i++)
+        w[i] = value;
+}
+
 void sb_init_zeros(float *w, size_t n)
 {
     memset(w, 0, n * sizeof *w);

@@ -1,0 +1,106 @@
+/* The character-level GPT inside the library: its parameters, buffers and
+ * passes. gpt_train.c drives it (the registry's char_gpt); the probe list is
+ * in kernels/model/README.md.
+ *
+ *   tokens [b][t] -> wte[token] + wpe[position]
+ *     -> L blocks of: x + proj(attn(qkv(ln1(x)))), then x + fcproj(gelu(fc(ln2(x))))
+ *     -> lnf -> head (dense C -> V) -> softmax, cross-entropy (mean over b*t)
+ *
+ * Every matrix is dense_fwd's x [n][in] @ w [in][out]; the attention reads
+ * the fused qkv [b][t][3C]. */
+#ifndef SB_GPT_H
+#define SB_GPT_H
+
+#include "model_ops.h"
+#include "sb_model.h"
+#include "sb_text.h"
+
+/* Parameters per block: ln1 w b, qkv W b, proj W b, ln2 w b, fc W b, fcproj W b;
+ * besides the blocks: wte, wpe, lnf w b, head W b. */
+#define SB_GPT_BLOCK_PARAMS 12
+#define SB_GPT_OTHER_PARAMS 6
+/* gradnorm.fwd.norm names every gradient probe as an input, and a trace
+ * record holds at most 64 (harness/FORMATS.md): 12 * 4 + 6 = 54. */
+#define SB_GPT_MAX_LAYERS 4
+#define SB_GPT_MAX_PARAMS (SB_GPT_OTHER_PARAMS + SB_GPT_BLOCK_PARAMS * SB_GPT_MAX_LAYERS)
+#define SB_GPT_NAME_SIZE 48
+
+/* One parameter tensor: a slice of the one parameter buffer (and of the
+ * gradient and moment buffers at the same offset). */
+typedef struct sb_gpt_param {
+    size_t offset, count;
+    sb_tensor view;             /* shape, data in the parameter buffer */
+    bool decay;                 /* a matrix (embedding or dense weight): weight decay */
+    char name[SB_GPT_NAME_SIZE];        /* "h0.qkv.W" */
+    char init_name[SB_GPT_NAME_SIZE];   /* "init.h0.qkv.W" */
+    char update_name[SB_GPT_NAME_SIZE]; /* "adamw.h0.qkv.W" */
+    char grad_name[SB_GPT_NAME_SIZE];   /* "h0.qkv.bwd.dW" */
+    const char *latest;         /* the probe holding the current value */
+} sb_gpt_param;
+
+/* The activations of one block, [rows][...] for the largest batch. */
+typedef struct sb_gpt_block {
+    float *ln1, *qkv, *attn, *proj, *res1;      /* [n][C], qkv [n][3C] */
+    float *ln2, *fc, *gelu, *fcproj, *res2;     /* fc, gelu [n][4C] */
+} sb_gpt_block;
+
+typedef struct sb_gpt {
+    const sb_kernel_table *k;
+    const sb_train_config *cfg;
+    int layers, heads, width, context, vocab;
+    int batch;                  /* windows of the largest pass */
+    int rows;                   /* batch * context */
+
+    int n_params;
+    sb_gpt_param param[SB_GPT_MAX_PARAMS];
+    size_t total;               /* floats in all parameters */
+    float *params, *grads, *m, *v; /* [total] each: one contiguous buffer */
+
+    int32_t *tokens, *targets;  /* [rows] */
+    float *embed;               /* [rows][C] */
+    sb_gpt_block block[SB_GPT_MAX_LAYERS];
+    float *lnf, *logits, *prob; /* [rows][C], [rows][V] */
+    float loss, norm;
+
+    /* backward: gradients at the block boundaries (three, rotated), the
+     * inner ones, and the logits' */
+    float *dres[3];             /* [rows][C] */
+    float *dln, *dattn;         /* [rows][C] */
+    float *dqkv;                /* [rows][3C] */
+    float *dgelu, *dfc;         /* [rows][4C] */
+    float *dlogits;             /* [rows][V] */
+} sb_gpt;
+
+/* SB_ERR_SHAPE for sizes the ops cannot take (width not a multiple of heads,
+ * more than SB_GPT_MAX_LAYERS blocks, a tensor over 2^28 elements);
+ * SB_ERR_NOMEM. */
+sb_status sb_gpt_alloc(sb_gpt *g, const sb_kernel_table *k, const sb_train_config *cfg,
+                       int vocab);
+void sb_gpt_free(sb_gpt *g);
+
+/* GPT-2's initialisation from cfg->seed (normal 0.02, the residual
+ * projections' by 1/sqrt(2 layers), zero biases, LN gamma 1 and beta 0);
+ * probes init.<param> at p->step. */
+void sb_gpt_init(sb_gpt *g, const sb_model_probe *p);
+
+/* A training pass has no eval batch; evaluation pass k has eval_batch k. */
+#define SB_GPT_TRAIN (-1)
+
+/* Forward over g->tokens of `windows` windows of `t` tokens (t <= context).
+ * SB_GPT_TRAIN: probes <layer>.fwd.<tensor>, then softmax and the loss
+ * against g->targets. eval_batch k >= 0: probes eval.b<k>.<layer>.out and
+ * stops at the logits, written to `logits` (g->logits when NULL). */
+void sb_gpt_forward(sb_gpt *g, int windows, int t, int eval_batch, float *logits,
+                    const sb_model_probe *p);
+/* Backward of the training pass just run; every gradient lands in g->grads. */
+void sb_gpt_backward(sb_gpt *g, int windows, const sb_model_probe *p);
+/* The global gradient norm, the clipping factor, and AdamW on every
+ * parameter; p->step is the 0-based step. */
+void sb_gpt_update(sb_gpt *g, const sb_model_probe *p);
+
+/* The registry's entry (gpt_train.c), and what it is made of. */
+extern const sb_model_kind sb_gpt_kind;
+int64_t sb_gpt_train_steps(const sb_train_config *cfg, int64_t n_train);
+int sb_gpt_evaluations(const sb_train_config *cfg);
+
+#endif
