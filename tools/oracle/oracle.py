@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 """Checks one complete training step of samebits against PyTorch, op by op.
 
-usage: oracle.py DUMP_DIR
+usage: oracle.py DUMP_DIR [CASE]
 
 DUMP_DIR holds the dumps of `samebits run CASE ... --dump-all --dump-step 0
---dump-dir DUMP_DIR` of a keras_mnist_cnn training case: for every probe of
+--dump-dir DUMP_DIR` of a keras_mnist_cnn or char_gpt training case (CASE
+is needed for char_gpt: its sizes and AdamW settings): for every probe of
 step 0, <probe>.npy, <probe>.bound.npy, <probe>.in<i>.npy, and manifest.tsv
 (name, op, inputs). For each op of the step, PyTorch computes the same op from
 samebits' own dumped inputs, so every comparison is a single-op check:
@@ -17,11 +18,15 @@ samebits' own dumped inputs, so every comparison is a single-op check:
   - elementwise ops: a tolerance from the roundings of the formula, 0 where
     both sides do the same single rounding (derived at each op).
 
+The char GPT's own ops (embedding, layer norm, attention, GELU, residual
+add, gradient norm, AdamW) are checked in transformer_ops.py.
+
 NaN/Inf are checked first. One line per probe: name, op, max abs diff, ratio
-of the largest difference to its tolerance, ok/FAIL; then `N passed, N
-failed`; exit 1 on any failure. Then, for information only, the whole step
-end to end in PyTorch autograd from the same initial weights, batch and
-dropout masks: the max relative difference of the updated parameters.
+of the largest difference to its tolerance, ok/FAIL; then the worst ratio
+per op, and `N passed, N failed`; exit 1 on any failure (2 for bad input).
+Then, for information only, the whole step end to end in PyTorch autograd
+from the same initial weights, batch (and dropout masks): the differences of
+the loss and of the updated parameters.
 """
 import math
 import os
@@ -30,6 +35,9 @@ import sys
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+import transformer_ops  # noqa: E402 (puts samebits_torch on the path)
+from samebits_torch import gpt  # noqa: E402
 
 U = 2.0 ** -24  # unit roundoff of float32: |fl(x) - x| <= U*|x|
 
@@ -73,8 +81,11 @@ class Report:
     def __init__(self):
         self.passed = 0
         self.failed = 0
+        self.worst = {}  # op: (ratio, probe)
 
     def line(self, name, op, max_abs, ratio, ok, note=""):
+        if op not in self.worst or ratio > self.worst[op][0]:
+            self.worst[op] = (ratio, name)
         if ok:
             self.passed += 1
         else:
@@ -137,7 +148,7 @@ def xent_tol(bound, logits, labels):
 # ---- one op, from samebits' own inputs -------------------------------------------
 
 
-def check_op(d, rep, name, op, inputs, masks):
+def check_op(d, rep, name, op, inputs, masks, cfg):
     out = d.load(name)
     bound = d.load(name, ".bound")
 
@@ -205,7 +216,7 @@ def check_op(d, rep, name, op, inputs, masks):
         rep.compare(name, op, out, ((prob - onehot) / n).numpy(), 0.0)
     elif op == "adadelta_update":
         adadelta_check(d, rep, name, op, out, inputs)
-    else:
+    elif cfg is None or not transformer_ops.check(d, rep, name, op, inputs, cfg):
         rep.line(name, op, math.inf, math.inf, False, "no PyTorch counterpart in the oracle")
 
 
@@ -309,14 +320,28 @@ def end_to_end(d, masks):
 
 
 def main(argv):
-    if len(argv) != 2 or argv[1] in ("-h", "--help"):
+    if len(argv) not in (2, 3) or argv[1] in ("-h", "--help"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     torch.set_num_threads(1)  # a shared machine; the result does not depend on it
     d = Dumps(argv[1])
     names = {name for name, _, _ in d.order}
-    missing = [p for p in ["batch.x", "batch.labels"] + ["init." + k for k in PARAMS]
-               if p not in names]
+    cfg = None
+    if "init.wte" in names:
+        if len(argv) != 3:
+            print(f"{argv[1]}: a char_gpt step: give its case file too (oracle.py DIR CASE)",
+                  file=sys.stderr)
+            return 2
+        try:
+            cfg = gpt.read_case(argv[2])
+        except gpt.CaseError as e:
+            print(e, file=sys.stderr)
+            return 2
+        params = gpt.param_names(cfg["layers"])
+        batch = ["batch.tokens", "batch.targets"]
+    else:
+        params, batch = PARAMS, ["batch.x", "batch.labels"]
+    missing = [p for p in batch + ["init." + k for k in params] if p not in names]
     if missing:
         print(f"{argv[1]}: not a --dump-all of step 0 of a training case "
               f"(missing {', '.join(missing)})", file=sys.stderr)
@@ -328,9 +353,14 @@ def main(argv):
         if op == "source":
             sources += 1
             continue
-        check_op(d, rep, name, op, inputs, masks)
+        check_op(d, rep, name, op, inputs, masks, cfg)
     print(f"({sources} sources read as inputs, not compared)")
-    if "dropout1.fwd.mask" in masks and "dropout2.fwd.mask" in masks:
+    print("worst ratio to its tolerance, per op:")
+    for op, (ratio, name) in sorted(rep.worst.items()):
+        print(f"  {op:22s} {ratio:9.3g}  ({name})")
+    if cfg is not None:
+        transformer_ops.end_to_end(d, cfg)
+    elif "dropout1.fwd.mask" in masks and "dropout2.fwd.mask" in masks:
         end_to_end(d, masks)
     print(f"{rep.passed} passed, {rep.failed} failed")
     return 1 if rep.failed else 0
