@@ -32,7 +32,6 @@ import configparser
 import ctypes
 import math
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -49,8 +48,8 @@ except ImportError as missing:
     sys.exit(77)
 
 from samebits_torch.bounds import UNIT_ROUNDOFF as U, gamma  # noqa: E402
-from samebits_torch.hashing import tensor_hash  # noqa: E402
 from samebits_torch.seed import read_idx  # noqa: E402
+from torch_compare import BadInput, Checker, library, read_trace, samebits_run  # noqa: E402
 
 PARAMS = ["conv1.W", "conv1.b", "conv2.W", "conv2.b",
           "dense1.W", "dense1.b", "dense2.W", "dense2.b"]
@@ -63,10 +62,6 @@ STREAM_DROPOUT = 0x200
 LAYER_DROPOUT1, LAYER_DROPOUT2 = 3, 6
 
 
-class BadInput(Exception):
-    """A case, trace or dump that is not what the tool can compare."""
-
-
 class DropoutParams(ctypes.Structure):
     """sb_dropout_params (kernels/sb_kernels.h)."""
     _fields_ = [("rate", ctypes.c_float), ("seed", ctypes.c_uint64),
@@ -77,11 +72,7 @@ class Library:
     """The random draws of samebits, from its own shared library."""
 
     def __init__(self, build):
-        path = os.path.join(build, "harness", "libsamebits.so")
-        try:
-            self.lib = ctypes.CDLL(path)
-        except OSError as e:
-            raise BadInput(f"{path}: cannot load libsamebits ({e})") from e
+        self.lib = library(build)
         self.lib.sb_rng_permutation.argtypes = [
             ctypes.POINTER(ctypes.c_int64), ctypes.c_int64, ctypes.c_uint64,
             ctypes.c_uint32, ctypes.c_uint32]
@@ -138,55 +129,6 @@ def read_case(path):
         "dropout1": float(t.get("dropout1", "0.25")),
         "dropout2": float(t.get("dropout2", "0.5")),
     }
-
-
-def read_trace(path):
-    """{(step, name): hash} of the records and the epoch metric lines."""
-    records, epochs = {}, []
-    with open(path) as f:
-        for line in f:
-            fields = line.split()
-            if fields and fields[0] == "epoch":
-                epochs.append({fields[i]: float(fields[i + 1]) for i in range(2, len(fields), 2)})
-            elif len(fields) == 7 and fields[0].isdigit():
-                records[(int(fields[0]), fields[1])] = fields[5]
-    return records, epochs
-
-
-class Checker:
-    """Every tensor PyTorch is given is checked against samebits' record."""
-
-    def __init__(self, records):
-        self.records = records
-        self.checked = 0
-
-    def same(self, step, name, array):
-        want = self.records.get((step, name))
-        if want is None:
-            raise BadInput(f"samebits' trace has no record {name} at step {step}")
-        if tensor_hash(array).hex() != want:
-            raise BadInput(f"step {step} {name}: the tool's tensor is not samebits' "
-                           f"(hash {tensor_hash(array).hex()}, trace {want})")
-        self.checked += 1
-
-
-def samebits_run(build, case, threads, work, data_dir, steps):
-    """The det run's trace, its seconds, and the dumps of step 0."""
-    exe = os.path.join(build, "samebits")
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_DYNAMIC="false")
-    trace = os.path.join(work, "det.trace")
-    limit = ["--max-steps", str(steps)] if steps else []
-    t0 = time.monotonic()
-    subprocess.run([exe, "run", case, "--threads", str(threads), "--trace", trace,
-                    "--data-dir", data_dir] + limit, check=True, env=env)
-    seconds = time.monotonic() - t0
-    dumps = os.path.join(work, "dumps")
-    for probe in ["init." + p for p in PARAMS] + ["loss.fwd.loss"]:
-        subprocess.run([exe, "run", case, "--threads", str(threads), "--trace",
-                        os.path.join(work, "dump.trace"), "--data-dir", data_dir,
-                        "--dump", probe, "--dump-step", "0", "--dump-dir", dumps],
-                       check=True, env=env, stdout=subprocess.DEVNULL)
-    return trace, seconds, dumps
 
 
 def forward(p, x, masks):
@@ -350,8 +292,9 @@ def main(argv):
     with tempfile.TemporaryDirectory(prefix="samebits-seed-cnn.") as tmp:
         work = a.work_dir or tmp
         os.makedirs(work, exist_ok=True)
-        trace, sb_seconds, dumps = samebits_run(a.build, a.case, a.threads, work, a.data_dir,
-                                                a.steps)
+        trace, sb_seconds, dumps = samebits_run(
+            a.build, a.case, a.threads, work, a.data_dir, a.steps,
+            ["init." + p for p in PARAMS] + ["loss.fwd.loss"])
         records, sb_epochs = read_trace(trace)
         checker = Checker(records)
         t0 = time.monotonic()
