@@ -82,6 +82,9 @@ START_TEST(test_every_op_within_bound)
         {.op = SB_OP_xent_loss, .cls = {.n = 50, .k = 10}},
         {.op = SB_OP_softmax_xent_bwd, .cls = {.n = 50, .k = 10}},
         {.op = SB_OP_accuracy, .cls = {.n = 50, .k = 10}},
+        {.op = SB_OP_attention_fwd, .attn = {.b = 2, .t = 37, .h = 2, .d = 8}},
+        {.op = SB_OP_attention_bwd, .attn = {.b = 2, .t = 37, .h = 2, .d = 8}},
+        {.op = SB_OP_grad_norm, .n = 100003},
     };
     const sb_numerics_case nc = {.expect = SB_FINDING_CLEAN};
     for (int f = 0; f < SB_FAMILY_COUNT; f++)
