@@ -91,6 +91,9 @@ START_TEST(test_every_op_within_bound)
         {.op = SB_OP_gelu_fwd, .n = 1000},
         {.op = SB_OP_gelu_bwd, .n = 1000},
         {.op = SB_OP_residual_add, .n = 1000},
+        {.op = SB_OP_attention_fwd, .attn = {.b = 2, .t = 37, .h = 2, .d = 8}},
+        {.op = SB_OP_attention_bwd, .attn = {.b = 2, .t = 37, .h = 2, .d = 8}},
+        {.op = SB_OP_grad_norm, .n = 100003},
     };
     const sb_numerics_case nc = {.expect = SB_FINDING_CLEAN};
     for (int f = 0; f < SB_FAMILY_COUNT; f++)
