@@ -271,17 +271,38 @@ static void write_variant(const char *good, int line, const char *text)
     write_case(out);
 }
 
+/* A variant of a good case file: line `line` replaced by `text` (0: text
+ * appended), refused with "path:err_line: expected ..." holding `says`,
+ * and the case it was loaded into left untouched. */
+typedef struct refusal {
+    int line;
+    const char *text;
+    int err_line;
+    const char *says;
+} refusal;
+
+static void refusals_check(const char *good, const refusal *bad, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        write_variant(good, bad[i].line, bad[i].text);
+        sb_case c;
+        memset(&c, 0, sizeof c);
+        snprintf(c.name, sizeof c.name, "untouched");
+        char err[512] = "", prefix[256];
+        ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_ERR_INPUT, "case %zu", i);
+        snprintf(prefix, sizeof prefix, "%s:%d: expected ", path, bad[i].err_line);
+        ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0, "case %zu: \"%s\"", i, err);
+        ck_assert_msg(strstr(err, bad[i].says) != NULL, "case %zu: \"%s\"", i, err);
+        ck_assert_str_eq(c.name, "untouched");
+    }
+}
+
 START_TEST(errors_name_file_and_line)
 {
     /* kernel_case lines: 2 [case], 3 kind, 4 family, 5 seed, 7 [kernel],
      * 8 op, 9 n, 10 c, 11 h, 13 k, 15 s, 17 [sweep], 18 threads, 19 repeats,
      * 20 expect.8 */
-    static const struct {
-        int line;
-        const char *text;
-        int err_line;
-        const char *says;
-    } bad[] = {
+    static const refusal bad[] = {
         {0, "[extra]\nx = 1\n", 21, "found [extra]"},
         {0, "[kernel]\n", 21, "each section once ([kernel] is also on line 7)"},
         {3, "colour = blue\n", 3, "a key of [case] (name, kind, family, seed), found \"colour\""},
@@ -323,18 +344,7 @@ START_TEST(errors_name_file_and_line)
         {0, "[train]\nmodel = keras_mnist_cnn\n", 21, "no [train] section in a kind = kernel case"},
         {1, "stray = 1\n", 1, "a [section] line before the first key"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        write_variant(kernel_case, bad[i].line, bad[i].text);
-        sb_case c;
-        memset(&c, 0, sizeof c);
-        snprintf(c.name, sizeof c.name, "untouched");
-        char err[512] = "", prefix[256];
-        ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_ERR_INPUT, "case %zu", i);
-        snprintf(prefix, sizeof prefix, "%s:%d: expected ", path, bad[i].err_line);
-        ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0, "case %zu: \"%s\"", i, err);
-        ck_assert_msg(strstr(err, bad[i].says) != NULL, "case %zu: \"%s\"", i, err);
-        ck_assert_str_eq(c.name, "untouched");
-    }
+    refusals_check(kernel_case, bad, sizeof bad / sizeof bad[0]);
 
     /* No [sweep] at all: named at line 1, there is no better line. */
     const char *sweep = strstr(kernel_case, "[sweep]");
@@ -382,12 +392,7 @@ START_TEST(train_errors)
                                     "optimizer = sgd\n" /* 10 */
                                     "[sweep]\n"         /* 11 */
                                     "threads = 1..8\n"; /* 12 */
-    static const struct {
-        int line;
-        const char *text;
-        int err_line;
-        const char *says;
-    } bad[] = {
+    static const refusal bad[] = {
         {8, "train = 600..0\n", 8, "train as begin..end with begin < end"},
         {8, "train = 5..5\n", 8, "begin < end"},
         {8, "train = -5..5\n", 8, "train as a sample range"},
@@ -407,15 +412,7 @@ START_TEST(train_errors)
         {6, "\n", 5, "key model"},
         {0, "[kernel]\nop = relu_fwd\n", 13, "no [kernel] section in a kind = train case"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        write_variant(good, bad[i].line, bad[i].text);
-        sb_case c;
-        char err[512] = "", prefix[256];
-        ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_ERR_INPUT, "case %zu", i);
-        snprintf(prefix, sizeof prefix, "%s:%d: expected ", path, bad[i].err_line);
-        ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0, "case %zu: \"%s\"", i, err);
-        ck_assert_msg(strstr(err, bad[i].says) != NULL, "case %zu: \"%s\"", i, err);
-    }
+    refusals_check(good, bad, sizeof bad / sizeof bad[0]);
     /* and the good one, with sgd's nesterov momentum */
     write_variant(good, 10, "optimizer = sgd\nmomentum = 0.9\nnesterov = true\n");
     sb_case c;
@@ -466,12 +463,7 @@ START_TEST(gpt_train_case)
     ck_assert(c.train.optim.weight_decay > 0.09f && c.train.optim.weight_decay < 0.11f);
     ck_assert_str_ne(c.digest, plain);
 
-    static const struct {
-        int line;
-        const char *text;
-        int err_line;
-        const char *says;
-    } bad[] = {
+    static const refusal bad[] = {
         {10, "epochs = 2\n", 10, "a key of [train] for model char_gpt"},
         {10, "dropout1 = 0.1\n", 10, "a key of [train] for model char_gpt"},
         {10, "layers = 5\n", 10, "layers as an integer in [1, 4]"},
@@ -480,14 +472,7 @@ START_TEST(gpt_train_case)
         {7, "dataset = mnist\n", 7, "dataset as fortunes (for model char_gpt)"},
         {6, "model = char_rnn\n", 6, "model as keras_mnist_cnn or char_gpt"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        write_variant(good, bad[i].line, bad[i].text);
-        char prefix[256];
-        ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_ERR_INPUT, "case %zu", i);
-        snprintf(prefix, sizeof prefix, "%s:%d: expected ", path, bad[i].err_line);
-        ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0, "case %zu: \"%s\"", i, err);
-        ck_assert_msg(strstr(err, bad[i].says) != NULL, "case %zu: \"%s\"", i, err);
-    }
+    refusals_check(good, bad, sizeof bad / sizeof bad[0]);
 }
 END_TEST
 
