@@ -16,9 +16,14 @@
 #include "sb_kernels.h"
 #include "sb_probe.h"
 
+/* char_gpt's blocks at most: gradnorm.fwd.norm names every gradient probe
+ * as an input, and a trace record holds at most 64 (harness/FORMATS.md):
+ * 12 per block and 6 others, 54 for 4 blocks. */
+#define SB_GPT_MAX_LAYERS 4
+
 /* char_gpt's sizes and schedule (kernels/model/gpt.h); the CNN reads none. */
 typedef struct sb_gpt_config {
-    int layers;         /* 2 blocks */
+    int layers;         /* 2 blocks, at most SB_GPT_MAX_LAYERS */
     int heads;          /* 4; width must be a multiple */
     int width;          /* 128: C, the model width */
     int context;        /* 64: T, tokens per window */

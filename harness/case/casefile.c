@@ -589,7 +589,7 @@ static const param cnn_train_params[] = {
 static const param gpt_train_params[] = {
     {"batch", P_INT, TRAIN(batch), 1, 4096, false, false},
     {"steps", P_I64, TRAIN(gpt.steps), 1, 1e9, false, false},
-    {"layers", P_INT, TRAIN(gpt.layers), 1, 64, false, false},
+    {"layers", P_INT, TRAIN(gpt.layers), 1, SB_GPT_MAX_LAYERS, false, false},
     {"heads", P_INT, TRAIN(gpt.heads), 1, 64, false, false},
     {"width", P_INT, TRAIN(gpt.width), 1, 4096, false, false},
     {"context", P_INT, TRAIN(gpt.context), 1, 4096, false, false},

@@ -271,17 +271,38 @@ static void write_variant(const char *good, int line, const char *text)
     write_case(out);
 }
 
+/* A variant of a good case file: line `line` replaced by `text` (0: text
+ * appended), refused with "path:err_line: expected ..." holding `says`,
+ * and the case it was loaded into left untouched. */
+typedef struct refusal {
+    int line;
+    const char *text;
+    int err_line;
+    const char *says;
+} refusal;
+
+static void refusals_check(const char *good, const refusal *bad, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        write_variant(good, bad[i].line, bad[i].text);
+        sb_case c;
+        memset(&c, 0, sizeof c);
+        snprintf(c.name, sizeof c.name, "untouched");
+        char err[512] = "", prefix[256];
+        ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_ERR_INPUT, "case %zu", i);
+        snprintf(prefix, sizeof prefix, "%s:%d: expected ", path, bad[i].err_line);
+        ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0, "case %zu: \"%s\"", i, err);
+        ck_assert_msg(strstr(err, bad[i].says) != NULL, "case %zu: \"%s\"", i, err);
+        ck_assert_str_eq(c.name, "untouched");
+    }
+}
+
 START_TEST(errors_name_file_and_line)
 {
     /* kernel_case lines: 2 [case], 3 kind, 4 family, 5 seed, 7 [kernel],
      * 8 op, 9 n, 10 c, 11 h, 13 k, 15 s, 17 [sweep], 18 threads, 19 repeats,
      * 20 expect.8 */
-    static const struct {
-        int line;
-        const char *text;
-        int err_line;
-        const char *says;
-    } bad[] = {
+    static const refusal bad[] = {
         {0, "[extra]\nx = 1\n", 21, "found [extra]"},
         {0, "[kernel]\n", 21, "each section once ([kernel] is also on line 7)"},
         {3, "colour = blue\n", 3, "a key of [case] (name, kind, family, seed), found \"colour\""},
@@ -323,18 +344,7 @@ START_TEST(errors_name_file_and_line)
         {0, "[train]\nmodel = keras_mnist_cnn\n", 21, "no [train] section in a kind = kernel case"},
         {1, "stray = 1\n", 1, "a [section] line before the first key"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        write_variant(kernel_case, bad[i].line, bad[i].text);
-        sb_case c;
-        memset(&c, 0, sizeof c);
-        snprintf(c.name, sizeof c.name, "untouched");
-        char err[512] = "", prefix[256];
-        ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_ERR_INPUT, "case %zu", i);
-        snprintf(prefix, sizeof prefix, "%s:%d: expected ", path, bad[i].err_line);
-        ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0, "case %zu: \"%s\"", i, err);
-        ck_assert_msg(strstr(err, bad[i].says) != NULL, "case %zu: \"%s\"", i, err);
-        ck_assert_str_eq(c.name, "untouched");
-    }
+    refusals_check(kernel_case, bad, sizeof bad / sizeof bad[0]);
 
     /* No [sweep] at all: named at line 1, there is no better line. */
     const char *sweep = strstr(kernel_case, "[sweep]");
@@ -382,12 +392,7 @@ START_TEST(train_errors)
                                     "optimizer = sgd\n" /* 10 */
                                     "[sweep]\n"         /* 11 */
                                     "threads = 1..8\n"; /* 12 */
-    static const struct {
-        int line;
-        const char *text;
-        int err_line;
-        const char *says;
-    } bad[] = {
+    static const refusal bad[] = {
         {8, "train = 600..0\n", 8, "train as begin..end with begin < end"},
         {8, "train = 5..5\n", 8, "begin < end"},
         {8, "train = -5..5\n", 8, "train as a sample range"},
@@ -407,15 +412,7 @@ START_TEST(train_errors)
         {6, "\n", 5, "key model"},
         {0, "[kernel]\nop = relu_fwd\n", 13, "no [kernel] section in a kind = train case"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        write_variant(good, bad[i].line, bad[i].text);
-        sb_case c;
-        char err[512] = "", prefix[256];
-        ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_ERR_INPUT, "case %zu", i);
-        snprintf(prefix, sizeof prefix, "%s:%d: expected ", path, bad[i].err_line);
-        ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0, "case %zu: \"%s\"", i, err);
-        ck_assert_msg(strstr(err, bad[i].says) != NULL, "case %zu: \"%s\"", i, err);
-    }
+    refusals_check(good, bad, sizeof bad / sizeof bad[0]);
     /* and the good one, with sgd's nesterov momentum */
     write_variant(good, 10, "optimizer = sgd\nmomentum = 0.9\nnesterov = true\n");
     sb_case c;
@@ -424,6 +421,58 @@ START_TEST(train_errors)
     ck_assert_int_eq(c.train.optim.kind, SB_OPTIM_SGD);
     ck_assert(c.train.optim.nesterov);
     ck_assert(c.train.optim.momentum > 0.89f && c.train.optim.momentum < 0.91f);
+}
+END_TEST
+
+/* char_gpt: its defaults, its own keys (and not the CNN's), adamw only, a
+ * text data set; its digest lists its keys. */
+START_TEST(gpt_train_case)
+{
+    static const char *const good = "[case]\n"          /* 1 */
+                                    "kind = train\n"    /* 2 */
+                                    "family = det\n"    /* 3 */
+                                    "seed = 1\n"        /* 4 */
+                                    "[train]\n"         /* 5 */
+                                    "model = char_gpt\n"
+                                    "dataset = fortunes\n" /* 7 */
+                                    "train = 0..1000\n" /* 8 */
+                                    "test = 1000..2000\n"
+                                    "steps = 5\n"       /* 10 */
+                                    "[sweep]\n"         /* 11 */
+                                    "threads = 1..8\n"; /* 12 */
+    write_variant(good, 0, "");
+    sb_case c;
+    char err[512] = "";
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_str_eq(c.model, "char_gpt");
+    ck_assert_str_eq(c.dataset, "fortunes");
+    ck_assert_int_eq(c.train.gpt.steps, 5);
+    ck_assert_int_eq(c.train.gpt.layers, 2);
+    ck_assert_int_eq(c.train.gpt.heads, 4);
+    ck_assert_int_eq(c.train.gpt.width, 128);
+    ck_assert_int_eq(c.train.gpt.context, 64);
+    ck_assert_int_eq(c.train.batch, 16);
+    ck_assert_int_eq(c.train.optim.kind, SB_OPTIM_ADAMW);
+    ck_assert_int_eq(sb_case_train_steps(&c), 5);
+    char plain[33];
+    memcpy(plain, c.digest, 33);
+    write_variant(good, 10, "steps = 5\nlayers = 3\nclip = 0.5\nweight_decay = 0.1\n");
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_int_eq(c.train.gpt.layers, 3);
+    ck_assert(c.train.gpt.clip > 0.49f && c.train.gpt.clip < 0.51f);
+    ck_assert(c.train.optim.weight_decay > 0.09f && c.train.optim.weight_decay < 0.11f);
+    ck_assert_str_ne(c.digest, plain);
+
+    static const refusal bad[] = {
+        {10, "epochs = 2\n", 10, "a key of [train] for model char_gpt"},
+        {10, "dropout1 = 0.1\n", 10, "a key of [train] for model char_gpt"},
+        {10, "layers = 5\n", 10, "layers as an integer in [1, 4]"},
+        {10, "heads = 0\n", 10, "heads as an integer in [1, 64]"},
+        {10, "optimizer = adam\n", 10, "optimizer as adamw for model char_gpt"},
+        {7, "dataset = mnist\n", 7, "dataset as fortunes (for model char_gpt)"},
+        {6, "model = char_rnn\n", 6, "model as keras_mnist_cnn or char_gpt"},
+    };
+    refusals_check(good, bad, sizeof bad / sizeof bad[0]);
 }
 END_TEST
 
@@ -488,6 +537,7 @@ Suite *make_casefile_suite(void)
     tcase_add_test(tc, errors_name_file_and_line);
     tcase_add_test(tc, threads_take_the_command_grammar);
     tcase_add_test(tc, train_errors);
+    tcase_add_test(tc, gpt_train_case);
     tcase_add_test(tc, kernel_ops_take_their_own_parameters);
     tcase_add_test(tc, missing_file);
     suite_add_tcase(s, tc);

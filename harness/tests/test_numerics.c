@@ -82,6 +82,18 @@ START_TEST(test_every_op_within_bound)
         {.op = SB_OP_xent_loss, .cls = {.n = 50, .k = 10}},
         {.op = SB_OP_softmax_xent_bwd, .cls = {.n = 50, .k = 10}},
         {.op = SB_OP_accuracy, .cls = {.n = 50, .k = 10}},
+        {.op = SB_OP_embedding_fwd, .embed = {.n = 40, .t = 8, .vocab = 11, .c = 9}},
+        {.op = SB_OP_embedding_bwd_tokens, .embed = {.n = 300, .t = 8, .vocab = 3, .c = 9}},
+        {.op = SB_OP_embedding_bwd_pos, .embed = {.n = 600, .t = 2, .vocab = 3, .c = 9}},
+        {.op = SB_OP_layernorm_fwd, .norm = {.n = 20, .c = 70, .eps = 1e-5f}},
+        {.op = SB_OP_layernorm_bwd_data, .norm = {.n = 20, .c = 70, .eps = 1e-5f}},
+        {.op = SB_OP_layernorm_bwd_gamma, .norm = {.n = 300, .c = 7, .eps = 1e-5f}},
+        {.op = SB_OP_gelu_fwd, .n = 1000},
+        {.op = SB_OP_gelu_bwd, .n = 1000},
+        {.op = SB_OP_residual_add, .n = 1000},
+        {.op = SB_OP_attention_fwd, .attn = {.b = 2, .t = 37, .h = 2, .d = 8}},
+        {.op = SB_OP_attention_bwd, .attn = {.b = 2, .t = 37, .h = 2, .d = 8}},
+        {.op = SB_OP_grad_norm, .n = 100003},
     };
     const sb_numerics_case nc = {.expect = SB_FINDING_CLEAN};
     for (int f = 0; f < SB_FAMILY_COUNT; f++)

@@ -12,6 +12,7 @@
 
 #include "elementwise.h"
 #include "refd_sums.h"
+#include "running_error.h"
 
 /* index, within the plane x (w wide), of the element of window (i, j) that
  * is the max: the first in scan order that sb_window_max's rules pick */
@@ -101,4 +102,68 @@ void sb_dropout_bwd_refd(double *value, double *bound, const sb_op_call *c, sb_f
 {
     (void)f;
     times_mask(value, bound, c);
+}
+
+void sb_residual_add_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
+{
+    (void)f;
+    const size_t count = sb_tensor_count(&c->out[0]);
+    const float *a = SB_REFD_IN(c, 0), *b = SB_REFD_IN(c, 1);
+    for (size_t e = 0; e < count; e++) {
+        value[e] = (double)a[e] + (double)b[e];
+        bound[e] = SB_REFD_U * fabs(value[e]) + SB_REFD_UNDERFLOW;
+    }
+}
+
+static sb_err gelu_tanh(float x)
+{
+    const sb_err xe = sb_err_exact((double)x);
+    const sb_err cube = sb_err_mul(sb_err_mul(xe, xe), xe);
+    const sb_err sum = sb_err_add(xe, sb_err_mul(sb_err_exact((double)SB_GELU_A), cube));
+    return sb_err_tanh(sb_err_mul(sb_err_exact((double)SB_GELU_K), sum));
+}
+
+static sb_err gelu(float x)
+{
+    const sb_err half_x = sb_err_mul(sb_err_exact(0.5), sb_err_exact((double)x));
+    return sb_err_mul(half_x, sb_err_add(sb_err_exact(1.0), gelu_tanh(x)));
+}
+
+static sb_err gelu_grad(float dy, float x)
+{
+    const sb_err xe = sb_err_exact((double)x), one = sb_err_exact(1.0);
+    const sb_err th = gelu_tanh(x);
+    const sb_err left = sb_err_mul(sb_err_exact(0.5), sb_err_add(one, th));
+    const sb_err slope = sb_err_mul(sb_err_mul(sb_err_exact(0.5), xe),
+                                    sb_err_sub(one, sb_err_mul(th, th)));
+    /* 3 * 0.044715 folded to a float at compile time: one rounding */
+    const sb_err a3 = sb_err_mul(sb_err_exact(3.0), sb_err_exact((double)SB_GELU_A));
+    const sb_err inner = sb_err_mul(sb_err_exact((double)SB_GELU_K),
+                                    sb_err_add(one, sb_err_mul(a3, sb_err_mul(xe, xe))));
+    const sb_err right = sb_err_mul(slope, inner);
+    return sb_err_mul(sb_err_exact((double)dy), sb_err_add(left, right));
+}
+
+void sb_gelu_fwd_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
+{
+    (void)f;
+    const size_t count = sb_tensor_count(&c->out[0]);
+    const float *x = SB_REFD_IN(c, 0);
+    for (size_t e = 0; e < count; e++) {
+        const sb_err y = gelu(x[e]);
+        value[e] = y.v;
+        bound[e] = y.e * SB_ERR_SLACK + SB_REFD_UNDERFLOW;
+    }
+}
+
+void sb_gelu_bwd_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
+{
+    (void)f;
+    const size_t count = sb_tensor_count(&c->out[0]);
+    const float *dy = SB_REFD_IN(c, 0), *x = SB_REFD_IN(c, 1);
+    for (size_t e = 0; e < count; e++) {
+        const sb_err d = gelu_grad(dy[e], x[e]);
+        value[e] = d.v;
+        bound[e] = d.e * SB_ERR_SLACK + SB_REFD_UNDERFLOW;
+    }
 }

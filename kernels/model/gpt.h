@@ -19,9 +19,6 @@
  * besides the blocks: wte, wpe, lnf w b, head W b. */
 #define SB_GPT_BLOCK_PARAMS 12
 #define SB_GPT_OTHER_PARAMS 6
-/* gradnorm.fwd.norm names every gradient probe as an input, and a trace
- * record holds at most 64 (harness/FORMATS.md): 12 * 4 + 6 = 54. */
-#define SB_GPT_MAX_LAYERS 4
 #define SB_GPT_MAX_PARAMS (SB_GPT_OTHER_PARAMS + SB_GPT_BLOCK_PARAMS * SB_GPT_MAX_LAYERS)
 #define SB_GPT_NAME_SIZE 48
 

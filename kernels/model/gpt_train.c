@@ -103,24 +103,10 @@ static void evaluate(sb_gpt *g, const sb_text *val, eval_set *e, const sb_model_
     sb_tensor labels = {.dtype = SB_DTYPE_I32, .ndim = 1, .dim = {rows}, .data = e->labels};
     sb_model_probe_source(p, "eval.labels", &labels);
 
-    /* The whole-set ops read every batch's logits but name only the last
-     * batch's probe, as the CNN's evaluation does (train.c): the earlier
-     * ones precede it in program order. */
+    /* the whole-set ops name the last batch's logits (sb_model_eval_set) */
     snprintf(head_name, sizeof head_name, "eval.b%d.head.out", batch - 1);
-    sb_op_call c = {.op = SB_OP_xent_loss, .cls = {.n = rows, .k = V}};
-    sb_model_op_start(p, "eval.loss", c.op);
-    sb_model_call(g->k, &c, (void *const[]){&e->loss}, (void *const[]){e->logits, e->labels});
-    sb_model_probe_op(p, "eval.loss", &c, 0, (const char *const[]){head_name, "eval.labels"}, 2,
-                      NULL);
-    c.op = SB_OP_softmax_fwd;
-    sb_model_op_start(p, "softmax.eval.prob", c.op);
-    sb_model_call(g->k, &c, (void *const[]){e->prob}, (void *const[]){e->logits});
-    sb_model_probe_op(p, "softmax.eval.prob", &c, 0, (const char *const[]){head_name}, 1, NULL);
-    c.op = SB_OP_accuracy;
-    sb_model_op_start(p, "eval.accuracy", c.op);
-    sb_model_call(g->k, &c, (void *const[]){&e->accuracy}, (void *const[]){e->prob, e->labels});
-    sb_model_probe_op(p, "eval.accuracy", &c, 0,
-                      (const char *const[]){"softmax.eval.prob", "eval.labels"}, 2, NULL);
+    sb_model_eval_set(g->k, p, rows, V, e->logits, e->prob, e->labels, head_name, &e->loss,
+                      &e->accuracy);
 }
 
 /* ---- sampling ----------------------------------------------------------------- */

@@ -64,3 +64,23 @@ void sb_model_op_start(const sb_model_probe *p, const char *name, sb_op op)
     if (p->op_start)
         p->op_start(p->ctx, p->step, name, sb_op_name(op));
 }
+
+void sb_model_eval_set(const sb_kernel_table *k, const sb_model_probe *p, int n, int classes,
+                       float *logits, float *prob, int32_t *labels, const char *logits_name,
+                       float *loss, float *accuracy)
+{
+    sb_op_call c = {.op = SB_OP_xent_loss, .cls = {.n = n, .k = classes}};
+    sb_model_op_start(p, "eval.loss", c.op);
+    sb_model_call(k, &c, (void *const[]){loss}, (void *const[]){logits, labels});
+    sb_model_probe_op(p, "eval.loss", &c, 0, (const char *const[]){logits_name, "eval.labels"}, 2,
+                      NULL);
+    c.op = SB_OP_softmax_fwd;
+    sb_model_op_start(p, "softmax.eval.prob", c.op);
+    sb_model_call(k, &c, (void *const[]){prob}, (void *const[]){logits});
+    sb_model_probe_op(p, "softmax.eval.prob", &c, 0, (const char *const[]){logits_name}, 1, NULL);
+    c.op = SB_OP_accuracy;
+    sb_model_op_start(p, "eval.accuracy", c.op);
+    sb_model_call(k, &c, (void *const[]){accuracy}, (void *const[]){prob, labels});
+    sb_model_probe_op(p, "eval.accuracy", &c, 0,
+                      (const char *const[]){"softmax.eval.prob", "eval.labels"}, 2, NULL);
+}

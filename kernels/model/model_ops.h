@@ -32,4 +32,16 @@ void sb_model_probe_source(const sb_model_probe *p, const char *name, const sb_t
 /* Tells p->op_start (when set) that op is about to make probe `name`. */
 void sb_model_op_start(const sb_model_probe *p, const char *name, sb_op op);
 
+/* The whole-set ops of an evaluation over n rows of `classes` logits laid
+ * end to end (every evaluation batch's), with the labels already probed as
+ * eval.labels: eval.loss (xent_loss), softmax.eval.prob into prob, and
+ * eval.accuracy. They name only logits_name, the last batch's logits probe:
+ * the earlier batches' probes precede it in program order, so when the first
+ * divergence is at a whole-set op they were all identical, and checking the
+ * last one completes the check that the op's inputs were identical (naming
+ * every batch would not fit a trace record's 64 inputs). */
+void sb_model_eval_set(const sb_kernel_table *k, const sb_model_probe *p, int n, int classes,
+                       float *logits, float *prob, int32_t *labels, const char *logits_name,
+                       float *loss, float *accuracy);
+
 #endif

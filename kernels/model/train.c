@@ -101,27 +101,10 @@ static void evaluate(sb_cnn *m, const sb_dataset *test, eval_set *e, const sb_mo
     sb_tensor labels = {.dtype = SB_DTYPE_I32, .ndim = 1, .dim = {e->n}, .data = e->labels};
     sb_model_probe_source(p, "eval.labels", &labels);
 
-    /* The whole-set ops read every batch's logits laid end to end, but name
-     * only the last batch's probe: the earlier batches' probes precede it in
-     * program order, so when the first divergence is at a whole-set op they
-     * were all identical, and checking the last one completes the check that
-     * the op's inputs were identical. (Naming every batch would not fit a
-     * trace record's 64 inputs for a large test set.) */
+    /* the whole-set ops name the last batch's logits (sb_model_eval_set) */
     sb_cnn_eval_name(logits_name, batch - 1, "dense2.out");
-    sb_op_call c = {.op = SB_OP_xent_loss, .cls = {.n = e->n, .k = SB_CNN_CLASSES}};
-    sb_model_op_start(p, "eval.loss", c.op);
-    sb_model_call(m->k, &c, (void *const[]){&e->loss}, (void *const[]){e->logits, e->labels});
-    sb_model_probe_op(p, "eval.loss", &c, 0, (const char *const[]){logits_name, "eval.labels"}, 2,
-                      NULL);
-    c.op = SB_OP_softmax_fwd;
-    sb_model_op_start(p, "softmax.eval.prob", c.op);
-    sb_model_call(m->k, &c, (void *const[]){e->prob}, (void *const[]){e->logits});
-    sb_model_probe_op(p, "softmax.eval.prob", &c, 0, (const char *const[]){logits_name}, 1, NULL);
-    c.op = SB_OP_accuracy;
-    sb_model_op_start(p, "eval.accuracy", c.op);
-    sb_model_call(m->k, &c, (void *const[]){&e->accuracy}, (void *const[]){e->prob, e->labels});
-    sb_model_probe_op(p, "eval.accuracy", &c, 0,
-                      (const char *const[]){"softmax.eval.prob", "eval.labels"}, 2, NULL);
+    sb_model_eval_set(m->k, p, e->n, SB_CNN_CLASSES, e->logits, e->prob, e->labels, logits_name,
+                      &e->loss, &e->accuracy);
 }
 
 sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,

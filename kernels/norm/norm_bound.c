@@ -14,15 +14,6 @@
 
 #include "norm_error.h"
 
-static float twice_rounded_up(double e)
-{
-    const double d = 2.0 * e * SB_NORM_ERR_SLACK;
-    float f = (float)d;
-    if ((double)f < d)
-        f = nextafterf(f, INFINITY);
-    return f;
-}
-
 void sb_layernorm_fwd_bound(float *y, const float *x, const float *gamma, const float *beta,
                             const sb_norm_shape *s)
 {
@@ -35,7 +26,7 @@ void sb_layernorm_fwd_bound(float *y, const float *x, const float *gamma, const 
         for (int i = 0; i < s->n; i++) {
             sb_err_layernorm_row(row, x + (size_t)i * c, gamma, beta, c, s->eps);
             for (size_t j = 0; j < c; j++)
-                y[(size_t)i * c + j] = twice_rounded_up(row[j].e);
+                y[(size_t)i * c + j] = sb_err_bound_float(row[j].e, 2.0);
         }
         free(row);
     }
@@ -54,7 +45,7 @@ void sb_layernorm_bwd_data_bound(float *dx, const float *dy, const float *x,
             sb_err_layernorm_row_bwd(row, dy + (size_t)i * c, x + (size_t)i * c, gamma, c,
                                      s->eps);
             for (size_t j = 0; j < c; j++)
-                dx[(size_t)i * c + j] = twice_rounded_up(row[j].e);
+                dx[(size_t)i * c + j] = sb_err_bound_float(row[j].e, 2.0);
         }
         free(row);
     }

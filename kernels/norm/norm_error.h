@@ -1,93 +1,13 @@
-/* Running error analysis of the row arithmetic of norm.h (Higham, ASNA 2nd
- * ed., 3.3): each quantity is carried as its exact value v (evaluated in
- * double from the op's float inputs) and a bound e on |float result - v|
- * for the float algorithm of norm.h under ANY order of its sums. With u =
- * 2^-24 and every float operation rounding once, relative error <= u
- * (normal range; gradual underflow is not covered, as in every bound here):
- *   a +- b   e = ea + eb + u (|v| + ea + eb)
- *   a * b    e0 = |a| eb + |b| ea + ea eb,  e = e0 + u (|v| + e0)
- *   a / b    e0 = (ea + |v| eb) / (|b| - eb),  e = e0 + u (|v| + e0)
- *   sqrt(a)  e0 = ea / (sqrt(max(a - ea, 0)) + sqrt(a)),  e = e0 + u (v + e0)
- *   sum of m terms in any order: e = sum e_k + gamma(m - 1) sum (|v_k| + e_k)
- *            (the float terms are within e_k of v_k; Higham 3.1 for the adds)
- * The double evaluation of v itself errs by about m 2^-53 |v|, far below
- * u |v|, which each rounded result already adds; SB_NORM_ERR_SLACK covers it.
- * A bound on |float - exact| for one order, doubled, bounds two orders'
- * difference: the reordering bounds (norm_bound.c). */
+/* Running error analysis (running_error.h) of the row arithmetic of norm.h:
+ * each value with a bound on |float - exact| for ANY order of the row's
+ * sums. Doubled, it bounds two orders' difference: the reordering bounds
+ * (norm_bound.c); as it is, the forward error of the double evaluations
+ * (norm_refd.c). */
 #ifndef SB_NORM_ERROR_H
 #define SB_NORM_ERROR_H
 
-#include <math.h>
-#include <stddef.h>
-
 #include "norm.h"
-
-#define SB_NORM_U 0x1p-24
-/* relative slack on a finished bound for the double evaluation's own error */
-#define SB_NORM_ERR_SLACK (1.0 + 0x1p-20)
-
-typedef struct sb_err {
-    double v, e;
-} sb_err;
-
-static inline sb_err sb_err_exact(double v)
-{
-    return (sb_err){v, 0.0};
-}
-
-static inline sb_err sb_err_round(double v, double e0)
-{
-    return (sb_err){v, e0 + SB_NORM_U * (fabs(v) + e0)};
-}
-
-static inline sb_err sb_err_add(sb_err a, sb_err b)
-{
-    return sb_err_round(a.v + b.v, a.e + b.e);
-}
-
-static inline sb_err sb_err_sub(sb_err a, sb_err b)
-{
-    return sb_err_round(a.v - b.v, a.e + b.e);
-}
-
-static inline sb_err sb_err_mul(sb_err a, sb_err b)
-{
-    return sb_err_round(a.v * b.v, fabs(a.v) * b.e + fabs(b.v) * a.e + a.e * b.e);
-}
-
-/* b's error must leave it away from 0, or the quotient is unbounded */
-static inline sb_err sb_err_div(sb_err a, sb_err b)
-{
-    const double v = a.v / b.v;
-    if (!(fabs(b.v) > b.e))
-        return (sb_err){v, INFINITY};
-    return sb_err_round(v, (a.e + fabs(v) * b.e) / (fabs(b.v) - b.e));
-}
-
-static inline sb_err sb_err_sqrt(sb_err a)
-{
-    const double v = sqrt(a.v);
-    const double e0 = v > 0.0 ? a.e / (sqrt(fmax(a.v - a.e, 0.0)) + v) : sqrt(a.e);
-    return sb_err_round(v, e0);
-}
-
-/* A sum of m terms, accumulated with sb_err_sum_add from {0, 0} and
- * finished by sb_err_sum_end. */
-typedef struct sb_err_sum {
-    double v, e, magnitude;
-} sb_err_sum;
-
-static inline void sb_err_sum_add(sb_err_sum *s, sb_err t)
-{
-    s->v += t.v;
-    s->e += t.e;
-    s->magnitude += fabs(t.v) + t.e;
-}
-
-static inline sb_err sb_err_sum_end(const sb_err_sum *s, size_t m)
-{
-    return (sb_err){s->v, s->e + sb_gamma(m > 0 ? (double)(m - 1) : 0.0) * s->magnitude};
-}
+#include "running_error.h"
 
 /* mean and rstd of a row as norm.h computes them, with their errors */
 typedef struct sb_err_stats {

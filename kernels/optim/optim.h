@@ -38,12 +38,15 @@
  * step, on the gradient g' = g * grad_scale (clip_grad_norm_ scales the
  * gradient in place by its clipping factor before the step):
  *   w  = w * (1 - lr * weight_decay)
- *   m  = beta1 * m + (1 - beta1) * g'
- *   v  = beta2 * v + ((1 - beta2) * g') * g'
+ *   m  = fma(g', 1 - beta1, m * beta1)
+ *   v  = fma((1 - beta2) * g', g', v * beta2)
  *   w  = w + ((-lr / (1 - beta1^t)) * m) / (sqrt(v) / sqrt(1 - beta2^t) + eps)
  * in that order of float operations, as PyTorch's single-tensor loop does
  * (mul_, mul_ then add_ with alpha, addcmul_, sqrt / bias_correction2_sqrt
- * then add_ eps, addcdiv_). PyTorch evaluates the scalars (the decay factor,
+ * then add_ eps, addcdiv_). Its vectorised CPU kernels fuse the add_ with
+ * alpha and the addcmul_ into fused multiply-adds: PyTorch 1.13 on this
+ * kind of machine gives these bits for m and v (checked element by element),
+ * so the fusions are written out with fmaf. PyTorch evaluates the scalars (the decay factor,
  * 1 - beta, the step size, sqrt(1 - beta2^t)) in double from its Python
  * floats and rounds each once to float; here they are evaluated in double
  * from the float hyper-parameters, once per call, by the same function for
@@ -135,8 +138,8 @@ static inline void sb_adamw_step(float *w, float *m, float *v, float g,
 {
     const float gs = g * o->grad_scale;
     const float decayed = *w * k->keep;
-    const float m_new = (*m * o->beta1) + (gs * k->one_minus_b1);
-    const float v_new = (*v * o->beta2) + ((k->one_minus_b2 * gs) * gs);
+    const float m_new = fmaf(gs, k->one_minus_b1, *m * o->beta1);
+    const float v_new = fmaf(k->one_minus_b2 * gs, gs, *v * o->beta2);
     *m = m_new;
     *v = v_new;
     const float denom = (sqrtf(v_new) / k->bc2_sqrt) + o->epsilon;

@@ -4,11 +4,13 @@
  * differences of the forward in double. */
 #include <check.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "op_test.h"
 #include "sb_kernels.h"
+#include "sb_refd.h"
 
 Suite *make_norm_suite(void);
 
@@ -34,6 +36,59 @@ static void call_new(sb_op_call *c, sb_op op, sb_norm_shape s)
     op_test_call_alloc(c);
 }
 
+/* ---- the definitions ------------------------------------------------------- */
+
+/* Rows x = (-1, 3, 3, 3) with eps = 1: mean 2, variance (9 + 1 + 1 + 1) / 4
+ * = 3, rstd = 1 / sqrt(3 + 1) = 1/2, xhat = (-1.5, .5, .5, .5); every step
+ * exact in float, in any order, so every family must give these bits.
+ *   y = xhat * gamma + beta with gamma (2, 1, -1, 4), beta (.25, 0, 1, -1)
+ *   dy (1, 0, 2, -1): g = gamma dy = (2, 0, -2, -4), a = -1,
+ *   b = (sum g xhat) / 4 = -1.5, dx = (1/2) ((g - a) - xhat b)
+ *   dgamma = sum over the two (equal) rows of dy xhat */
+START_TEST(test_hand_values)
+{
+    const sb_norm_shape s = {.n = 2, .c = 4, .eps = 1.0f};
+    const float x[8] = {-1, 3, 3, 3, -1, 3, 3, 3};
+    const float gamma[4] = {2, 1, -1, 4}, beta[4] = {0.25f, 0, 1, -1};
+    const float dy[8] = {1, 0, 2, -1, 1, 0, 2, -1};
+    const float want_y[8] = {-2.75f, 0.5f, 0.5f, 1, -2.75f, 0.5f, 0.5f, 1};
+    const float want_dx[8] = {0.375f, 0.875f, -0.125f, -1.125f,
+                              0.375f, 0.875f, -0.125f, -1.125f};
+    const float want_dgamma[4] = {-3, 0, 2, -1};
+    for (int f = 0; f < SB_FAMILY_COUNT; f++)
+        for (int threads = 1; threads <= 3; threads += 2) {
+            const sb_kernel_table *k = sb_kernels((sb_family)f);
+            float y[8], dx[8], dgamma[4];
+            omp_set_num_threads(threads);
+            k->layernorm_fwd(y, x, gamma, beta, &s);
+            k->layernorm_bwd_data(dx, dy, x, gamma, &s);
+            k->layernorm_bwd_gamma(dgamma, dy, x, &s);
+            const char *name = sb_family_name((sb_family)f);
+            ck_assert_msg(op_test_same_bits(y, want_y, 8), "%s fwd", name);
+            ck_assert_msg(op_test_same_bits(dx, want_dx, 8), "%s bwd_data", name);
+            ck_assert_msg(op_test_same_bits(dgamma, want_dgamma, 4), "%s bwd_gamma", name);
+        }
+}
+END_TEST
+
+/* A constant row has variance 0: xhat is 0, y is beta, and eps keeps rstd
+ * finite (1/sqrt(eps)); a NaN in a row makes that row NaN and only it. */
+START_TEST(test_constant_and_nan_rows)
+{
+    const sb_norm_shape s = {.n = 2, .c = 3, .eps = 1e-5f};
+    const float x[6] = {0.5f, 0.5f, 0.5f, 1, NAN, 2};
+    const float gamma[3] = {1, 2, 3}, beta[3] = {-1, 0, 1};
+    float y[6];
+    sb_kernels(SB_FAMILY_DET)->layernorm_fwd(y, x, gamma, beta, &s);
+    for (int j = 0; j < 3; j++) {
+        ck_assert(op_test_feq(y[j], beta[j]));
+        ck_assert(isnan(y[3 + j]));
+    }
+}
+END_TEST
+
+/* ---- families against ref ---------------------------------------------------- */
+
 START_TEST(test_families_within_bound)
 {
     for (size_t o = 0; o < N_OPS; o++) {
@@ -56,13 +111,164 @@ START_TEST(test_det_bitwise_across_threads)
 }
 END_TEST
 
+/* loose splits gamma's row sum over the threads: its bits must move with the
+ * thread count at the model's shape */
+START_TEST(test_loose_depends_on_threads)
+{
+    sb_op_call c;
+    call_new(&c, SB_OP_layernorm_bwd_gamma, shapes[0]);
+    float *one = op_test_run(&c, SB_FAMILY_LOOSE, 1);
+    int differing = 0;
+    for (int threads = 2; threads <= 4; threads++) {
+        float *many = op_test_run(&c, SB_FAMILY_LOOSE, threads);
+        differing += !op_test_same_bits(one, many, sb_tensor_count(&c.out[0]));
+        free(many);
+    }
+    ck_assert_msg(differing > 0, "layernorm_bwd_gamma loose: the same bits at 1..4 threads");
+    free(one);
+    op_test_call_free(&c);
+}
+END_TEST
+
+/* ---- gradients against finite differences -------------------------------------
+ * L(x, gamma) = sum_ij r_ij y_ij, y the definition evaluated in double; its
+ * gradients are bwd_data and bwd_gamma with dy = r. Central differences
+ * D(h) = (L(+h) - L(-h)) / 2h err by C h^2 + O(h^4) (truncation) plus the
+ * rounding of L, under 2 (n c + 8) 2^-53 S / h with S = sum |r y|. With
+ * D(h) - D(h/2) = (3/4) C h^2 + O(h^4), D(h/2)'s truncation error is about
+ * |D(h) - D(h/2)| / 3: the tolerance takes |D(h) - D(h/2)| (3 times that,
+ * room for the h^4 terms) plus both roundings, plus the float gradient's own
+ * error bound (its double evaluation's, sb_refd_eval). h = 2^-10: h^2 is far
+ * above the rounding term and the test still sees a wrong term of the
+ * gradient (O(1) at these inputs) by a factor above 1000. */
+
+typedef struct fd_norm {
+    int n, c;
+    double eps;
+    double *x, *gamma, *beta;
+    const float *r;
+} fd_norm;
+
+/* L, and S in *magnitude */
+static double norm_loss(const fd_norm *p, double *magnitude)
+{
+    double loss = 0.0, mag = 0.0;
+    for (int i = 0; i < p->n; i++) {
+        const double *x = p->x + (size_t)i * (size_t)p->c;
+        double mean = 0.0, var = 0.0;
+        for (int j = 0; j < p->c; j++)
+            mean += x[j];
+        mean /= p->c;
+        for (int j = 0; j < p->c; j++)
+            var += (x[j] - mean) * (x[j] - mean);
+        var /= p->c;
+        for (int j = 0; j < p->c; j++) {
+            const double y = (x[j] - mean) / sqrt(var + p->eps) * p->gamma[j] + p->beta[j];
+            loss += (double)p->r[(size_t)i * (size_t)p->c + (size_t)j] * y;
+            mag += fabs((double)p->r[(size_t)i * (size_t)p->c + (size_t)j] * y);
+        }
+    }
+    *magnitude = mag;
+    return loss;
+}
+
+static double central(fd_norm *p, double *at, double h, double *magnitude)
+{
+    const double keep = *at;
+    double m_plus, m_minus;
+    *at = keep + h;
+    const double plus = norm_loss(p, &m_plus);
+    *at = keep - h;
+    const double minus = norm_loss(p, &m_minus);
+    *at = keep;
+    *magnitude = fmax(*magnitude, fmax(m_plus, m_minus));
+    return (plus - minus) / (2.0 * h);
+}
+
+static void check_against(fd_norm *p, double *v, size_t count, const float *grad,
+                          const double *bound, const char *what)
+{
+    const double h = 0x1p-10, n_terms = (double)p->n * p->c;
+    for (size_t e = 0; e < count; e++) {
+        double mag = 0.0;
+        const double coarse = central(p, &v[e], h, &mag), fine = central(p, &v[e], h / 2, &mag);
+        const double rounding = 2.0 * (n_terms + 8.0) * 0x1p-53 * mag * (1.0 / h + 2.0 / h);
+        const double tol = bound[e] + fabs(coarse - fine) + rounding;
+        ck_assert_msg(fabs((double)grad[e] - fine) <= tol,
+                      "%s[%zu]: %a vs finite difference %a (tol %g)", what, e, (double)grad[e],
+                      fine, tol);
+    }
+}
+
+static double *doubles_of(const sb_tensor *t)
+{
+    const size_t n = sb_tensor_count(t);
+    double *d = malloc(n * sizeof *d);
+    ck_assert_ptr_nonnull(d);
+    for (size_t e = 0; e < n; e++)
+        d[e] = (double)((const float *)t->data)[e];
+    return d;
+}
+
+START_TEST(test_gradients_finite_difference)
+{
+    const sb_norm_shape s = {.n = 3, .c = 7, .eps = 1e-5f};
+    sb_op_call fwd = {.op = SB_OP_layernorm_fwd, .norm = s};
+    sb_op_call data = {.op = SB_OP_layernorm_bwd_data, .norm = s};
+    sb_op_call gam = {.op = SB_OP_layernorm_bwd_gamma, .norm = s};
+    op_test_call_alloc(&fwd);
+    op_test_call_alloc(&data);
+    op_test_call_alloc(&gam);
+    /* one x, gamma and r for the three */
+    memcpy(data.in[1].data, fwd.in[0].data, sb_tensor_bytes(&fwd.in[0]));
+    memcpy(data.in[2].data, fwd.in[1].data, sb_tensor_bytes(&fwd.in[1]));
+    memcpy(gam.in[0].data, data.in[0].data, sb_tensor_bytes(&data.in[0]));
+    memcpy(gam.in[1].data, fwd.in[0].data, sb_tensor_bytes(&fwd.in[0]));
+    fd_norm p = {.n = s.n, .c = s.c, .eps = (double)s.eps, .r = data.in[0].data,
+                 .x = doubles_of(&fwd.in[0]), .gamma = doubles_of(&fwd.in[1]),
+                 .beta = doubles_of(&fwd.in[2])};
+    const size_t n_x = sb_tensor_count(&fwd.in[0]), n_g = sb_tensor_count(&fwd.in[1]);
+    double *value = malloc(n_x * sizeof *value), *bound = malloc(n_x * sizeof *bound);
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        float *g = op_test_run(&data, (sb_family)f, 2);
+        sb_refd_eval(value, bound, &data, 0, (sb_family)f);
+        check_against(&p, p.x, n_x, g, bound, "dx");
+        free(g);
+        g = op_test_run(&gam, (sb_family)f, 2);
+        sb_refd_eval(value, bound, &gam, 0, (sb_family)f);
+        check_against(&p, p.gamma, n_g, g, bound, "dgamma");
+        free(g);
+    }
+    /* the float forward against the same double definition, within its bound */
+    float *y = op_test_run(&fwd, SB_FAMILY_DET, 2);
+    sb_refd_eval(value, bound, &fwd, 0, SB_FAMILY_DET);
+    for (size_t e = 0; e < n_x; e++)
+        ck_assert(fabs((double)y[e] - value[e]) <= bound[e]);
+    free(y);
+    free(value);
+    free(bound);
+    free(p.x);
+    free(p.gamma);
+    free(p.beta);
+    op_test_call_free(&fwd);
+    op_test_call_free(&data);
+    op_test_call_free(&gam);
+}
+END_TEST
+
 Suite *make_norm_suite(void)
 {
     Suite *s = suite_create("norm");
+    TCase *def = tcase_create("definitions");
+    tcase_add_test(def, test_hand_values);
+    tcase_add_test(def, test_constant_and_nan_rows);
+    tcase_add_test(def, test_gradients_finite_difference);
+    suite_add_tcase(s, def);
     TCase *tc = tcase_create("families");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_families_within_bound, 0, N_SHAPES);
     tcase_add_loop_test(tc, test_det_bitwise_across_threads, 0, N_SHAPES);
+    tcase_add_test(tc, test_loose_depends_on_threads);
     suite_add_tcase(s, tc);
     return s;
 }

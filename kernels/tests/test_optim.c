@@ -1,7 +1,8 @@
-/* The optimisers: Keras 2.1.6 defaults and formulas, checked against values
- * derived by hand and against a double-precision evaluation of the Keras
- * formula carrying a running bound on the float rounding error; ref, det
- * and loose bitwise equal, for every thread count. */
+/* The optimisers: Keras 2.1.6 defaults and formulas (PyTorch 1.13's for
+ * AdamW), checked against values derived by hand and against a
+ * double-precision evaluation of the formula carrying a running bound on the
+ * float rounding error; ref, det and loose bitwise equal, for every thread
+ * count. */
 #include <check.h>
 #include <math.h>
 #include <omp.h>
@@ -9,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_test.h"
 #include "sb_kernels.h"
+#include "sb_refd.h"
 #include "sb_rng.h"
 
 Suite *make_optim_suite(void);
@@ -128,6 +131,16 @@ static ev ev_div(ev a, ev b)
     double q = a.v / b.v;
     return ev_rounded(q, (a.e + fabs(q) * b.e) / (fabs(b.v) - b.e));
 }
+
+/* a * b + c rounded once (fmaf) */
+static ev ev_fma(ev a, ev b, ev c)
+{
+    return ev_rounded(a.v * b.v + c.v,
+                      fabs(a.v) * b.e + fabs(b.v) * a.e + a.e * b.e + c.e);
+}
+
+/* a scalar the kernel evaluates in double and rounds once to float */
+static ev ev_scalar(double v) { return ev_rounded(v, 0.0); }
 
 /* |sqrt(x') - sqrt(x)| = |x' - x| / (sqrt(x') + sqrt(x)) */
 static ev ev_sqrt(ev a)
@@ -288,6 +301,99 @@ START_TEST(test_adadelta_keras_formula)
 }
 END_TEST
 
+START_TEST(test_adamw_defaults)
+{
+    sb_optim_params o;
+    memset(&o, 0xff, sizeof o);
+    sb_optim_defaults(&o, SB_OPTIM_ADAMW);
+    ck_assert_int_eq(o.kind, SB_OPTIM_ADAMW);
+    ck_assert_str_eq(sb_optimizer_name(SB_OPTIM_ADAMW), "adamw");
+    /* torch.optim.AdamW: lr 1e-3, betas (0.9, 0.999), eps 1e-8, weight_decay 1e-2 */
+    ck_assert(same_bits(o.lr, 1e-3f));
+    ck_assert(same_bits(o.beta1, 0.9f));
+    ck_assert(same_bits(o.beta2, 0.999f));
+    ck_assert(same_bits(o.epsilon, 1e-8f));
+    ck_assert(same_bits(o.weight_decay, 0.01f));
+    ck_assert(same_bits(o.grad_scale, 1.0f));
+    ck_assert(same_bits(o.decay, 0.0f));
+    ck_assert_int_eq(sb_optimizer_update_op(SB_OPTIM_ADAMW), SB_OP_adamw_update);
+}
+END_TEST
+
+/* AdamW (PyTorch 1.13, optim.h), with weight decay 0.1 and the gradient
+ * scaled by 1/2 (an exact scaling), over three steps against the running
+ * bound. By hand, step 1 from m = v = 0: m = (1-b1) g', v = (1-b2) g'^2 and
+ * the bias corrections are 1-b1 and sqrt(1-b2), so
+ *   w1 = w0 (1 - lr wd) - lr g' / (|g'| + eps),
+ * a step of lr against the sign of g' whenever |g'| >> eps (and next to
+ * nothing for the 1e-9 gradient: g'/(|g'| + eps) = 0.048). */
+START_TEST(test_adamw_pytorch_formula)
+{
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        const sb_kernel_table *k = sb_kernels((sb_family)f);
+        sb_optim_params o;
+        sb_optim_defaults(&o, SB_OPTIM_ADAMW);
+        o.weight_decay = 0.1f;
+        o.grad_scale = 0.5f;
+        float w[N_EL], m[N_EL] = {0}, v[N_EL] = {0};
+        ev W[N_EL], M[N_EL], V[N_EL];
+        memcpy(w, w_start, sizeof w);
+        for (int i = 0; i < N_EL; i++)
+            W[i] = ev_exact(w_start[i]), M[i] = V[i] = ev_exact(0.0f);
+        const double lr = (double)o.lr, b1d = (double)o.beta1, b2d = (double)o.beta2;
+        const ev b1 = ev_exact(o.beta1), b2 = ev_exact(o.beta2), eps = ev_exact(o.epsilon);
+        const ev scale = ev_exact(o.grad_scale);
+        const ev keep = ev_scalar(1.0 - lr * (double)o.weight_decay);
+        const ev one_m_b1 = ev_scalar(1.0 - b1d), one_m_b2 = ev_scalar(1.0 - b2d);
+        for (int t = 1; t <= 3; t++) {
+            k->adamw_update(w, m, v, grads[t - 1], &o, t, N_EL);
+            const ev neg_step = ev_scalar(-lr / (1.0 - pow(b1d, t)));
+            const ev bc2 = ev_scalar(sqrt(1.0 - pow(b2d, t)));
+            for (int i = 0; i < N_EL; i++) {
+                const ev g = ev_mul(ev_exact(grads[t - 1][i]), scale);
+                M[i] = ev_fma(g, one_m_b1, ev_mul(M[i], b1));
+                V[i] = ev_fma(ev_mul(one_m_b2, g), g, ev_mul(V[i], b2));
+                const ev denom = ev_add(ev_div(ev_sqrt(V[i]), bc2), eps);
+                W[i] = ev_add(ev_mul(W[i], keep), ev_div(ev_mul(neg_step, M[i]), denom));
+                check_within(m[i], M[i], "m", t, i);
+                check_within(v[i], V[i], "v", t, i);
+                check_within(w[i], W[i], "w", t, i);
+                if (t == 1) {
+                    const double gi = 0.5 * (double)grads[0][i];
+                    const double hand = (double)w_start[i] * (1.0 - lr * 0.1) -
+                                        lr * gi / (fabs(gi) + eps.v);
+                    ck_assert_double_le(fabs((double)w[i] - hand),
+                                        W[i].e + hand_slack((double)w_start[i], hand));
+                }
+            }
+        }
+    }
+}
+END_TEST
+
+/* Without a gradient (or with a clipping factor of 0) AdamW only decays the
+ * weights: m = v = 0, the step is 0 / eps = 0, and with lr = 1/2 and
+ * weight_decay = 1/2 the factor 3/4 is exact. */
+START_TEST(test_adamw_decay_alone)
+{
+    const float g[4] = {0.0f, 0.0f, 5.0f, -3.0f};
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        sb_optim_params o;
+        sb_optim_defaults(&o, SB_OPTIM_ADAMW);
+        o.lr = 0.5f;
+        o.weight_decay = 0.5f;
+        o.grad_scale = 0.0f;
+        float w[4] = {2.0f, -4.0f, 1.0f, 8.0f}, m[4] = {0}, v[4] = {0};
+        sb_kernels((sb_family)f)->adamw_update(w, m, v, g, &o, 1, 4);
+        const float want[4] = {1.5f, -3.0f, 0.75f, 6.0f};
+        for (int i = 0; i < 4; i++) {
+            ck_assert_msg(same_bits(w[i], want[i]), "w[%d] = %g", i, (double)w[i]);
+            ck_assert(same_bits(m[i], 0.0f) && same_bits(v[i], 0.0f));
+        }
+    }
+}
+END_TEST
+
 /* ---- det and loose against ref, and across thread counts ------------------ */
 
 #define N_BIG 100003 /* not a multiple of any thread count tried */
@@ -400,6 +506,78 @@ START_TEST(test_det_any_thread_count)
 }
 END_TEST
 
+/* ---- the global gradient norm ---------------------------------------------- */
+
+/* Integers whose squares and their sums stay below 2^24 are exact in every
+ * order: sqrt(9 + 16) = 5, sqrt(9 + 16 + 144) = 13, and 10000 ones (across
+ * several det blocks) give 100. */
+START_TEST(test_grad_norm_by_hand)
+{
+    static float ones[10000];
+    for (int i = 0; i < 10000; i++)
+        ones[i] = (i % 2) ? 1.0f : -1.0f;
+    const float g[3] = {3.0f, -4.0f, 12.0f};
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        const sb_kernel_table *k = sb_kernels((sb_family)f);
+        for (int threads = 1; threads <= 3; threads++) {
+            omp_set_num_threads(threads);
+            float norm = -1.0f;
+            k->grad_norm(&norm, g, 2);
+            ck_assert(same_bits(norm, 5.0f));
+            k->grad_norm(&norm, g, 3);
+            ck_assert(same_bits(norm, 13.0f));
+            k->grad_norm(&norm, ones, 10000);
+            ck_assert_msg(same_bits(norm, 100.0f), "%s: %g", sb_family_name((sb_family)f),
+                          (double)norm);
+        }
+    }
+}
+END_TEST
+
+/* 100003 gradients (25 det blocks, the last one short): det the same bits at
+ * 1..8 threads, every family within the reordering bound of ref and within
+ * the double evaluation's bound of the exact norm. */
+START_TEST(test_grad_norm_families)
+{
+    sb_op_call c;
+    memset(&c, 0, sizeof c);
+    c.op = SB_OP_grad_norm;
+    c.n = N_BIG;
+    op_test_call_alloc(&c);
+    op_test_check_det_bitwise(&c, 8);
+    op_test_check_families_within_bound(&c, 8);
+    double value, bound;
+    sb_refd_eval(&value, &bound, &c, 0, SB_FAMILY_DET);
+    for (int f = 0; f < SB_FAMILY_COUNT; f++)
+        for (int threads = 1; threads <= 4; threads++) {
+            float *got = op_test_run(&c, (sb_family)f, threads);
+            ck_assert_msg(fabs((double)*got - value) <= bound, "%s at %d: %.9g vs %.12g (%.3g)",
+                          sb_family_name((sb_family)f), threads, (double)*got, value, bound);
+            free(got);
+        }
+    op_test_call_free(&c);
+}
+END_TEST
+
+/* A non-finite gradient gives a non-finite norm and a bound of 0. */
+START_TEST(test_grad_norm_nonfinite)
+{
+    float g[5] = {1.0f, 2.0f, INFINITY, 3.0f, 4.0f};
+    float norm, bound = -1.0f;
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        sb_kernels((sb_family)f)->grad_norm(&norm, g, 5);
+        ck_assert(isinf(norm));
+    }
+    g[2] = NAN;
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        sb_kernels((sb_family)f)->grad_norm(&norm, g, 5);
+        ck_assert(isnan(norm));
+    }
+    sb_grad_norm_bound(&bound, g, 5);
+    ck_assert(same_bits(bound, 0.0f));
+}
+END_TEST
+
 Suite *make_optim_suite(void)
 {
     Suite *s = suite_create("optim");
@@ -409,6 +587,14 @@ Suite *make_optim_suite(void)
     tcase_add_test(tc, test_rmsprop_keras_formula);
     tcase_add_test(tc, test_adam_keras_formula);
     tcase_add_test(tc, test_adadelta_keras_formula);
+    tcase_add_test(tc, test_adamw_defaults);
+    tcase_add_test(tc, test_adamw_pytorch_formula);
+    tcase_add_test(tc, test_adamw_decay_alone);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("grad_norm");
+    tcase_add_test(tc, test_grad_norm_by_hand);
+    tcase_add_test(tc, test_grad_norm_families);
+    tcase_add_test(tc, test_grad_norm_nonfinite);
     suite_add_tcase(s, tc);
     tc = tcase_create("determinism");
     tcase_add_test(tc, test_families_same_bits);
