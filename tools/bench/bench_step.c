@@ -1,5 +1,6 @@
-/* samebits-bench-step: seconds per training step of the seed model (det
- * family) in this process, with or without hashing every probe into a trace
+/* samebits-bench-step: seconds per training step of a model (det family;
+ * --model keras_mnist_cnn, the seed model, by default, or char_gpt at its
+ * default size) in this process, with or without hashing every probe into a trace
  * (the harness's sb_trace_add_probe), for tools/bench/bench-all. Hashing is
  * done as `samebits run` does it: the model's ops hash the leaves of large
  * tensors while they are in cache (sb_hash_leaf) unless --no-fuse, which
@@ -40,7 +41,7 @@ typedef struct op_time {
     double s;
 } op_time;
 
-#define MAX_OPS 64
+#define MAX_OPS 256 /* the char GPT probes about 130 ops a step */
 #define OP_RERUNS 3
 
 typedef struct step_clock {
@@ -118,14 +119,33 @@ static void on_probe(void *ctx, const sb_probe_point *p)
     hash_thread_s += (omp_get_wtime() - t0) * omp_get_max_threads();
 }
 
+/* What each model trains on here: the seed case's model on enough digits
+ * that no epoch ends (and no evaluation runs) among the timed steps and the
+ * profiled one; the GPT on the fortunes text split as its cases split it
+ * (its evaluation is due after 100 steps, and max_steps cuts it). */
+static void model_run_ranges(sb_model_run *r, const char *model, int steps)
+{
+    if (strcmp(model, "char_gpt") == 0) {
+        r->dataset = "fortunes";
+        r->train_begin = 0, r->train_end = 2318000;
+        r->test_begin = 2318000, r->test_end = 2576674;
+    } else {
+        r->dataset = "mnist";
+        r->train_begin = 0, r->train_end = (int64_t)(steps + 2) * 128;
+        r->test_begin = r->train_end, r->test_end = r->train_end + 400;
+    }
+}
+
 int main(int argc, char **argv)
 {
     int steps = 5;
     bool hash = false, fuse = true;
-    const char *data_dir = NULL;
+    const char *data_dir = NULL, *model = "keras_mnist_cnn";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc)
             steps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc)
+            model = argv[++i];
         else if (strcmp(argv[i], "--hash") == 0)
             hash = true;
         else if (strcmp(argv[i], "--no-fuse") == 0)
@@ -133,7 +153,8 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--data-dir") == 0 && i + 1 < argc)
             data_dir = argv[++i];
         else {
-            fprintf(stderr, "usage: samebits-bench-step [--steps S] [--hash [--no-fuse]] [--data-dir DIR]\n"
+            fprintf(stderr, "usage: samebits-bench-step [--model NAME] [--steps S] [--hash [--no-fuse]] "
+                            "[--data-dir DIR]\n"
                             "(threads from OMP_NUM_THREADS)\n");
             return EXIT_FAILURE;
         }
@@ -142,38 +163,38 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench-step: --steps must be at least 3\n");
         return EXIT_FAILURE;
     }
-    char err[512];
-    sb_dataset all, train, test;
-    if (sb_dataset_open(&all, "mnist", data_dir, err, sizeof err) != SB_OK) {
-        fprintf(stderr, "%s\n", err);
-        return 2;
-    }
-    /* the seed case's model on enough digits that no epoch ends (and no
-     * evaluation runs) among the timed steps and the profiled one */
-    int64_t n_train = (int64_t)(steps + 2) * 128;
-    if (sb_dataset_slice(&train, &all, 0, n_train) != SB_OK ||
-        sb_dataset_slice(&test, &all, n_train, n_train + 400) != SB_OK) {
-        fprintf(stderr, "bench-step: too few mnist digits for %d steps\n", steps);
-        return 2;
+    const sb_model_kind *kind = sb_model_find(model);
+    /* at most 70: the CNN's (steps + 2) * 128 digits and 400 more fit in the 10,000 */
+    if (!kind || steps > 70) {
+        fprintf(stderr, "bench-step: %s\n", kind ? "--steps must be at most 70"
+                                                 : "--model: keras_mnist_cnn or char_gpt");
+        return EXIT_FAILURE;
     }
     sb_train_config cfg;
-    sb_train_config_defaults(&cfg);
+    kind->defaults(&cfg);
     cfg.seed = 1;
-    /* steps 0 .. steps - 1 and, without --hash, the profiled step `steps`,
-     * which starts when the last timed one ends */
-    cfg.max_steps = hash ? steps : steps + 1;
+    /* steps 0 .. steps - 1 and step `steps`, whose start ends the last
+     * timed one (and whose ops are profiled without --hash); the cut epoch
+     * or evaluation period is not evaluated */
+    cfg.max_steps = steps + 1;
+    cfg.cut_unevaluated = true;
     step_clock clock = {.hash = hash, .profile_step = hash ? -1 : steps, .step = 0,
                         .max_steps = steps};
     clock.start = calloc((size_t)steps + 2, sizeof *clock.start);
     clock.hashed = calloc((size_t)steps + 2, sizeof *clock.hashed);
     sb_trace_init(&clock.trace);
+    sb_model_run run = {.k = sb_kernels(SB_FAMILY_DET), .cfg = &cfg, .data_dir = data_dir,
+                        .hook = on_probe, .hook_ctx = &clock,
+                        .leaf_hash = hash && fuse ? timed_leaf_hash : NULL,
+                        .what = "samebits-bench-step"};
+    model_run_ranges(&run, model, steps);
     sb_epoch_metrics metrics[16];
-    int epochs_done = 0;
-    sb_leaf_hash_fn *leaf_hash = hash && fuse ? timed_leaf_hash : NULL;
-    if (sb_model_train(sb_kernels(SB_FAMILY_DET), &cfg, &train, &test, on_probe, &clock,
-                       NULL, leaf_hash, metrics, &epochs_done) != SB_OK) {
-        fprintf(stderr, "bench-step: training failed\n");
-        return EXIT_FAILURE;
+    int n_metrics = 0;
+    char err[512];
+    sb_status st = kind->run(&run, metrics, &n_metrics, err, sizeof err);
+    if (st != SB_OK) {
+        fprintf(stderr, "%s\n", err);
+        return st == SB_ERR_INPUT ? 2 : EXIT_FAILURE;
     }
     /* step s lasts from start[s] to start[s+1]; the last step has no end mark */
     int n = 0, threads = omp_get_max_threads();
@@ -182,10 +203,10 @@ int main(int argc, char **argv)
         sec[n] = clock.start[s + 1] - clock.start[s];
         share[n] = (clock.hashed[s + 1] - clock.hashed[s]) / (threads * sec[n]);
     }
-    printf("{\"threads\": %d, \"hash\": %s, \"fused\": %s, \"steps_timed\": %d, "
-           "\"step_s\": %.6f, \"probes\": %zu",
-           threads, hash ? "true" : "false", leaf_hash ? "true" : "false", n, median(sec, n),
-           clock.trace.n_records);
+    printf("{\"model\": \"%s\", \"threads\": %d, \"hash\": %s, \"fused\": %s, "
+           "\"steps_timed\": %d, \"step_s\": %.6f, \"probes\": %zu",
+           model, threads, hash ? "true" : "false", run.leaf_hash ? "true" : "false", n,
+           median(sec, n), clock.trace.n_records);
     if (hash)
         printf(", \"hash_share_inside\": %.5f", median(share, n));
     else {
@@ -201,6 +222,5 @@ int main(int argc, char **argv)
     free(clock.start);
     free(clock.hashed);
     sb_trace_free(&clock.trace);
-    sb_dataset_free(&all);
     return EXIT_SUCCESS;
 }
