@@ -48,6 +48,7 @@ except ImportError as missing:
     sys.exit(77)
 
 from samebits_torch.bounds import UNIT_ROUNDOFF as U, gamma  # noqa: E402
+from samebits_torch.gpt import CaseError, sample_range  # noqa: E402
 from samebits_torch.seed import read_idx  # noqa: E402
 from torch_compare import BadInput, Checker, library, read_trace, samebits_run  # noqa: E402
 
@@ -91,13 +92,6 @@ class Library:
         self.lib.sb_dropout_mask_ref(mask.ctypes.data_as(ctypes.POINTER(ctypes.c_float)),
                                      ctypes.byref(params), n)
         return mask
-
-
-def sample_range(case, text, key):
-    lo, sep, hi = text.partition("..")
-    if not sep or not lo.isdigit() or not hi.isdigit() or int(lo) >= int(hi):
-        raise BadInput(f"{case}: [train] {key}: expected a sample range A..B, found {text!r}")
-    return int(lo), int(hi)
 
 
 def read_case(path):
@@ -285,7 +279,7 @@ def main(argv):
         if max(cfg["train"][1], cfg["test"][1]) > len(images):
             raise BadInput(f"{a.case}: sample ranges beyond the {len(images)} digits of "
                            f"{a.data_dir}")
-    except (BadInput, OSError, ValueError) as e:
+    except (BadInput, CaseError, OSError, ValueError) as e:
         print(e, file=sys.stderr)
         return 2
     torch.set_num_threads(a.threads)

@@ -25,10 +25,11 @@ BLOCK_PARAMS = ("ln1.w", "ln1.b", "qkv.W", "qkv.b", "proj.W", "proj.b",
 
 
 class CaseError(Exception):
-    """A case file this module cannot read as a char_gpt case."""
+    """A case file this module cannot read."""
 
 
 def sample_range(path, text, key):
+    """[train] key = A..B of a case file (samples or characters) as (A, B)"""
     lo, sep, hi = text.partition("..")
     if not sep or not lo.isdigit() or not hi.isdigit() or int(lo) >= int(hi):
         raise CaseError(f"{path}: [train] {key}: expected a range A..B, found {text!r}")
