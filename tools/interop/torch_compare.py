@@ -11,6 +11,14 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "python"))
 
+try:
+    import numpy  # noqa: F401
+    import torch  # noqa: F401
+    import xxhash  # noqa: F401
+except ImportError as missing:
+    print(f"skipped: {missing.name} is missing (apt-get install python3-torch python3-xxhash)")
+    sys.exit(77)
+
 from samebits_torch.hashing import tensor_hash  # noqa: E402
 
 

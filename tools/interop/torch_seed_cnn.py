@@ -28,7 +28,6 @@ worst-case bound, printed too, is ten times looser); exit 1 when they do
 not, or when a batch, mask or weight is not samebits' (exit 2 for bad input).
 """
 import argparse
-import configparser
 import ctypes
 import math
 import os
@@ -37,20 +36,15 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "python"))
 
-try:
-    import numpy as np
-    import torch
-    import torch.nn.functional as F
-except ImportError as missing:
-    print(f"skipped: {missing.name} is missing (apt-get install python3-torch)")
-    sys.exit(77)
+from torch_compare import BadInput, Checker, library, read_trace, samebits_run  # noqa: E402
+import numpy as np  # noqa: E402 (torch_compare exits 77 without them)
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 from samebits_torch.bounds import UNIT_ROUNDOFF as U, gamma  # noqa: E402
-from samebits_torch.gpt import CaseError, sample_range  # noqa: E402
+from samebits_torch.casefile import CaseError, read, sample_range  # noqa: E402
 from samebits_torch.seed import read_idx  # noqa: E402
-from torch_compare import BadInput, Checker, library, read_trace, samebits_run  # noqa: E402
 
 PARAMS = ["conv1.W", "conv1.b", "conv2.W", "conv2.b",
           "dense1.W", "dense1.b", "dense2.W", "dense2.b"]
@@ -97,12 +91,7 @@ class Library:
 def read_case(path):
     """The [train] settings the comparison needs; only the seed model with
     Adadelta on MNIST is comparable here."""
-    cp = configparser.ConfigParser(inline_comment_prefixes=("#", ";"))
-    try:
-        with open(path) as f:
-            cp.read_file(f)
-    except (OSError, configparser.Error) as e:
-        raise BadInput(f"{path}: {e}") from e
+    cp = read(path)
     t = cp["train"] if cp.has_section("train") else {}
     want = {"model": "keras_mnist_cnn", "dataset": "mnist", "optimizer": "adadelta"}
     for key, value in want.items():

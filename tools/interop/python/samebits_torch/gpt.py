@@ -6,11 +6,12 @@ in columns j*d.. of each, pre-LN blocks, GELU in its tanh form, untied head,
 cross-entropy as the mean over every token; AdamW (torch.optim.AdamW) with
 weight decay on the matrices only and clipping by the global norm
 (torch.nn.utils.clip_grad_norm_)."""
-import configparser
 import math
 
 import torch
 import torch.nn.functional as F
+
+from .casefile import CaseError, read, sample_range
 
 # The case keys and defaults of char_gpt (harness/FORMATS.md; the optimiser's
 # are PyTorch's AdamW defaults, as samebits' sb_optim_defaults for adamw).
@@ -24,26 +25,9 @@ BLOCK_PARAMS = ("ln1.w", "ln1.b", "qkv.W", "qkv.b", "proj.W", "proj.b",
                 "ln2.w", "ln2.b", "fc.W", "fc.b", "fcproj.W", "fcproj.b")
 
 
-class CaseError(Exception):
-    """A case file this module cannot read."""
-
-
-def sample_range(path, text, key):
-    """[train] key = A..B of a case file (samples or characters) as (A, B)"""
-    lo, sep, hi = text.partition("..")
-    if not sep or not lo.isdigit() or not hi.isdigit() or int(lo) >= int(hi):
-        raise CaseError(f"{path}: [train] {key}: expected a range A..B, found {text!r}")
-    return int(lo), int(hi)
-
-
 def read_case(path):
     """The settings of a char_gpt case, defaults filled in."""
-    cp = configparser.ConfigParser(inline_comment_prefixes=("#", ";"), comment_prefixes=("#", ";"))
-    try:
-        with open(path) as f:
-            cp.read_file(f)
-    except (OSError, configparser.Error) as e:
-        raise CaseError(f"{path}: {e}") from e
+    cp = read(path)
     if not cp.has_section("train") or cp["train"].get("model") != "char_gpt":
         raise CaseError(f"{path}: [train] model: expected char_gpt")
     t = cp["train"]
