@@ -8,13 +8,13 @@ usage: torch_char_gpt.py --build BUILD [--case CASE] [--steps N] [--threads T]
 
 samebits runs the case (`samebits run CASE --trace`, det family) and dumps
 step 0 (`--dump-all --dump-step 0`: the initial parameters init.*). PyTorch
-then trains samebits_torch.gpt, the same model, from those parameters on
+trains samebits_torch.gpt meanwhile, the same model, from those parameters on
 the same windows: each step's window starts are drawn as samebits draws
 them (sb_rng_u32 from libsamebits, stream SB_STREAM_WINDOWS, words 2b and
 2b+1 of step s, modulo the start positions), the text is tokenised by
 samebits' own sb_text_open, and every step's batch.tokens and batch.targets
-are hashed and checked against samebits' trace; a difference stops the tool
-(exit 1). Evaluation as samebits': every eval_every steps, the mean loss
+are hashed and, when samebits' run is done, checked against its trace; a
+difference fails the tool (exit 1). Evaluation as samebits': every eval_every steps, the mean loss
 and accuracy over eval_windows consecutive windows of the validation text.
 
 Prints one line per evaluation (both mean training losses since the last
@@ -31,7 +31,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-from torch_compare import BadInput, Checker, library, read_trace, samebits_run  # noqa: E402
+from torch_compare import BadInput, Checker, SamebitsRun, library  # noqa: E402
 import numpy as np  # noqa: E402 (torch_compare exits 77 without them)
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
@@ -127,7 +127,8 @@ def train_torch(cfg, lib, text, dumps, checker, steps):
             metrics.append({"steps": step + 1, "train_loss": sum(losses) / len(losses),
                             "test_loss": val_loss, "test_accuracy": val_acc})
             losses = []
-            print(f"  PyTorch: {step + 1} steps", file=sys.stderr, flush=True)
+            print(f"  PyTorch: {step + 1} steps, train loss {metrics[-1]['train_loss']:.4f}, "
+                  f"validation loss {val_loss:.4f}", file=sys.stderr, flush=True)
     return metrics, val
 
 
@@ -155,22 +156,22 @@ def main(argv):
     with tempfile.TemporaryDirectory(prefix="samebits-char-gpt.") as tmp:
         work = a.work_dir or tmp
         os.makedirs(work, exist_ok=True)
-        trace, sb_seconds, dumps = samebits_run(a.build, a.case, a.threads, work, a.data_dir,
-                                                a.steps, "all")
-        records, sb_metrics = read_trace(trace)
-        checker = Checker(records)
-        t0 = time.monotonic()
-        try:
-            torch_metrics, val = train_torch(cfg, lib, text, dumps, checker, a.steps)
-        except BadInput as e:
-            print(e, file=sys.stderr)
-            return 1
-        torch_seconds = time.monotonic() - t0
+        with SamebitsRun(a.build, a.case, a.threads, work, a.data_dir, a.steps, "all") as run:
+            checker = Checker()
+            t0 = time.monotonic()
+            torch_metrics, val = train_torch(cfg, lib, text, run.dump_dir, checker, a.steps)
+            torch_seconds = time.monotonic() - t0
+            try:
+                records, sb_metrics = run.finish()
+                checked = checker.verify(records)
+            except BadInput as e:
+                print(e, file=sys.stderr)
+                return 1
 
     print(f"case {a.case}: {cfg['layers']} layers, {cfg['heads']} heads, width {cfg['width']}, "
-          f"context {cfg['context']}, batch {cfg['batch']}, {a.threads} threads; samebits det "
-          f"{sb_seconds:.1f} s, PyTorch {torch.__version__} {torch_seconds:.1f} s")
-    print(f"same bits as samebits' trace: {checker.checked} tensors (initial parameters, every "
+          f"context {cfg['context']}, batch {cfg['batch']}, {a.threads} threads each, at once; "
+          f"samebits det {run.seconds:.1f} s, PyTorch {torch.__version__} {torch_seconds:.1f} s")
+    print(f"same bits as samebits' trace: {checked} tensors (initial parameters, every "
           f"step's windows)")
     print(f"unigram entropy of the validation text: {lib.unigram_entropy(val):.4f} nats/char")
     print("steps  train loss (samebits  PyTorch)  val loss (samebits  PyTorch)  "

@@ -50,40 +50,63 @@ def read_trace(path):
 
 
 class Checker:
-    """Every tensor PyTorch is given is checked against samebits' record."""
+    """Every tensor PyTorch is given is checked against samebits' record of
+    it: noted while PyTorch trains (samebits' run goes on beside it), then
+    verified against the trace."""
 
-    def __init__(self, records):
-        self.records = records
-        self.checked = 0
+    def __init__(self):
+        self.noted = []  # (step, name, hash)
 
     def same(self, step, name, array):
-        want = self.records.get((step, name))
-        if want is None:
-            raise BadInput(f"samebits' trace has no record {name} at step {step}")
-        got = tensor_hash(array).hex()
-        if got != want:
-            raise BadInput(f"step {step} {name}: the tool's tensor is not samebits' "
-                           f"(hash {got}, trace {want})")
-        self.checked += 1
+        self.noted.append((step, name, tensor_hash(array).hex()))
+
+    def verify(self, records):
+        """the count of tensors checked; BadInput at the first difference"""
+        for step, name, got in self.noted:
+            want = records.get((step, name))
+            if want is None:
+                raise BadInput(f"samebits' trace has no record {name} at step {step}")
+            if got != want:
+                raise BadInput(f"step {step} {name}: the tool's tensor is not samebits' "
+                               f"(hash {got}, trace {want})")
+        return len(self.noted)
 
 
-def samebits_run(build, case, threads, work, data_dir, steps, dumps):
-    """samebits' det run of the case (its trace and seconds) and, at step 0,
-    the dumps of the probes `dumps` (a list, or "all" for --dump-all), into
-    work/dumps."""
-    exe = os.path.join(build, "samebits")
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_DYNAMIC="false")
-    trace = os.path.join(work, "det.trace")
-    limit = ["--max-steps", str(steps)] if steps else []
-    t0 = time.monotonic()
-    subprocess.run([exe, "run", case, "--threads", str(threads), "--trace", trace,
-                    "--data-dir", data_dir] + limit, check=True, env=env)
-    seconds = time.monotonic() - t0
-    dump_dir = os.path.join(work, "dumps")
-    for probe in (["all"] if dumps == "all" else dumps):
-        what = ["--dump-all"] if dumps == "all" else ["--dump", probe]
-        subprocess.run([exe, "run", case, "--threads", str(threads), "--trace",
-                        os.path.join(work, "dump.trace"), "--data-dir", data_dir] + what +
-                       ["--dump-step", "0", "--dump-dir", dump_dir],
-                       check=True, env=env, stdout=subprocess.DEVNULL)
-    return trace, seconds, dump_dir
+class SamebitsRun:
+    """samebits' det run of a case, started in the background (PyTorch
+    trains meanwhile), and the dumps of step 0 made beside it: the probes
+    `dumps` (a list, or "all" for --dump-all), into work/dumps. A context
+    manager: leaving it stops a run still going."""
+
+    def __init__(self, build, case, threads, work, data_dir, steps, dumps):
+        self.exe = os.path.join(build, "samebits")
+        self.env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_DYNAMIC="false")
+        self.trace = os.path.join(work, "det.trace")
+        limit = ["--max-steps", str(steps)] if steps else []
+        self.t0 = time.monotonic()
+        self.proc = subprocess.Popen([self.exe, "run", case, "--threads", str(threads),
+                                      "--trace", self.trace, "--data-dir", data_dir] + limit,
+                                     env=self.env)
+        self.dump_dir = os.path.join(work, "dumps")
+        for probe in (["all"] if dumps == "all" else dumps):
+            what = ["--dump-all"] if dumps == "all" else ["--dump", probe]
+            subprocess.run([self.exe, "run", case, "--threads", str(threads), "--trace",
+                            os.path.join(work, "dump.trace"), "--data-dir", data_dir] + what +
+                           ["--dump-step", "0", "--dump-dir", self.dump_dir],
+                           check=True, env=self.env, stdout=subprocess.DEVNULL)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        """a run not waited for (PyTorch's side failed) is stopped"""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def finish(self):
+        """waits for the run: its trace's records and metric lines"""
+        if self.proc.wait() != 0:
+            raise BadInput(f"samebits run exited with {self.proc.returncode}")
+        self.seconds = time.monotonic() - self.t0
+        return read_trace(self.trace)

@@ -8,7 +8,7 @@ usage: torch_seed_cnn.py --build BUILD [--case CASE] [--steps N] [--threads T]
 
 samebits runs the case (`samebits run CASE --trace`, det family) and dumps
 its initial parameters (`--dump init.<param> --dump-step 0`) and the loss of
-step 0. PyTorch then trains the same model from those weights:
+step 0. PyTorch trains the same model from those weights meanwhile:
 
   - data order: each epoch's permutation is samebits' own
     sb_rng_permutation, called from libsamebits (ctypes), and every batch's
@@ -37,7 +37,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-from torch_compare import BadInput, Checker, library, read_trace, samebits_run  # noqa: E402
+from torch_compare import BadInput, Checker, SamebitsRun, library  # noqa: E402
 import numpy as np  # noqa: E402 (torch_compare exits 77 without them)
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
@@ -275,26 +275,27 @@ def main(argv):
     with tempfile.TemporaryDirectory(prefix="samebits-seed-cnn.") as tmp:
         work = a.work_dir or tmp
         os.makedirs(work, exist_ok=True)
-        trace, sb_seconds, dumps = samebits_run(
-            a.build, a.case, a.threads, work, a.data_dir, a.steps,
-            ["init." + p for p in PARAMS] + ["loss.fwd.loss"])
-        records, sb_epochs = read_trace(trace)
-        checker = Checker(records)
-        t0 = time.monotonic()
-        try:
-            torch_epochs, first = train_torch(cfg, lib, dumps, checker, images, labels,
+        with SamebitsRun(a.build, a.case, a.threads, work, a.data_dir, a.steps,
+                         ["init." + p for p in PARAMS] + ["loss.fwd.loss"]) as run:
+            checker = Checker()
+            t0 = time.monotonic()
+            torch_epochs, first = train_torch(cfg, lib, run.dump_dir, checker, images, labels,
                                               a.steps, a.check_first_loss)
-        except BadInput as e:
-            print(e, file=sys.stderr)
-            return 1
-        torch_seconds = time.monotonic() - t0
-        sb_first = float(np.load(os.path.join(dumps, "loss.fwd.loss.npy")).reshape(-1)[0])
+            torch_seconds = time.monotonic() - t0
+            sb_first = float(np.load(os.path.join(run.dump_dir,
+                                                  "loss.fwd.loss.npy")).reshape(-1)[0])
+            try:
+                records, sb_epochs = run.finish()
+                checked = checker.verify(records)
+            except BadInput as e:
+                print(e, file=sys.stderr)
+                return 1
 
     print(f"case {a.case}: {cfg['train'][1] - cfg['train'][0]} training, "
           f"{cfg['test'][1] - cfg['test'][0]} test digits, batch {cfg['batch']}, "
-          f"{a.threads} threads; samebits det {sb_seconds:.1f} s, PyTorch "
+          f"{a.threads} threads each, at once; samebits det {run.seconds:.1f} s, PyTorch "
           f"{torch.__version__} {torch_seconds:.1f} s")
-    print(f"same bits as samebits' trace: {checker.checked} tensors (initial weights, "
+    print(f"same bits as samebits' trace: {checked} tensors (initial weights, "
           f"every batch and dropout mask)")
     print("epoch  steps  train loss (samebits  PyTorch)  test loss (samebits  PyTorch)  "
           "test accuracy (samebits  PyTorch)")
