@@ -26,12 +26,10 @@ import argparse
 import ctypes
 import os
 import sys
-import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-from torch_compare import BadInput, Checker, SamebitsRun, library  # noqa: E402
+from torch_compare import BadInput, library, run_both  # noqa: E402
 import numpy as np  # noqa: E402 (torch_compare exits 77 without them)
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
@@ -122,7 +120,7 @@ def train_torch(cfg, lib, text, dumps, checker, steps):
         checker.same(step, "batch.targets", y.reshape(-1).numpy())
         loss, _ = gpt.train_step(p, opt, x, y, cfg)
         losses.append(loss)
-        if (step + 1) % cfg["eval_every"] == 0 or step + 1 == total:
+        if (step + 1) % cfg["eval_every"] == 0 or step + 1 == cfg["steps"]:
             val_loss, val_acc = evaluate(p, val, cfg)
             metrics.append({"steps": step + 1, "train_loss": sum(losses) / len(losses),
                             "test_loss": val_loss, "test_accuracy": val_acc})
@@ -153,24 +151,17 @@ def main(argv):
         print(e, file=sys.stderr)
         return 2
     torch.set_num_threads(a.threads)
-    with tempfile.TemporaryDirectory(prefix="samebits-char-gpt.") as tmp:
-        work = a.work_dir or tmp
-        os.makedirs(work, exist_ok=True)
-        with SamebitsRun(a.build, a.case, a.threads, work, a.data_dir, a.steps, "all") as run:
-            checker = Checker()
-            t0 = time.monotonic()
-            torch_metrics, val = train_torch(cfg, lib, text, run.dump_dir, checker, a.steps)
-            torch_seconds = time.monotonic() - t0
-            try:
-                records, sb_metrics = run.finish()
-                checked = checker.verify(records)
-            except BadInput as e:
-                print(e, file=sys.stderr)
-                return 1
+    try:
+        sb_metrics, sb_seconds, (torch_metrics, val), torch_seconds, checked = run_both(
+            a, "all", lambda dumps, checker: train_torch(cfg, lib, text, dumps, checker,
+                                                         a.steps))
+    except BadInput as e:
+        print(e, file=sys.stderr)
+        return 1
 
     print(f"case {a.case}: {cfg['layers']} layers, {cfg['heads']} heads, width {cfg['width']}, "
           f"context {cfg['context']}, batch {cfg['batch']}, {a.threads} threads each, at once; "
-          f"samebits det {run.seconds:.1f} s, PyTorch {torch.__version__} {torch_seconds:.1f} s")
+          f"samebits det {sb_seconds:.1f} s, PyTorch {torch.__version__} {torch_seconds:.1f} s")
     print(f"same bits as samebits' trace: {checked} tensors (initial parameters, every "
           f"step's windows)")
     print(f"unigram entropy of the validation text: {lib.unigram_entropy(val):.4f} nats/char")

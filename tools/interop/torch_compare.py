@@ -6,6 +6,7 @@ import ctypes
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -110,3 +111,21 @@ class SamebitsRun:
             raise BadInput(f"samebits run exited with {self.proc.returncode}")
         self.seconds = time.monotonic() - self.t0
         return read_trace(self.trace)
+
+
+def run_both(a, dumps, train):
+    """samebits' det run of the case of the tool's arguments a (build, case,
+    threads, data_dir, steps, work_dir) and PyTorch's training,
+    train(dump_dir, checker) -> its result, at once. Returns samebits'
+    metric lines and seconds, train's result and seconds, and how many
+    tensors were checked; BadInput when one was not samebits'."""
+    with tempfile.TemporaryDirectory(prefix="samebits-torch.") as tmp:
+        work = a.work_dir or tmp
+        os.makedirs(work, exist_ok=True)
+        with SamebitsRun(a.build, a.case, a.threads, work, a.data_dir, a.steps, dumps) as run:
+            checker = Checker()
+            t0 = time.monotonic()
+            result = train(run.dump_dir, checker)
+            seconds = time.monotonic() - t0
+            records, metrics = run.finish()
+            return metrics, run.seconds, result, seconds, checker.verify(records)

@@ -32,12 +32,10 @@ import ctypes
 import math
 import os
 import sys
-import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-from torch_compare import BadInput, Checker, SamebitsRun, library  # noqa: E402
+from torch_compare import BadInput, library, run_both  # noqa: E402
 import numpy as np  # noqa: E402 (torch_compare exits 77 without them)
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
@@ -272,28 +270,23 @@ def main(argv):
         print(e, file=sys.stderr)
         return 2
     torch.set_num_threads(a.threads)
-    with tempfile.TemporaryDirectory(prefix="samebits-seed-cnn.") as tmp:
-        work = a.work_dir or tmp
-        os.makedirs(work, exist_ok=True)
-        with SamebitsRun(a.build, a.case, a.threads, work, a.data_dir, a.steps,
-                         ["init." + p for p in PARAMS] + ["loss.fwd.loss"]) as run:
-            checker = Checker()
-            t0 = time.monotonic()
-            torch_epochs, first = train_torch(cfg, lib, run.dump_dir, checker, images, labels,
-                                              a.steps, a.check_first_loss)
-            torch_seconds = time.monotonic() - t0
-            sb_first = float(np.load(os.path.join(run.dump_dir,
-                                                  "loss.fwd.loss.npy")).reshape(-1)[0])
-            try:
-                records, sb_epochs = run.finish()
-                checked = checker.verify(records)
-            except BadInput as e:
-                print(e, file=sys.stderr)
-                return 1
+
+    def train(dumps, checker):
+        epochs, first = train_torch(cfg, lib, dumps, checker, images, labels, a.steps,
+                                    a.check_first_loss)
+        sb_first = np.load(os.path.join(dumps, "loss.fwd.loss.npy")).reshape(-1)[0]
+        return epochs, first, float(sb_first)
+
+    try:
+        sb_epochs, sb_seconds, (torch_epochs, first, sb_first), torch_seconds, checked = \
+            run_both(a, ["init." + p for p in PARAMS] + ["loss.fwd.loss"], train)
+    except BadInput as e:
+        print(e, file=sys.stderr)
+        return 1
 
     print(f"case {a.case}: {cfg['train'][1] - cfg['train'][0]} training, "
           f"{cfg['test'][1] - cfg['test'][0]} test digits, batch {cfg['batch']}, "
-          f"{a.threads} threads each, at once; samebits det {run.seconds:.1f} s, PyTorch "
+          f"{a.threads} threads each, at once; samebits det {sb_seconds:.1f} s, PyTorch "
           f"{torch.__version__} {torch_seconds:.1f} s")
     print(f"same bits as samebits' trace: {checked} tensors (initial weights, "
           f"every batch and dropout mask)")
