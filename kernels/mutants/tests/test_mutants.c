@@ -30,12 +30,12 @@ static int entries_replaced(const sb_kernel_table *t, sb_op *which)
     return n;
 }
 
-START_TEST(registry_lists_seventeen_mutants_each_replacing_one_op)
+START_TEST(registry_lists_nineteen_mutants_each_replacing_one_op)
 {
     int kinds[2] = {0, 0};
     for (int i = 0; i < sb_mutant_count(); i++)
         kinds[sb_mutant_kind_of(i)]++;
-    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 13);
+    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 15);
     ck_assert_int_eq(kinds[SB_MUTANT_NUMERICS], 4);
     for (int i = 0; i < sb_mutant_count(); i++) {
         const char *name = sb_mutant_name(i);
@@ -121,6 +121,12 @@ static const trigger triggers[] = {
     /* 2 * 4 * 12 = 96 window rows: every count but 5 and 7 up to 8 divides them */
     {"maxpool_row_split", {.op = SB_OP_maxpool_fwd, .pool = {.n = 2, .c = 4, .h = 24, .w = 24}},
      5, 1, 1, {1, 2, 3, 4, 6, 8}, 6},
+    /* 64 tokens: four key blocks for the last queries, so two partials
+     * bracket them otherwise than det */
+    {"attention_thread_split", {.op = SB_OP_attention_fwd, .attn = {.b = 2, .t = 64, .h = 2, .d = 8}},
+     2, 1, 1, {1}, 1},
+    /* 100003 gradients: 25 blocks, cut into two runs at 2 threads */
+    {"grad_norm_thread_order", {.op = SB_OP_grad_norm, .n = 100003}, 2, 1, 1, {1}, 1},
 };
 #define N_TRIGGERS ((int)(sizeof triggers / sizeof triggers[0]))
 
@@ -307,7 +313,7 @@ Suite *make_mutants_suite(void)
 {
     Suite *s = suite_create("mutants");
     TCase *tc = tcase_create("registry");
-    tcase_add_test(tc, registry_lists_seventeen_mutants_each_replacing_one_op);
+    tcase_add_test(tc, registry_lists_nineteen_mutants_each_replacing_one_op);
     tcase_add_test(tc, install_replaces_one_entry);
     tcase_add_test(tc, unknown_mutant_is_refused);
     tcase_add_test(tc, every_determinism_mutant_has_a_trigger);
