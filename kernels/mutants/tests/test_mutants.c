@@ -121,6 +121,15 @@ static const trigger triggers[] = {
     /* 2 * 4 * 12 = 96 window rows: every count but 5 and 7 up to 8 divides them */
     {"maxpool_row_split", {.op = SB_OP_maxpool_fwd, .pool = {.n = 2, .c = 4, .h = 24, .w = 24}},
      5, 1, 1, {1, 2, 3, 4, 6, 8}, 6},
+    /* 4096 rows over 2 tokens of 64 columns: each token row takes 2048
+     * atomic adds a column, long enough for two threads to interleave */
+    {"embedding_tokens_atomic", {.op = SB_OP_embedding_bwd_tokens,
+                                 .embed = {.n = 4096, .t = 64, .vocab = 2, .c = 64}},
+     2, 1, 50, {1}, 1},
+    /* inputs in [-1, 1): one pass and two passes differ in the last bits of
+     * some of the 2-thread tail's rows */
+    {"layernorm_one_pass_tail", {.op = SB_OP_layernorm_fwd, .norm = {.n = 64, .c = 128, .eps = 1e-5f}},
+     2, 1, 1, {1}, 1},
     /* 64 tokens: four key blocks for the last queries, so two partials
      * bracket them otherwise than det */
     {"attention_thread_split", {.op = SB_OP_attention_fwd, .attn = {.b = 2, .t = 64, .h = 2, .d = 8}},
@@ -150,7 +159,7 @@ static void fill(float *x, size_t n, uint64_t seed, bool non_negative)
     }
 }
 
-/* labels in 0..k-1, every class in turn */
+/* labels (classes, tokens) in 0..k-1, each in turn */
 static void labels_fill(int32_t *y, size_t n, int k)
 {
     for (size_t i = 0; i < n; i++)
@@ -173,7 +182,7 @@ static void call_alloc(sb_op_call *c, const trigger *tr)
         c->in[i].data = malloc(sb_tensor_bytes(&c->in[i]));
         ck_assert_ptr_nonnull(c->in[i].data);
         if (c->in[i].dtype == SB_DTYPE_I32)
-            labels_fill(c->in[i].data, sb_tensor_count(&c->in[i]), c->cls.k);
+            labels_fill(c->in[i].data, sb_tensor_count(&c->in[i]), sb_op_call_label_range(c));
         else
             fill(c->in[i].data, sb_tensor_count(&c->in[i]), 100 + (uint64_t)i, false);
     }
