@@ -215,6 +215,7 @@ END_TEST
 static void train_case_make(void)
 {
     c.kind = SB_CASE_TRAIN;
+    snprintf(c.model, sizeof c.model, "keras_mnist_cnn");
     c.train_begin = 0;
     c.train_end = 5;
     c.train.batch = 1;
