@@ -493,6 +493,14 @@ START_TEST(kernel_ops_take_their_own_parameters)
         {"op = adadelta_update\nn = 1000\nmomentum = 0.9\n", false},
         {"op = relu_fwd\nn = 1000000000000\n", false}, /* beyond 2^28 elements */
         {"op = maxpool_fwd\nn = 2\nc = 64\nh = 1\nw = 24\n", false},
+        {"op = attention_bwd\nb = 16\nt = 64\nh = 4\nd = 32\n", true},
+        {"op = attention_fwd\nb = 16\nt = 64\nh = 4\n", false},        /* d required */
+        {"op = attention_fwd\nb = 1\nt = 16384\nh = 1\nd = 1\n", false}, /* scratch */
+        {"op = grad_norm\nn = 800000\n", true},
+        {"op = adamw_update\nn = 1000\nt = 7\nweight_decay = 0.1\ngrad_scale = 0.25\n", true},
+        {"op = adamw_update\nn = 1000\ngrad_scale = 2\n", false},       /* a factor <= 1 */
+        {"op = adamw_update\nn = 1000\ndecay = 0.1\n", false},          /* Keras's only */
+        {"op = adam_update\nn = 1000\nweight_decay = 0.1\n", false},    /* adamw's only */
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         char text[512];
@@ -508,6 +516,16 @@ START_TEST(kernel_ops_take_their_own_parameters)
             ck_assert_int_eq(c.call.optim.kind, SB_OPTIM_ADAM);
             ck_assert(c.call.optim.beta1 > 0.79f && c.call.optim.beta1 < 0.81f);
         }
+        if (st == SB_OK && c.call.op == SB_OP_adamw_update) {
+            ck_assert_int_eq(c.call.t, 7);
+            ck_assert_int_eq(c.call.optim.kind, SB_OPTIM_ADAMW);
+            ck_assert(c.call.optim.weight_decay > 0.09f && c.call.optim.weight_decay < 0.11f);
+            ck_assert(c.call.optim.grad_scale > 0.24f && c.call.optim.grad_scale < 0.26f);
+            ck_assert(c.call.optim.beta2 > 0.998f && c.call.optim.beta2 < 0.9995f);
+        }
+        if (st == SB_OK && c.call.op == SB_OP_attention_bwd)
+            ck_assert(c.call.attn.b == 16 && c.call.attn.t == 64 && c.call.attn.h == 4 &&
+                      c.call.attn.d == 32);
         if (st == SB_OK && c.call.op == SB_OP_dropout_mask) {
             ck_assert_uint_eq(c.call.dropout.seed, 3);
             ck_assert(c.call.dropout.rate > 0.24f && c.call.dropout.rate < 0.26f);

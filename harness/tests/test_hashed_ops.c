@@ -23,6 +23,7 @@ static const sb_op hashed_ops[] = {
     SB_OP_dropout_fwd,    SB_OP_dropout_bwd,  SB_OP_sgd_update,
     SB_OP_rmsprop_update, SB_OP_adam_update,  SB_OP_adadelta_update,
     SB_OP_gelu_fwd,       SB_OP_gelu_bwd,     SB_OP_residual_add,
+    SB_OP_adamw_update,
 };
 enum { N_HASHED_OPS = sizeof hashed_ops / sizeof hashed_ops[0] };
 

@@ -188,7 +188,8 @@ typedef struct sb_case {
      * sb_op_call_describe), inputs drawn from the RNG with `seed` */
     sb_op_call call;
     /* kind = train */
-    char model[64];             /* "keras_mnist_cnn" */
+    char model[64];             /* a model of the registry (sb_model_find):
+                                 * "keras_mnist_cnn", "char_gpt" */
     char dataset[64];           /* "mnist" or "fashion-mnist" */
     int64_t train_begin, train_end, test_begin, test_end;
     sb_train_config train;

@@ -37,29 +37,78 @@ static void pair_probabilities(float *p, const float *q, ptrdiff_t ld, const flo
     }
 }
 
+/* One pair's outputs: q the pair's first q row, y its first y row. Compiled
+ * for the widest vectors the CPU has: the loops run side by side over keys
+ * or over the d columns, each element's additions and products in the same
+ * order at every width, and never contracted (kernels/meson.build), so every
+ * copy gives the same bits. */
+SB_ISA_CLONES
+static void fwd_pair(float *y, const float *q, const sb_attn_shape *s, pair_scratch *w,
+                     int parts)
+{
+    const int t = s->t, d = s->d;
+    const ptrdiff_t width = sb_attn_width(s), ld = 3 * width;
+    const float scale = sb_attn_scale(d);
+    const float *v = q + 2 * width;
+    sb_attn_transpose(w->kt, q + width, ld, t, d, t);
+    for (int i = 0; i < t; i++) {
+        sb_attn_dots(w->p, q + i * ld, w->kt, i + 1, d, t, scale);
+        sb_attn_softmax(w->p, i + 1, sb_attn_chunk(i + 1, parts));
+        sb_attn_chunked_rows(y + i * width, w->acc, w->p, 1, v, ld, i + 1, d,
+                             sb_attn_chunk(i + 1, parts));
+    }
+}
+
 void sb_attn_fwd_pairs(float *y, const float *qkv, const sb_attn_shape *s, int parts)
 {
     const int t = s->t, d = s->d, pairs = s->b * s->h;
     const ptrdiff_t width = sb_attn_width(s), ld = 3 * width;
-    const float scale = sb_attn_scale(d);
 #pragma omp parallel if (pairs > 1)
     {
         pair_scratch w = scratch_new(s);
 #pragma omp for schedule(static)
         for (int pair = 0; pair < pairs; pair++) {
             const int b = pair / s->h, h = pair % s->h;
-            const float *q = qkv + (ptrdiff_t)b * t * ld + (ptrdiff_t)h * d;
-            const float *v = q + 2 * width;
-            sb_attn_transpose(w.kt, q + width, ld, t, d, t);
-            for (int i = 0; i < t; i++) {
-                sb_attn_dots(w.p, q + i * ld, w.kt, i + 1, d, t, scale);
-                sb_attn_softmax(w.p, i + 1, sb_attn_chunk(i + 1, parts));
-                float *yi = y + ((ptrdiff_t)b * t + i) * width + (ptrdiff_t)h * d;
-                sb_attn_chunked_rows(yi, w.acc, w.p, 1, v, ld, i + 1, d,
-                                     sb_attn_chunk(i + 1, parts));
-            }
+            fwd_pair(y + (ptrdiff_t)b * t * width + (ptrdiff_t)h * d,
+                     qkv + (ptrdiff_t)b * t * ld + (ptrdiff_t)h * d, s, &w, parts);
         }
         scratch_free(&w);
+    }
+}
+
+/* One pair's gradients: q its first qkv row, dq its first dqkv row, g its
+ * first dy row (cloned as fwd_pair). */
+SB_ISA_CLONES
+static void bwd_pair(float *dq, const float *g, const float *q, const sb_attn_shape *s,
+                     pair_scratch *w, int parts)
+{
+    const int t = s->t, d = s->d;
+    const ptrdiff_t width = sb_attn_width(s), ld = 3 * width;
+    const float scale = sb_attn_scale(d);
+    const float *k = q + width, *v = q + 2 * width;
+    float *dk = dq + width, *dv = dq + 2 * width;
+    sb_attn_transpose(w->kt, k, ld, t, d, t);
+    sb_attn_transpose(w->vt, v, ld, t, d, t);
+    pair_probabilities(w->p, q, ld, w->kt, t, d, scale, parts);
+    for (int i = 0; i < t; i++) {
+        const float *pi = w->p + (ptrdiff_t)i * t;
+        float *dsi = w->ds + (ptrdiff_t)i * t;
+        sb_attn_dots(dsi, g + i * width, w->vt, i + 1, d, t, 1.0f); /* dp_ij */
+        float dsum; /* D_i: one "row" of width 1 */
+        sb_attn_chunked_rows(&dsum, w->acc, pi, 1, dsi, 1, i + 1, 1,
+                             sb_attn_chunk(i + 1, parts));
+        for (int j = 0; j <= i; j++)
+            dsi[j] = (pi[j] * (dsi[j] - dsum)) * scale;
+    }
+    for (int i = 0; i < t; i++)
+        sb_attn_chunked_rows(dq + i * ld, w->acc, w->ds + (ptrdiff_t)i * t, 1, k, ld, i + 1, d,
+                             sb_attn_chunk(i + 1, parts));
+    for (int j = 0; j < t; j++) {
+        const ptrdiff_t from = (ptrdiff_t)j * t + j; /* row j, column j */
+        sb_attn_chunked_rows(dk + j * ld, w->acc, w->ds + from, t, q + j * ld, ld, t - j, d,
+                             sb_attn_chunk(t - j, parts));
+        sb_attn_chunked_rows(dv + j * ld, w->acc, w->p + from, t, g + j * width, width, t - j,
+                             d, sb_attn_chunk(t - j, parts));
     }
 }
 
@@ -68,7 +117,6 @@ void sb_attn_bwd_pairs(float *dqkv, const float *dy, const float *qkv, const sb_
 {
     const int t = s->t, d = s->d, pairs = s->b * s->h;
     const ptrdiff_t width = sb_attn_width(s), ld = 3 * width;
-    const float scale = sb_attn_scale(d);
 #pragma omp parallel if (pairs > 1)
     {
         pair_scratch w = scratch_new(s);
@@ -76,32 +124,8 @@ void sb_attn_bwd_pairs(float *dqkv, const float *dy, const float *qkv, const sb_
         for (int pair = 0; pair < pairs; pair++) {
             const int b = pair / s->h, h = pair % s->h;
             const ptrdiff_t off = (ptrdiff_t)b * t * ld + (ptrdiff_t)h * d;
-            const float *q = qkv + off, *k = q + width, *v = q + 2 * width;
-            float *dq = dqkv + off, *dk = dq + width, *dv = dq + 2 * width;
-            const float *g = dy + (ptrdiff_t)b * t * width + (ptrdiff_t)h * d;
-            sb_attn_transpose(w.kt, k, ld, t, d, t);
-            sb_attn_transpose(w.vt, v, ld, t, d, t);
-            pair_probabilities(w.p, q, ld, w.kt, t, d, scale, parts);
-            for (int i = 0; i < t; i++) {
-                const float *pi = w.p + (ptrdiff_t)i * t;
-                float *dsi = w.ds + (ptrdiff_t)i * t;
-                sb_attn_dots(dsi, g + i * width, w.vt, i + 1, d, t, 1.0f); /* dp_ij */
-                float dsum; /* D_i: one "row" of width 1 */
-                sb_attn_chunked_rows(&dsum, w.acc, pi, 1, dsi, 1, i + 1, 1,
-                                     sb_attn_chunk(i + 1, parts));
-                for (int j = 0; j <= i; j++)
-                    dsi[j] = (pi[j] * (dsi[j] - dsum)) * scale;
-            }
-            for (int i = 0; i < t; i++)
-                sb_attn_chunked_rows(dq + i * ld, w.acc, w.ds + (ptrdiff_t)i * t, 1, k, ld,
-                                     i + 1, d, sb_attn_chunk(i + 1, parts));
-            for (int j = 0; j < t; j++) {
-                const ptrdiff_t from = (ptrdiff_t)j * t + j; /* row j, column j */
-                sb_attn_chunked_rows(dk + j * ld, w.acc, w.ds + from, t, q + j * ld, ld, t - j,
-                                     d, sb_attn_chunk(t - j, parts));
-                sb_attn_chunked_rows(dv + j * ld, w.acc, w.p + from, t, g + j * width, width,
-                                     t - j, d, sb_attn_chunk(t - j, parts));
-            }
+            bwd_pair(dqkv + off, dy + (ptrdiff_t)b * t * width + (ptrdiff_t)h * d, qkv + off,
+                     s, &w, parts);
         }
         scratch_free(&w);
     }

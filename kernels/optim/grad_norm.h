@@ -37,10 +37,11 @@ static inline float sb_norm_block_sumsq(const float *g, size_t n, size_t b)
     return s;
 }
 
-/* sum_i g_i^2 in double, and the forward error of any float evaluation of
- * the norm from that sum over n terms (optim_bound.c): what the bound and the
- * double evaluation share. */
+/* sum_i g_i^2 in double, and the forward error of a float evaluation of the
+ * norm from that sum over n terms whose longest path of roundings is `path`
+ * (n covers every order; optim_bound.c): what the bound and the double
+ * evaluation share. */
 double sb_grad_norm_sumsq(const float *g, size_t n);
-double sb_grad_norm_error(double sumsq, size_t n);
+double sb_grad_norm_error(double sumsq, size_t n, double path);
 
 #endif

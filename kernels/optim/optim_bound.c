@@ -2,7 +2,8 @@
  * terms, each square rounded once and every partial sum once, in any order
  * and bracketing (ref's one chain, det's lanes and blocks, a reduction's
  * partials: no term passes through more than n roundings), gives
- * S^ = S (1 + theta), |theta| <= gamma(n) (Higham 3.1), plus at most
+ * S^ = S (1 + theta), |theta| <= gamma(n) (Higham 3.1; gamma(path) for an
+ * order whose longest path of roundings is known to be shorter), plus at most
  * n 2^-150 from squares that underflow. The square root rounds once more:
  * norm^ = sqrt(S^)(1 + beta), |beta| <= u. So each order lies within
  *   E = sqrt(S) (1 - sqrt(1 - gamma(n)) (1 - u)) + sqrt(n 2^-150)
@@ -15,9 +16,9 @@
 #include "grad_norm.h"
 #include "refd_sums.h"
 
-double sb_grad_norm_error(double sumsq, size_t n)
+double sb_grad_norm_error(double sumsq, size_t n, double path)
 {
-    const double g = sb_gamma((double)n);
+    const double g = sb_gamma(path);
     return sqrt(sumsq) * (1.0 - sqrt(1.0 - g) * (1.0 - SB_REFD_U)) +
            sqrt((double)n * SB_REFD_UNDERFLOW);
 }
@@ -35,7 +36,7 @@ void sb_grad_norm_bound(float *bound,          /* [1] */
                         size_t n)
 {
     const double s = sb_grad_norm_sumsq(g, n);
-    const double b = 2.0 * sb_grad_norm_error(s, n) * (1.0 + 0x1p-30);
+    const double b = 2.0 * sb_grad_norm_error(s, n, (double)n) * (1.0 + 0x1p-30);
     float f = (float)b;
     if ((double)f < b)
         f = nextafterf(f, INFINITY);

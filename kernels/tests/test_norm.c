@@ -256,6 +256,40 @@ START_TEST(test_gradients_finite_difference)
 }
 END_TEST
 
+/* The reordering bound tells a one-pass variance apart from a reordering
+ * only where it must: the mutant layernorm_one_pass_tail (the last thread's
+ * rows in one pass) is within the bound on centred rows (x in [-1, 1),
+ * measured ratio about 0.2) and beyond it where a row's mean is about 110
+ * times its spread (x in [63, 65), ratio about 3): the one-pass error grows
+ * as (mean/std)^2, the two-pass bound as mean/std. */
+static float worst_ratio_of_one_pass(float lo)
+{
+    sb_op_call c;
+    call_new(&c, SB_OP_layernorm_fwd, (sb_norm_shape){64, 128, 1e-5f});
+    op_test_fill_rng(c.in[0].data, sb_tensor_count(&c.in[0]), lo, lo + 2.0f, 9, 0);
+    float *det = op_test_run(&c, SB_FAMILY_DET, 2);
+    omp_set_num_threads(2);
+    sb_op_call_run(sb_kernels_mutant("layernorm_one_pass_tail"), &c);
+    float *bound = op_test_alloc_floats(sb_tensor_count(&c.out[0]));
+    sb_op_call_bound(bound, &c, 0);
+    const float *mutant = c.out[0].data;
+    float worst = 0.0f;
+    for (size_t e = 0; e < sb_tensor_count(&c.out[0]); e++)
+        worst = fmaxf(worst, fabsf(mutant[e] - det[e]) / bound[e]);
+    free(det);
+    free(bound);
+    op_test_call_free(&c);
+    return worst;
+}
+
+START_TEST(test_bound_sees_one_pass_variance_where_it_cancels)
+{
+    const float centred = worst_ratio_of_one_pass(-1.0f), offset = worst_ratio_of_one_pass(63.0f);
+    ck_assert_msg(centred > 0.0f && centred <= 1.0f, "centred rows: ratio %g", (double)centred);
+    ck_assert_msg(offset > 1.0f, "rows of mean 64: ratio %g", (double)offset);
+}
+END_TEST
+
 Suite *make_norm_suite(void)
 {
     Suite *s = suite_create("norm");
@@ -269,6 +303,7 @@ Suite *make_norm_suite(void)
     tcase_add_loop_test(tc, test_families_within_bound, 0, N_SHAPES);
     tcase_add_loop_test(tc, test_det_bitwise_across_threads, 0, N_SHAPES);
     tcase_add_test(tc, test_loose_depends_on_threads);
+    tcase_add_test(tc, test_bound_sees_one_pass_variance_where_it_cancels);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -30,12 +30,12 @@ static int entries_replaced(const sb_kernel_table *t, sb_op *which)
     return n;
 }
 
-START_TEST(registry_lists_seventeen_mutants_each_replacing_one_op)
+START_TEST(registry_lists_twenty_one_mutants_each_replacing_one_op)
 {
     int kinds[2] = {0, 0};
     for (int i = 0; i < sb_mutant_count(); i++)
         kinds[sb_mutant_kind_of(i)]++;
-    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 13);
+    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 17);
     ck_assert_int_eq(kinds[SB_MUTANT_NUMERICS], 4);
     for (int i = 0; i < sb_mutant_count(); i++) {
         const char *name = sb_mutant_name(i);
@@ -121,6 +121,21 @@ static const trigger triggers[] = {
     /* 2 * 4 * 12 = 96 window rows: every count but 5 and 7 up to 8 divides them */
     {"maxpool_row_split", {.op = SB_OP_maxpool_fwd, .pool = {.n = 2, .c = 4, .h = 24, .w = 24}},
      5, 1, 1, {1, 2, 3, 4, 6, 8}, 6},
+    /* 4096 rows over 2 tokens of 64 columns: each token row takes 2048
+     * atomic adds a column, long enough for two threads to interleave */
+    {"embedding_tokens_atomic", {.op = SB_OP_embedding_bwd_tokens,
+                                 .embed = {.n = 4096, .t = 64, .vocab = 2, .c = 64}},
+     2, 1, 50, {1}, 1},
+    /* inputs in [-1, 1): one pass and two passes differ in the last bits of
+     * some of the 2-thread tail's rows */
+    {"layernorm_one_pass_tail", {.op = SB_OP_layernorm_fwd, .norm = {.n = 64, .c = 128, .eps = 1e-5f}},
+     2, 1, 1, {1}, 1},
+    /* 64 tokens: four key blocks for the last queries, so two partials
+     * bracket them otherwise than det */
+    {"attention_thread_split", {.op = SB_OP_attention_fwd, .attn = {.b = 2, .t = 64, .h = 2, .d = 8}},
+     2, 1, 1, {1}, 1},
+    /* 100003 gradients: 25 blocks, cut into two runs at 2 threads */
+    {"grad_norm_thread_order", {.op = SB_OP_grad_norm, .n = 100003}, 2, 1, 1, {1}, 1},
 };
 #define N_TRIGGERS ((int)(sizeof triggers / sizeof triggers[0]))
 
@@ -144,7 +159,7 @@ static void fill(float *x, size_t n, uint64_t seed, bool non_negative)
     }
 }
 
-/* labels in 0..k-1, every class in turn */
+/* labels (classes, tokens) in 0..k-1, each in turn */
 static void labels_fill(int32_t *y, size_t n, int k)
 {
     for (size_t i = 0; i < n; i++)
@@ -167,7 +182,7 @@ static void call_alloc(sb_op_call *c, const trigger *tr)
         c->in[i].data = malloc(sb_tensor_bytes(&c->in[i]));
         ck_assert_ptr_nonnull(c->in[i].data);
         if (c->in[i].dtype == SB_DTYPE_I32)
-            labels_fill(c->in[i].data, sb_tensor_count(&c->in[i]), c->cls.k);
+            labels_fill(c->in[i].data, sb_tensor_count(&c->in[i]), sb_op_call_label_range(c));
         else
             fill(c->in[i].data, sb_tensor_count(&c->in[i]), 100 + (uint64_t)i, false);
     }
@@ -307,7 +322,7 @@ Suite *make_mutants_suite(void)
 {
     Suite *s = suite_create("mutants");
     TCase *tc = tcase_create("registry");
-    tcase_add_test(tc, registry_lists_seventeen_mutants_each_replacing_one_op);
+    tcase_add_test(tc, registry_lists_twenty_one_mutants_each_replacing_one_op);
     tcase_add_test(tc, install_replaces_one_entry);
     tcase_add_test(tc, unknown_mutant_is_refused);
     tcase_add_test(tc, every_determinism_mutant_has_a_trigger);
