@@ -9,11 +9,10 @@
 
 #include "op_kernels.h"
 
-/* Columns of a gradient table one det task owns (a cache line of floats),
- * and vocabulary rows: tasks are (row range, column block) pairs, so every
- * element has one writer whatever the thread count. */
+/* Columns of the position gradient one det task owns (a cache line of
+ * floats): tasks are (position, column block) pairs, so every element has
+ * one writer whatever the thread count. */
 #define SB_EMBED_COLS 16
-#define SB_EMBED_VOCAB_ROWS 16
 
 /* Token of row i, checked: an id outside the table is a broken invariant
  * (the harness and the model draw them in range), never a stray write. */
