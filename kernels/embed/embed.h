@@ -23,6 +23,13 @@ static inline size_t sb_embed_token(const int32_t *tokens, size_t i, const sb_em
     return (size_t)v;
 }
 
+/* The gradient-table row that token row i adds into: its token, or with
+ * tokens NULL (the position table) its position */
+static inline size_t sb_embed_table_row(const int32_t *tokens, size_t i, const sb_embed_shape *s)
+{
+    return tokens ? sb_embed_token(tokens, i, s) : i % (size_t)s->t;
+}
+
 /* y row i = wte[tokens[i]] + wpe[i % t]: one add per element, exact
  * whatever the loop order */
 static inline void sb_embed_row(float *y, const int32_t *tokens, const float *wte,
