@@ -35,7 +35,8 @@ static void both_probe(void *ctx, const sb_probe_point *p)
 
 /* Tensor i of the op's reads (inputs, then the state an update changes in
  * place) as `samebits run` draws it: uniform [-1, 1) from stream
- * SB_STREAM_CASE_INPUT + i (squared-gradient state [0, 1)), labels in 0..k-1;
+ * SB_STREAM_CASE_INPUT + i (squared-gradient state [0, 1)), labels (classes,
+ * tokens) in [0, sb_op_call_label_range);
  * a [numerics] range replaces the interval. */
 static void fill(sb_tensor *t, int i, const sb_op_call *call, const sb_numerics_case *nc,
                  uint64_t seed)

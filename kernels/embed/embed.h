@@ -9,11 +9,10 @@
 
 #include "op_kernels.h"
 
-/* Columns of a gradient table one det task owns (a cache line of floats),
- * and vocabulary rows: tasks are (row range, column block) pairs, so every
- * element has one writer whatever the thread count. */
+/* Columns of the position gradient one det task owns (a cache line of
+ * floats): tasks are (position, column block) pairs, so every element has
+ * one writer whatever the thread count. */
 #define SB_EMBED_COLS 16
-#define SB_EMBED_VOCAB_ROWS 16
 
 /* Token of row i, checked: an id outside the table is a broken invariant
  * (the harness and the model draw them in range), never a stray write. */
@@ -22,6 +21,13 @@ static inline size_t sb_embed_token(const int32_t *tokens, size_t i, const sb_em
     const int32_t v = tokens[i];
     SB_ASSERT(v >= 0 && v < s->vocab);
     return (size_t)v;
+}
+
+/* The gradient-table row that token row i adds into: its token, or with
+ * tokens NULL (the position table) its position */
+static inline size_t sb_embed_table_row(const int32_t *tokens, size_t i, const sb_embed_shape *s)
+{
+    return tokens ? sb_embed_token(tokens, i, s) : i % (size_t)s->t;
 }
 
 /* y row i = wte[tokens[i]] + wpe[i % t]: one add per element, exact

@@ -18,7 +18,7 @@ static void table_bound(float *bound, size_t rows, const float *dy, const int32_
     double *count = calloc(rows, sizeof *count);
     SB_ASSERT(abs_sum != NULL && count != NULL);
     for (size_t i = 0; i < (size_t)s->n; i++) {
-        const size_t r = tokens ? sb_embed_token(tokens, i, s) : i % (size_t)s->t;
+        const size_t r = sb_embed_table_row(tokens, i, s);
         count[r] += 1.0;
         for (size_t j = 0; j < c; j++)
             abs_sum[r * c + j] += fabs((double)dy[i * c + j]);

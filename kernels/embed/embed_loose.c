@@ -22,8 +22,7 @@ static void partial_tables(float *out, size_t rows, const float *dy, const int32
         float *mine = part + rows * c * (size_t)omp_get_thread_num();
 #pragma omp for schedule(static)
         for (int i = 0; i < s->n; i++) {
-            const size_t r = tokens ? sb_embed_token(tokens, (size_t)i, s)
-                                    : (size_t)i % (size_t)s->t;
+            const size_t r = sb_embed_table_row(tokens, (size_t)i, s);
             for (size_t j = 0; j < c; j++)
                 mine[r * c + j] += dy[(size_t)i * c + j];
         }

@@ -48,7 +48,7 @@ static void table_sums(double *value, double *bound, size_t rows, const sb_op_ca
     memset(value, 0, rows * w * sizeof *value);
     memset(bound, 0, rows * w * sizeof *bound);
     for (size_t i = 0; i < (size_t)s->n; i++) {
-        const size_t r = tokens ? sb_embed_token(tokens, i, s) : i % (size_t)s->t;
+        const size_t r = sb_embed_table_row(tokens, i, s);
         count[r] += 1.0;
         for (size_t j = 0; j < w; j++) {
             value[r * w + j] += (double)dy[i * w + j];

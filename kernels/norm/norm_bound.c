@@ -14,8 +14,10 @@
 
 #include "norm_error.h"
 
-void sb_layernorm_fwd_bound(float *y, const float *x, const float *gamma, const float *beta,
-                            const sb_norm_shape *s)
+/* twice the running error bound of each element: dy NULL for the forward
+ * pass (y from x, gamma, beta), else the data gradient (dx from dy, x, gamma) */
+static void rows_bound(float *bound, const float *dy, const float *x, const float *gamma,
+                       const float *beta, const sb_norm_shape *s)
 {
     const size_t c = (size_t)s->c;
 #pragma omp parallel
@@ -24,31 +26,28 @@ void sb_layernorm_fwd_bound(float *y, const float *x, const float *gamma, const 
         SB_ASSERT(row != NULL);
 #pragma omp for schedule(static)
         for (int i = 0; i < s->n; i++) {
-            sb_err_layernorm_row(row, x + (size_t)i * c, gamma, beta, c, s->eps);
+            const size_t at = (size_t)i * c;
+            if (dy)
+                sb_err_layernorm_row_bwd(row, dy + at, x + at, gamma, c, s->eps);
+            else
+                sb_err_layernorm_row(row, x + at, gamma, beta, c, s->eps);
             for (size_t j = 0; j < c; j++)
-                y[(size_t)i * c + j] = sb_err_bound_float(row[j].e, 2.0);
+                bound[at + j] = sb_err_bound_float(row[j].e, 2.0);
         }
         free(row);
     }
 }
 
+void sb_layernorm_fwd_bound(float *y, const float *x, const float *gamma, const float *beta,
+                            const sb_norm_shape *s)
+{
+    rows_bound(y, NULL, x, gamma, beta, s);
+}
+
 void sb_layernorm_bwd_data_bound(float *dx, const float *dy, const float *x,
                                  const float *gamma, const sb_norm_shape *s)
 {
-    const size_t c = (size_t)s->c;
-#pragma omp parallel
-    {
-        sb_err *row = malloc(c * sizeof *row);
-        SB_ASSERT(row != NULL);
-#pragma omp for schedule(static)
-        for (int i = 0; i < s->n; i++) {
-            sb_err_layernorm_row_bwd(row, dy + (size_t)i * c, x + (size_t)i * c, gamma, c,
-                                     s->eps);
-            for (size_t j = 0; j < c; j++)
-                dx[(size_t)i * c + j] = sb_err_bound_float(row[j].e, 2.0);
-        }
-        free(row);
-    }
+    rows_bound(dx, dy, x, gamma, NULL, s);
 }
 
 void sb_layernorm_bwd_gamma_bound(float *dgamma, const float *dy, const float *x,

@@ -117,3 +117,27 @@ void op_test_check_det_bitwise(const sb_op_call *c, int max_threads)
     }
     free(one);
 }
+
+void op_test_check_loose_moves(const sb_op_call *c, int max_threads)
+{
+    float *one = op_test_run(c, SB_FAMILY_LOOSE, 1);
+    int differing = 0;
+    for (int threads = 2; threads <= max_threads; threads++) {
+        float *many = op_test_run(c, SB_FAMILY_LOOSE, threads);
+        differing += !op_test_same_bits(one, many, sb_tensor_count(&c->out[0]));
+        free(many);
+    }
+    ck_assert_msg(differing > 0, "%s loose: the same bits at 1..%d threads", sb_op_name(c->op),
+                  max_threads);
+    free(one);
+}
+
+double *op_test_doubles(const sb_tensor *t)
+{
+    const size_t n = sb_tensor_count(t);
+    double *d = malloc(n * sizeof *d);
+    ck_assert_ptr_nonnull(d);
+    for (size_t e = 0; e < n; e++)
+        d[e] = (double)((const float *)t->data)[e];
+    return d;
+}

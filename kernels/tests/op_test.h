@@ -46,4 +46,11 @@ void op_test_check_families_within_bound(const sb_op_call *c, int max_threads);
 /* det at 2..max_threads bitwise equal to det at 1 thread. */
 void op_test_check_det_bitwise(const sb_op_call *c, int max_threads);
 
+/* loose at some thread count in 2..max_threads not the bits of loose at 1:
+ * the thread dependence the harness exists to explain. */
+void op_test_check_loose_moves(const sb_op_call *c, int max_threads);
+
+/* the float tensor's values as doubles, from malloc */
+double *op_test_doubles(const sb_tensor *t);
+
 #endif
