@@ -60,7 +60,7 @@ typedef struct sb_optim_params {
     float momentum;     /* sgd */
     bool nesterov;      /* sgd */
     float rho;          /* rmsprop, adadelta */
-    float beta1, beta2; /* adam */
+    float beta1, beta2; /* adam, adamw */
     float epsilon;
     float decay;        /* lr / (1 + decay * iterations); not adamw */
     float weight_decay; /* adamw: w *= 1 - lr * weight_decay before the step */
@@ -166,7 +166,7 @@ typedef enum sb_role {
     SB_ROLE_y,          /* conv, dense, pool: the output */
     SB_ROLE_z,          /* classifier: logits or probabilities [n][k] */
     SB_ROLE_labels,     /* classifier: int32 [n] in [0, k) */
-    SB_ROLE_scalar,     /* classifier: one value over the batch */
+    SB_ROLE_scalar,     /* classifier: one value over the batch; count: over the vector */
     SB_ROLE_v,          /* a vector of n */
     SB_ROLE_param,      /* optimiser: the parameter, updated in place (either sign) */
     SB_ROLE_moment,     /* optimiser: a velocity or first moment, in place (either sign) */
