@@ -73,7 +73,7 @@ START_TEST(test_softmax_by_hand)
         sb_kernels((sb_family)f)->attention_fwd(y, qkv, &hand_shape);
         for (int c = 0; c < 4; c++) {
             ck_assert(op_test_feq(y[c], row0[8 + c]));
-            const double v0 = row0[8 + c], v1 = row1[8 + c];
+            const double v0 = (double)row0[8 + c], v1 = (double)row1[8 + c];
             const double want = p10 * v0 + p11 * v1;
             const double tol = 8.0 * u * (p10 * fabs(v0) + p11 * fabs(v1));
             ck_assert_msg(fabs((double)y[4 + c] - want) <= tol, "%s y1[%d] = %.9g, want %.9g",
@@ -99,7 +99,7 @@ static double loss_double(const double *x, const float *dy, const sb_attn_shape 
         for (int h = 0; h < s->h; h++) {
             const double *q = x + b * t * ld + h * d, *k = q + width, *v = q + 2 * width;
             for (int i = 0; i < t; i++) {
-                double m = -INFINITY, sum = 0.0;
+                double m = -(double)INFINITY, sum = 0.0;
                 for (int j = 0; j <= i; j++) {
                     double dot = 0.0;
                     for (int c = 0; c < d; c++)
