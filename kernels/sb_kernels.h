@@ -74,7 +74,7 @@ typedef struct sb_optim_params {
     float momentum;     /* sgd */
     bool nesterov;      /* sgd */
     float rho;          /* rmsprop, adadelta */
-    float beta1, beta2; /* adam */
+    float beta1, beta2; /* adam, adamw */
     float epsilon;
     float decay;        /* lr / (1 + decay * iterations); not adamw */
     float weight_decay; /* adamw: w *= 1 - lr * weight_decay before the step */
@@ -176,16 +176,17 @@ sb_op sb_optimizer_update_op(sb_optimizer kind);
  * (a data gradient has the role of the data), its dtype, and for optimiser
  * state, that the op updates it in place. */
 typedef enum sb_role {
-    SB_ROLE_x,          /* conv, dense, pool, norm: the data (images, rows) */
+    SB_ROLE_x,          /* conv, dense, pool, norm: the data (images, rows);
+                         * attn: qkv [b][t][3c] */
     SB_ROLE_w,          /* conv, dense: filters, weights; embed: token table
                          * [vocab][c]; norm: gamma [c] */
     SB_ROLE_b,          /* conv, dense: bias; embed: position table [t][c];
                          * norm: beta [c] */
-    SB_ROLE_y,          /* conv, dense, pool, embed, norm: the output */
+    SB_ROLE_y,          /* conv, dense, pool, embed, norm, attn: the output */
     SB_ROLE_z,          /* classifier: logits or probabilities [n][k] */
     SB_ROLE_labels,     /* classifier: int32 [n] in [0, k); embed: the tokens,
                          * int32 [n] in [0, vocab) */
-    SB_ROLE_scalar,     /* classifier: one value over the batch */
+    SB_ROLE_scalar,     /* classifier: one value over the batch; count: over the vector */
     SB_ROLE_v,          /* a vector of n */
     SB_ROLE_param,      /* optimiser: the parameter, updated in place (either sign) */
     SB_ROLE_moment,     /* optimiser: a velocity or first moment, in place (either sign) */

@@ -117,9 +117,8 @@ static inline void sb_attn_dots(float *restrict out, const float *restrict a,
         out[j] *= scale;
 }
 
-/* p[j] for j < n from the scaled scores in p: the stable softmax, its sum
- * in chunks of `chunk`. */
-static inline void sb_attn_softmax(float *p, int n, int chunk)
+/* e[j] = expf(s[j] - max s) in place for j < n: the softmax's numerators. */
+static inline void sb_attn_exp_shifted(float *p, int n)
 {
     float m = p[0];
     for (int j = 1; j < n; j++)
@@ -127,6 +126,13 @@ static inline void sb_attn_softmax(float *p, int n, int chunk)
             m = p[j];
     for (int j = 0; j < n; j++)
         p[j] = expf(p[j] - m);
+}
+
+/* p[j] for j < n from the scaled scores in p: the stable softmax, its sum
+ * in chunks of `chunk`. */
+static inline void sb_attn_softmax(float *p, int n, int chunk)
+{
+    sb_attn_exp_shifted(p, n);
     const float sum = sb_attn_chunked_sum(p, 1, n, chunk);
     for (int j = 0; j < n; j++)
         p[j] = p[j] / sum;

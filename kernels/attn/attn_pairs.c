@@ -59,23 +59,6 @@ static void fwd_pair(float *y, const float *q, const sb_attn_shape *s, pair_scra
     }
 }
 
-void sb_attn_fwd_pairs(float *y, const float *qkv, const sb_attn_shape *s, int parts)
-{
-    const int t = s->t, d = s->d, pairs = s->b * s->h;
-    const ptrdiff_t width = sb_attn_width(s), ld = 3 * width;
-#pragma omp parallel if (pairs > 1)
-    {
-        pair_scratch w = scratch_new(s);
-#pragma omp for schedule(static)
-        for (int pair = 0; pair < pairs; pair++) {
-            const int b = pair / s->h, h = pair % s->h;
-            fwd_pair(y + (ptrdiff_t)b * t * width + (ptrdiff_t)h * d,
-                     qkv + (ptrdiff_t)b * t * ld + (ptrdiff_t)h * d, s, &w, parts);
-        }
-        scratch_free(&w);
-    }
-}
-
 /* One pair's gradients: q its first qkv row, dq its first dqkv row, g its
  * first dy row (cloned as fwd_pair). */
 SB_ISA_CLONES
@@ -112,21 +95,50 @@ static void bwd_pair(float *dq, const float *g, const float *q, const sb_attn_sh
     }
 }
 
+/* The tensors of a call, and the pairs' function on them: pair p is
+ * sequence p / h, head p % h. */
+typedef struct pair_job {
+    float *out;             /* y, or dqkv */
+    const float *dy;        /* NULL for the forward */
+    const float *qkv;
+    const sb_attn_shape *s;
+    int parts;
+} pair_job;
+
+static void run_pair(const pair_job *job, int pair, pair_scratch *w)
+{
+    const sb_attn_shape *s = job->s;
+    const int b = pair / s->h, h = pair % s->h;
+    const ptrdiff_t width = sb_attn_width(s);
+    const ptrdiff_t off = (ptrdiff_t)b * s->t * 3 * width + (ptrdiff_t)h * s->d;
+    const ptrdiff_t out_off = (ptrdiff_t)b * s->t * width + (ptrdiff_t)h * s->d;
+    if (job->dy == NULL)
+        fwd_pair(job->out + out_off, job->qkv + off, s, w, job->parts);
+    else
+        bwd_pair(job->out + off, job->dy + out_off, job->qkv + off, s, w, job->parts);
+}
+
+/* The pairs in parallel, each thread with scratch of its own. */
+static void run_pairs(const pair_job *job)
+{
+    const int pairs = job->s->b * job->s->h;
+#pragma omp parallel if (pairs > 1)
+    {
+        pair_scratch w = scratch_new(job->s);
+#pragma omp for schedule(static)
+        for (int pair = 0; pair < pairs; pair++)
+            run_pair(job, pair, &w);
+        scratch_free(&w);
+    }
+}
+
+void sb_attn_fwd_pairs(float *y, const float *qkv, const sb_attn_shape *s, int parts)
+{
+    run_pairs(&(pair_job){y, NULL, qkv, s, parts});
+}
+
 void sb_attn_bwd_pairs(float *dqkv, const float *dy, const float *qkv, const sb_attn_shape *s,
                        int parts)
 {
-    const int t = s->t, d = s->d, pairs = s->b * s->h;
-    const ptrdiff_t width = sb_attn_width(s), ld = 3 * width;
-#pragma omp parallel if (pairs > 1)
-    {
-        pair_scratch w = scratch_new(s);
-#pragma omp for schedule(static)
-        for (int pair = 0; pair < pairs; pair++) {
-            const int b = pair / s->h, h = pair % s->h;
-            const ptrdiff_t off = (ptrdiff_t)b * t * ld + (ptrdiff_t)h * d;
-            bwd_pair(dqkv + off, dy + (ptrdiff_t)b * t * width + (ptrdiff_t)h * d, qkv + off,
-                     s, &w, parts);
-        }
-        scratch_free(&w);
-    }
+    run_pairs(&(pair_job){dqkv, dy, qkv, s, parts});
 }

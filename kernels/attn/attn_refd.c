@@ -48,7 +48,7 @@ static void row_probabilities(double *p, double *pi, const float *q, const float
                               ptrdiff_t ld, int n, int d, double scale)
 {
     const double gd = sb_gamma(d + 1.0);
-    double m = -INFINITY, sigma_max = 0.0;
+    double m = -(double)INFINITY, sigma_max = 0.0;
     /* scores in p, their error in pi for now */
     for (int j = 0; j < n; j++) {
         double dot = 0.0, mag = 0.0;

@@ -56,12 +56,7 @@ void sb_mutant_attention_thread_split(float *y,            /* [b][t][C] */
             for (int i = 0; i < t; i++) {
                 const int n = i + 1;
                 sb_attn_dots(p, q + i * ld, kt, n, d, t, scale);
-                float m = p[0];
-                for (int j = 1; j < n; j++)
-                    if (p[j] > m)
-                        m = p[j];
-                for (int j = 0; j < n; j++)
-                    p[j] = expf(p[j] - m);
+                sb_attn_exp_shifted(p, n);
                 float ones = 1.0f, sum;
                 split_rows(&sum, part, acc, p, &ones, 0, n, 1, threads);
                 for (int j = 0; j < n; j++)

@@ -73,7 +73,7 @@ START_TEST(test_softmax_by_hand)
         sb_kernels((sb_family)f)->attention_fwd(y, qkv, &hand_shape);
         for (int c = 0; c < 4; c++) {
             ck_assert(op_test_feq(y[c], row0[8 + c]));
-            const double v0 = row0[8 + c], v1 = row1[8 + c];
+            const double v0 = (double)row0[8 + c], v1 = (double)row1[8 + c];
             const double want = p10 * v0 + p11 * v1;
             const double tol = 8.0 * u * (p10 * fabs(v0) + p11 * fabs(v1));
             ck_assert_msg(fabs((double)y[4 + c] - want) <= tol, "%s y1[%d] = %.9g, want %.9g",
@@ -99,7 +99,7 @@ static double loss_double(const double *x, const float *dy, const sb_attn_shape 
         for (int h = 0; h < s->h; h++) {
             const double *q = x + b * t * ld + h * d, *k = q + width, *v = q + 2 * width;
             for (int i = 0; i < t; i++) {
-                double m = -INFINITY, sum = 0.0;
+                double m = -(double)INFINITY, sum = 0.0;
                 for (int j = 0; j <= i; j++) {
                     double dot = 0.0;
                     for (int c = 0; c < d; c++)
@@ -194,22 +194,14 @@ static sb_op_call shaped(sb_op op, sb_attn_shape s)
 
 static const sb_attn_shape mixed = {.b = 3, .t = 37, .h = 3, .d = 8};
 
-START_TEST(test_det_bitwise_across_threads)
+/* Both ops at the mixed shape: det the same bits at 1..8 threads, det and
+ * loose within the reordering bound of ref at 1..8 threads. */
+START_TEST(test_families_across_threads)
 {
     const sb_op ops[] = {SB_OP_attention_fwd, SB_OP_attention_bwd};
     for (size_t i = 0; i < 2; i++) {
         sb_op_call c = shaped(ops[i], mixed);
         op_test_check_det_bitwise(&c, 8);
-        op_test_call_free(&c);
-    }
-}
-END_TEST
-
-START_TEST(test_families_within_bound)
-{
-    const sb_op ops[] = {SB_OP_attention_fwd, SB_OP_attention_bwd};
-    for (size_t i = 0; i < 2; i++) {
-        sb_op_call c = shaped(ops[i], mixed);
         op_test_check_families_within_bound(&c, 8);
         op_test_call_free(&c);
     }
@@ -292,8 +284,7 @@ Suite *make_attn_suite(void)
     tcase_add_test(tc, test_large_scores_finite);
     suite_add_tcase(s, tc);
     tc = tcase_create("families");
-    tcase_add_test(tc, test_det_bitwise_across_threads);
-    tcase_add_test(tc, test_families_within_bound);
+    tcase_add_test(tc, test_families_across_threads);
     tcase_add_test(tc, test_one_chunk_is_ref);
     tcase_add_test(tc, test_model_shape_within_refd_bound);
     suite_add_tcase(s, tc);
