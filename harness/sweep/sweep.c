@@ -235,6 +235,8 @@ static sb_status count_sweep(sweep_judge *j, sb_case_result *r, int threads, int
         sb_run_result *x = &r->runs[r->n_runs];
         x->threads = threads;
         x->repeat = k;
+        x->axis = SB_AXIS_THREADS;
+        x->ranks = 1;
         x->expected = j->c->expect[threads];
         x->expected_set = j->c->expect_set[threads];
         x->max_steps = max_steps;

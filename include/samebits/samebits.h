@@ -490,7 +490,22 @@ typedef struct sb_crash_site {
 sb_status sb_trace_stream_read(sb_trace *t, sb_crash_site *site, const char *path, char *err,
                                size_t errlen);
 
+/* ---- axes ----------------------------------------------------------------------
+ * What a configuration varies against the case's reference configuration
+ * (one thread, the case's own batch, one rank): the thread count; the batch
+ * a sample is computed in (its size, with the sample at several positions);
+ * the number of processes of a data-parallel job. */
+typedef enum sb_axis { SB_AXIS_THREADS, SB_AXIS_BATCH, SB_AXIS_RANKS, SB_AXIS_COUNT } sb_axis;
+
+const char *sb_axis_name(sb_axis a);     /* "threads", "batch", "ranks" */
+/* The axis a name says; SB_AXIS_COUNT if unknown. */
+sb_axis sb_axis_from_name(const char *name);
+
 typedef struct sb_run_result sb_run_result;
+/* A run's configuration as the reports name it: "threads=2" on the threads
+ * axis, "batch=16 threads=1" on the batch axis, "ranks=3 threads=2" on the
+ * ranks axis. */
+void sb_run_config_name(const sb_run_result *r, char *out, size_t len);
 /* Fills x->crash from how the child ended (*cr), the stream at stream_path
  * and the child's stderr file,
  * and x->div with the first divergence of the records the stream holds
@@ -506,6 +521,10 @@ void sb_crash_describe(char *out, size_t len, const sb_crash_site *s);
 struct sb_run_result {
     int threads;
     int repeat;
+    sb_axis axis;               /* what this configuration varies; SB_AXIS_THREADS for every
+                                 * run of a thread sweep */
+    int batch;                  /* SB_AXIS_BATCH: the batch size the samples ran in; else 0 */
+    int ranks;                  /* processes; 1 except on SB_AXIS_RANKS */
     sb_verdict verdict;
     sb_verdict expected;        /* the member of expected_set the verdict matched, else its first */
     sb_verdict_set expected_set; /* the verdicts accepted; 0: expected alone */
