@@ -176,6 +176,14 @@ sb_op_roles sb_op_roles_of(sb_op op);
  * optimiser updates): they are inputs too. */
 bool sb_op_updates_in_place(sb_op op);
 
+/* Batches. In the conv, dense, pool and classifier ops the roles x, y, z
+ * and labels lead with the batch dimension n, one row per sample: a
+ * sample's slice of them is one row. */
+bool sb_role_per_sample(sb_op op, sb_role r);
+/* The op's output is per sample (a row per sample; not a batch-level
+ * reduction such as a loss or a weight gradient). */
+bool sb_op_per_sample(sb_op op);
+
 /* ---- reordering bounds ------------------------------------------------------
  * For each op with a reduction (BOUND in kernels.def), a function with the
  * op's own signature whose first argument receives, per output element, the
@@ -229,6 +237,10 @@ typedef struct sb_op_call {
  * tensor (data untouched). SB_ERR_SHAPE for absurd parameters. */
 sb_status sb_op_call_describe(sb_op_call *c);
 void sb_op_call_run(const sb_kernel_table *k, const sb_op_call *c);
+/* The batch n of a call whose op has one (sb_op_per_sample's groups), else 0;
+ * setting it sets every group's n (call sb_op_call_describe again after). */
+int sb_op_call_batch(const sb_op_call *c);
+void sb_op_call_set_batch(sb_op_call *c, int n);
 /* sb_bound_fn over an sb_op_call (ctx); zeros for ops without a reduction. */
 sb_bound_fn sb_op_call_bound;
 /* true when the op has a reduction (a nonzero bound is possible) */

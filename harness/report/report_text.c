@@ -276,6 +276,8 @@ static void text_case(FILE *f, const sb_case_result *cr)
     if (case_max_steps(cr) > 0)
         fprintf(f, ", truncated: first %" PRId64 " step%s compared, no metrics",
                 case_max_steps(cr), case_max_steps(cr) == 1 ? "" : "s");
+    if (c->n_batch > 0 && case_has_axes(cr))
+        fprintf(f, ", batch reference %d at the same thread count", c->batch_sizes[0]);
     fputs(")\n", f);
     int counts[SB_OUTCOME_NOT_REACHED + 1] = {0};
     for (int i = 0; i < cr->n_runs; i++)

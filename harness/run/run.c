@@ -12,6 +12,7 @@
 #include "samebits.h"
 #include "sb_dataset.h"
 #include "sb_rng.h"
+#include "run/batch_run.h"
 #include "support/support.h"
 #include "trace/trace_stream.h"
 
@@ -251,7 +252,7 @@ sb_status sb_run_sink_finish(sb_run_sink *s, char *err, size_t errlen)
 
 /* The case's kernel table: its family's, or for a mutant case the det table
  * with the mutant's op replaced. */
-static const sb_kernel_table *case_kernels(const sb_case *c)
+const sb_kernel_table *sb_run_case_kernels(const sb_case *c)
 {
     if (c->mutant[0] == '\0')
         return sb_kernels(c->family);
@@ -364,7 +365,7 @@ static sb_status run_kernel(const sb_case *c, sb_run_sink *sink, char *err, size
     char out0[96];
     snprintf(out0, sizeof out0, "%s.out0", op);
     sb_run_sink_op_start(sink, 0, out0, op);
-    sb_op_call_run(case_kernels(c), &b.call);
+    sb_op_call_run(sb_run_case_kernels(c), &b.call);
 
     for (int j = 0; j < b.call.n_out; j++) {
         char name[96];
@@ -426,7 +427,7 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
     sb_leaf_hash_fn *leaf_hash = o->no_fused_hash ? NULL : sb_hash_leaf;
     sink->trust_leaves = leaf_hash != NULL;
     int epochs_done = 0;
-    st = sb_model_train(case_kernels(c), &cfg, &train, &test, sb_run_sink_probe, sink,
+    st = sb_model_train(sb_run_case_kernels(c), &cfg, &train, &test, sb_run_sink_probe, sink,
                         sb_run_sink_op_start, leaf_hash, metrics, &epochs_done);
     if (st == SB_ERR_SHAPE) {
         char images[1024];
@@ -464,6 +465,8 @@ sb_status sb_run_case(const sb_case *c, const sb_run_options *o, sb_trace *out,
     sb_status st = sink.status;     /* a stream that could not be opened */
     if (st != SB_OK)
         sb_err_set(err, errlen, "%s", sink.err);
+    else if (c->run_batch > 0)
+        st = sb_run_batch(c, o, &sink, err, errlen);
     else
         st = c->kind == SB_CASE_KERNEL ? run_kernel(c, &sink, err, errlen)
                                        : run_train(c, o, &sink, err, errlen);
