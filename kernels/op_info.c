@@ -136,7 +136,9 @@ bool sb_role_per_sample(sb_op op, sb_role r)
 
 bool sb_op_per_sample(sb_op op)
 {
-    return sb_role_per_sample(op, info_of(op)->out[0]);
+    /* the gradient of the batch's mean loss is a row per sample scaled by
+     * 1/n: its value is the batch's by definition */
+    return op != SB_OP_softmax_xent_bwd && sb_role_per_sample(op, info_of(op)->out[0]);
 }
 
 void sb_op_call_set_batch(sb_op_call *c, int n)

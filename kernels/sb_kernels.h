@@ -180,8 +180,9 @@ bool sb_op_updates_in_place(sb_op op);
  * and labels lead with the batch dimension n, one row per sample: a
  * sample's slice of them is one row. */
 bool sb_role_per_sample(sb_op op, sb_role r);
-/* The op's output is per sample (a row per sample; not a batch-level
- * reduction such as a loss or a weight gradient). */
+/* The op's output is per sample (a row per sample, a function of that
+ * sample alone; not a batch-level reduction such as a loss or a weight
+ * gradient, nor the loss gradient, which carries 1/n). */
 bool sb_op_per_sample(sb_op op);
 
 /* ---- reordering bounds ------------------------------------------------------
