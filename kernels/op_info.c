@@ -145,22 +145,3 @@ void sb_op_call_set_batch(sb_op_call *c, int n)
 {
     c->conv.n = c->dense.n = c->pool.n = c->cls.n = n;
 }
-
-int sb_op_call_batch(const sb_op_call *c)
-{
-    switch (sb_op_params_of(c->op)) {
-    case SB_PARAMS_conv: return c->conv.n;
-    case SB_PARAMS_dense: return c->dense.n;
-    case SB_PARAMS_pool: return c->pool.n;
-    case SB_PARAMS_cls: return c->cls.n;
-    case SB_PARAMS_count:
-    case SB_PARAMS_dropout:
-    case SB_PARAMS_sgd:
-    case SB_PARAMS_rmsprop:
-    case SB_PARAMS_adam:
-    case SB_PARAMS_adadelta:
-    case SB_PARAMS_COUNT:
-        break;
-    }
-    return 0;
-}

@@ -238,9 +238,8 @@ typedef struct sb_op_call {
  * tensor (data untouched). SB_ERR_SHAPE for absurd parameters. */
 sb_status sb_op_call_describe(sb_op_call *c);
 void sb_op_call_run(const sb_kernel_table *k, const sb_op_call *c);
-/* The batch n of a call whose op has one (sb_op_per_sample's groups), else 0;
- * setting it sets every group's n (call sb_op_call_describe again after). */
-int sb_op_call_batch(const sb_op_call *c);
+/* Sets the batch n of every params group that has one (sb_op_per_sample's
+ * groups); call sb_op_call_describe again after. */
 void sb_op_call_set_batch(sb_op_call *c, int n);
 /* sb_bound_fn over an sb_op_call (ctx); zeros for ops without a reduction. */
 sb_bound_fn sb_op_call_bound;
