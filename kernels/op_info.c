@@ -107,3 +107,45 @@ const char *sb_role_name(sb_role r) { return role_of(r)->name; }
 sb_dtype sb_role_dtype(sb_role r) { return role_of(r)->dtype; }
 bool sb_role_in_place(sb_role r) { return role_of(r)->in_place; }
 bool sb_role_nonnegative(sb_role r) { return role_of(r)->nonnegative; }
+
+/* The params groups whose tensors have a batch dimension n (the leading
+ * dimension of the per-sample roles); elementwise vectors and optimiser
+ * state have none. */
+static bool params_batched(sb_op_params p)
+{
+    switch (p) {
+    case SB_PARAMS_conv:
+    case SB_PARAMS_dense:
+    case SB_PARAMS_pool:
+    case SB_PARAMS_cls:
+        return true;
+    case SB_PARAMS_count:
+    case SB_PARAMS_dropout:
+    case SB_PARAMS_sgd:
+    case SB_PARAMS_rmsprop:
+    case SB_PARAMS_adam:
+    case SB_PARAMS_adadelta:
+    case SB_PARAMS_COUNT:
+        break;
+    }
+    return false;
+}
+
+bool sb_role_per_sample(sb_op op, sb_role r)
+{
+    if (!params_batched(sb_op_params_of(op)))
+        return false;
+    return r == SB_ROLE_x || r == SB_ROLE_y || r == SB_ROLE_z || r == SB_ROLE_labels;
+}
+
+bool sb_op_per_sample(sb_op op)
+{
+    /* the gradient of the batch's mean loss is a row per sample scaled by
+     * 1/n: its value is the batch's by definition */
+    return op != SB_OP_softmax_xent_bwd && sb_role_per_sample(op, info_of(op)->out[0]);
+}
+
+void sb_op_call_set_batch(sb_op_call *c, int n)
+{
+    c->conv.n = c->dense.n = c->pool.n = c->cls.n = n;
+}

@@ -210,6 +210,15 @@ sb_op_roles sb_op_roles_of(sb_op op);
  * optimiser updates): they are inputs too. */
 bool sb_op_updates_in_place(sb_op op);
 
+/* Batches. In the conv, dense, pool and classifier ops the roles x, y, z
+ * and labels lead with the batch dimension n, one row per sample: a
+ * sample's slice of them is one row. */
+bool sb_role_per_sample(sb_op op, sb_role r);
+/* The op's output is per sample (a row per sample, a function of that
+ * sample alone; not a batch-level reduction such as a loss or a weight
+ * gradient, nor the loss gradient, which carries 1/n). */
+bool sb_op_per_sample(sb_op op);
+
 /* ---- reordering bounds ------------------------------------------------------
  * For each op with a reduction (BOUND in kernels.def), a function with the
  * op's own signature whose first argument receives, per output element, the
@@ -270,6 +279,9 @@ sb_status sb_op_call_describe(sb_op_call *c);
  * embedding ops); 0 for ops without labels. */
 int sb_op_call_label_range(const sb_op_call *c);
 void sb_op_call_run(const sb_kernel_table *k, const sb_op_call *c);
+/* Sets the batch n of every params group that has one (sb_op_per_sample's
+ * groups); call sb_op_call_describe again after. */
+void sb_op_call_set_batch(sb_op_call *c, int n);
 /* sb_bound_fn over an sb_op_call (ctx); zeros for ops without a reduction. */
 sb_bound_fn sb_op_call_bound;
 /* true when the op has a reduction (a nonzero bound is possible) */

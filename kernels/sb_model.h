@@ -78,6 +78,21 @@ sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,
                          sb_leaf_hash_fn *leaf_hash, sb_epoch_metrics *metrics,
                          int *epochs_done);
 
+/* One batch of the model in evaluation mode, for the batch axis: the
+ * initial weights of cfg->seed (as sb_model_train starts from), row i the
+ * sample samples[i] of data, dropout off (its masks are drawn per element
+ * position, so a sample's mask would follow its row: the forward pass a
+ * served model runs has none), and the forward pass to the logits. The
+ * probes, at step 0: every parameter (sources init.<param>), then x
+ * (source) and every per-sample tensor, each [n][...] or a flat vector of
+ * n equal rows: conv1.out relu1.out conv2.out relu2.out pool.out dense1.out
+ * relu3.out dense2.out. Every model of the project has one such function
+ * (harness/run/batch_run.c picks it by the case's model). SB_ERR_USAGE for
+ * n < 1 or a sample outside data; else as sb_model_train. */
+sb_status sb_model_forward_samples(const sb_kernel_table *k, const sb_train_config *cfg,
+                                   const sb_dataset *data, const int64_t *samples, int n,
+                                   sb_probe_fn *hook, void *hook_ctx);
+
 /* The steps sb_model_train takes on n_train samples: full batches, then a
  * smaller last one, each epoch, cut at max_steps. */
 int64_t sb_model_train_steps(const sb_train_config *cfg, int64_t n_train);

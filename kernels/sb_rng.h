@@ -56,6 +56,10 @@ void sb_rng_uniform_run(float *out, uint64_t seed, uint32_t stream, uint32_t ste
 /* Fill helpers; parallel where worth it, same bits for any thread count. */
 void sb_rng_fill_uniform(float *out, size_t n, float lo, float hi,
                          uint64_t seed, uint32_t stream, uint32_t step);
+/* The elements index0 .. index0+n-1 of that fill (sb_rng_fill_uniform is
+ * index0 0): one row of a tensor drawn whole, e.g. one sample's inputs. */
+void sb_rng_fill_uniform_from(float *out, size_t n, float lo, float hi, uint64_t seed,
+                              uint32_t stream, uint32_t step, uint64_t index0);
 
 /* Keras initialisers for a weight tensor with the given fans. */
 void sb_init_glorot_uniform(float *w, size_t n, int fan_in, int fan_out,

@@ -823,6 +823,68 @@ static sb_status load_sweep_section(loader *ld, sb_case *c)
     return SB_OK;
 }
 
+/* [invariance]: batch = a batch-size list (the first the reference),
+ * samples = 1..SB_MAX_BATCH_SAMPLES (default 2), threads = a thread list
+ * (default the reference thread count), expect = a verdict set (default
+ * identical) and expect.<B> for one of the sizes. */
+static sb_status load_invariance_section(loader *ld, sb_case *c)
+{
+    int at = section_line(ld, "invariance");
+    if (at == 0)
+        return SB_OK;
+    static const char *const keys[] = {"batch", "samples", "threads", "expect", NULL};
+    for (int i = 0; i < ld->n_entries; i++) {
+        const entry *e = &ld->entries[i];
+        if (strcmp(e->section, "invariance") == 0 && !in_list(keys, e->key) &&
+            strncmp(e->key, "expect.", 7) != 0)
+            return fail(ld, e->line, "a key of [invariance] (batch samples threads expect "
+                                     "expect.<B>), found \"%s\"", e->key);
+    }
+    const entry *e = find(ld, "invariance", "batch");
+    char why[160];
+    if (e == NULL)
+        return fail(ld, at, "key batch (batch sizes, e.g. 1,3,16,128) in [invariance]");
+    if (!sb_batch_list_parse(e->value, c->batch_sizes, &c->n_batch, why, sizeof why))
+        return fail(ld, e->line, "batch as sizes in [1, %d] and ranges a..b, each size once, "
+                                 "at most %d (%s)", SB_MAX_BATCH, SB_MAX_BATCH_SIZES, why);
+    if (c->kind == SB_CASE_KERNEL && !sb_op_per_sample(c->call.op))
+        return fail(ld, at, "no [invariance] for op %s: its output has no row per sample "
+                            "(the batch axis takes conv, dense, pool and classifier ops "
+                            "with a per-sample output)", sb_op_name(c->call.op));
+    int64_t v = 2;
+    sb_status st = SB_OK;
+    if ((e = find(ld, "invariance", "samples")) != NULL)
+        st = get_i64(ld, e, 1, SB_MAX_BATCH_SAMPLES, &v);
+    c->batch_samples = (int)v;
+    c->batch_threads[0] = c->reference_threads;
+    c->n_batch_threads = 1;
+    if (st == SB_OK && (e = find(ld, "invariance", "threads")) != NULL &&
+        !sb_thread_list_parse(e->value, c->batch_threads, &c->n_batch_threads, why, sizeof why))
+        return fail(ld, e->line, "threads as counts in [1, %d] and ranges a..b or a-b, "
+                                 "each count once (%s)", SB_MAX_THREADS, why);
+    sb_verdict_set all = SB_VERDICT_BIT(SB_VERDICT_IDENTICAL);
+    if (st == SB_OK && (e = find(ld, "invariance", "expect")) != NULL)
+        st = get_verdicts(ld, e, &all);
+    c->batch_expect_default = all;
+    for (int k = 0; k < SB_MAX_BATCH_SIZES; k++)
+        c->batch_expect[k] = all;
+    for (int i = 0; st == SB_OK && i < ld->n_entries; i++) {
+        e = &ld->entries[i];
+        if (strcmp(e->section, "invariance") != 0 || strncmp(e->key, "expect.", 7) != 0)
+            continue;
+        int64_t b;
+        int k = -1;
+        if (sb_int_parse(e->key + 7, 1, SB_MAX_BATCH, &b, NULL, 0))
+            for (int j = 0; j < c->n_batch; j++)
+                k = c->batch_sizes[j] == b ? j : k;
+        if (k < 0)
+            return fail(ld, e->line, "expect.<B> with B one of the sizes in batch, found \"%s\"",
+                        e->key);
+        st = get_verdicts(ld, e, &c->batch_expect[k]);
+    }
+    return st;
+}
+
 /* [expect] of a mutant case: what `samebits mutants` must find. detected =
  * yes or no (default yes), op = the op the first divergence must be in
  * (default the mutant's op). */
@@ -957,13 +1019,13 @@ static sb_status check_sections(loader *ld)
     /* [numerics] belongs to `samebits numerics` (numerics/numerics_case.c), which
      * checks its keys; it changes nothing in a run's trace. */
     static const char *const known[] = {"case", "kernel", "train", "sweep", "numerics",
-                                        "expect", NULL};
+                                        "expect", "invariance", NULL};
     for (int i = 0; i < ld->n_sections; i++) {
         const section_mark *m = &ld->sections[i];
         if (!in_list(known, m->name))
             return fail(ld, m->line,
-                        "a section [case], [kernel], [train], [sweep], [numerics] or "
-                        "[expect], found [%s]",
+                        "a section [case], [kernel], [train], [sweep], [numerics], "
+                        "[expect] or [invariance], found [%s]",
                         m->name);
         for (int j = 0; j < i; j++)
             if (strcmp(ld->sections[j].name, m->name) == 0)
@@ -1017,6 +1079,8 @@ static sb_status load(loader *ld, sb_case *c)
     if (st == SB_OK)
         st = load_expect_section(ld, c);
     if (st == SB_OK)
+        st = load_invariance_section(ld, c);
+    if (st == SB_OK)
         case_digest(c);
     return st;
 }
@@ -1050,6 +1114,35 @@ sb_status sb_case_load(sb_case *c, const char *path, char *err, size_t errlen)
     if (st == SB_OK)
         *c = tmp;
     return st;
+}
+
+sb_status sb_case_batch_override(sb_case *c, const int *sizes, int n, char *err, size_t errlen)
+{
+    if (c->kind == SB_CASE_KERNEL && !sb_op_per_sample(c->call.op)) {
+        sb_err_set(err, errlen, "%s: op %s has no per-sample output: no batch axis", c->path,
+                   sb_op_name(c->call.op));
+        return SB_ERR_USAGE;
+    }
+    SB_ASSERT(n >= 1 && n <= SB_MAX_BATCH_SIZES);
+    if (c->n_batch == 0) {
+        c->batch_samples = 2;
+        c->batch_threads[0] = c->reference_threads;
+        c->n_batch_threads = 1;
+        c->batch_expect_default = SB_VERDICT_BIT(SB_VERDICT_IDENTICAL);
+    }
+    sb_verdict_set expect[SB_MAX_BATCH_SIZES];
+    for (int k = 0; k < n; k++) {
+        expect[k] = c->batch_expect_default;
+        for (int j = 0; j < c->n_batch; j++)
+            if (c->batch_sizes[j] == sizes[k])
+                expect[k] = c->batch_expect[j];
+    }
+    for (int k = 0; k < n; k++) {
+        c->batch_sizes[k] = sizes[k];
+        c->batch_expect[k] = expect[k];
+    }
+    c->n_batch = n;
+    return SB_OK;
 }
 
 int64_t sb_case_train_steps(const sb_case *c)

@@ -45,6 +45,8 @@ bool cli_line_parse(cli_line *l, int argc, char **argv, int *rc);
 bool cli_is_help(const char *arg);
 /* "1,2,4", "1-8", "1..8" or a mix (the thread-list grammar, FORMATS.md). */
 bool cli_parse_threads(const char *s, int *threads, int *n, const char *what);
+/* A batch-size list (--batch): sizes[SB_MAX_BATCH_SIZES]; false with the message printed. */
+bool cli_parse_batch(const char *s, int *sizes, int *n);
 bool cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *v, const char *what);
 bool cli_parse_seconds(const char *s, double *v, const char *what);
 /* The value of --max-steps: a step count >= 1. */
@@ -65,9 +67,12 @@ bool cli_work_dir(char *out, size_t outlen, const char *given, const char *cmd,
 
 /* Loads a case and prints "path:line: what" on failure. */
 bool cli_case_load(sb_case *c, const char *path);
-/* Sweeps a loaded case against its golden into *r; false (message printed,
- * nothing left to free in *r) when the golden cannot be read or the sweep fails. */
-bool cli_case_sweep(sb_case_result *r, const sb_case *c, const sb_sweep_options *o);
+/* Sweeps a loaded case into *r: its thread counts against its golden, then
+ * its batch axis (sb_sweep_batch), as o->axes and o->batch say (o->batch
+ * puts c on the batch axis at those sizes); false (message printed,
+ * nothing left to free in *r) when the golden cannot be read or the sweep
+ * fails. */
+bool cli_case_sweep(sb_case_result *r, sb_case *c, const sb_sweep_options *o);
 /* The last message cli_case_load or cli_case_sweep printed; "" when none. */
 const char *cli_case_error(void);
 

@@ -80,6 +80,15 @@ bool cli_parse_threads(const char *s, int *threads, int *n, const char *what)
     return false;
 }
 
+bool cli_parse_batch(const char *s, int *sizes, int *n)
+{
+    char err[160];
+    if (sb_batch_list_parse(s, sizes, n, err, sizeof err))
+        return true;
+    fprintf(stderr, "samebits: --batch: %s\n", err);
+    return false;
+}
+
 bool cli_self_exe(char *out, size_t outlen)
 {
     char err[160];

@@ -53,7 +53,8 @@ static int locate_case(sb_case *c, const char *self, const char *work, int a, in
 
     /* the locator re-runs "the reference" and `b`: here the reference is A */
     c->reference_threads = a;
-    sb_run_result run = {.threads = b, .repeat = 1, .expected = c->expect[b],
+    sb_run_result run = {.threads = b, .repeat = 1, .axis = SB_AXIS_THREADS, .ranks = 1,
+                         .expected = c->expect[b],
                          .max_steps = max_steps};
     if (max_steps > 0)
         sb_trace_compare_steps(&ta, &tb, max_steps, &run.div);

@@ -20,7 +20,9 @@ static const char mutants_usage[] =
     "              crashed or timed out before diverging, the op it died in) is in\n"
     "              the expected op ([expect] op, default the op the mutant replaces)\n"
     "  classified  every run's verdict is the one [sweep] expect / expect.T names\n"
-    "              (nondeterministic: the repeats of that thread count must part)\n"
+    "              (nondeterministic: the repeats of that thread count must part),\n"
+    "              and on the batch axis of a case with [invariance] the one its\n"
+    "              expect / expect.B names\n"
     "Prints a table per mutant (on stderr with --tap, which puts TAP on stdout, three\n"
     "test lines per mutant) and the score: detected n/N, localised n/N, classified n/N.\n"
     "exit status: 0 every score N/N, 1 a mutant missed, 2 usage or input error\n";
@@ -138,8 +140,11 @@ static void score_print(FILE *f, const sb_case_result *r, const mutant_score *s)
             s->n_in_op, s->n_divergent, sb_op_name(c->expect_op));
     if (s->first) {
         const sb_divergence *d = run_divergence(s->first);
-        fprintf(f, "; first divergence step %" PRId64 " %s in %s at %d thread%s%s", d->step,
-                d->probe, d->op, s->first->threads, s->first->threads == 1 ? "" : "s",
+        char batch[32] = "";
+        if (s->first->axis == SB_AXIS_BATCH)
+            snprintf(batch, sizeof batch, " in a batch of %d", s->first->batch);
+        fprintf(f, "; first divergence step %" PRId64 " %s in %s at %d thread%s%s%s", d->step,
+                d->probe, d->op, s->first->threads, s->first->threads == 1 ? "" : "s", batch,
                 d == &s->first->repeats_part ? ", between repeats" : "");
     } else if (s->died) {
         fprintf(f, "; died at step %" PRId64 " in %s at %d thread%s", s->died->crash.step,
@@ -205,7 +210,8 @@ static void tap_write(FILE *f, const sb_case_result *r, const mutant_score *s, i
 
 static json_t *run_json(const sb_run_result *x)
 {
-    json_t *o = json_pack("{s:i, s:i, s:s, s:s}", "threads", x->threads, "repeat", x->repeat,
+    json_t *o = json_pack("{s:i, s:i, s:s, s:i, s:s, s:s}", "threads", x->threads,
+                          "repeat", x->repeat, "axis", sb_axis_name(x->axis), "batch", x->batch,
                           "verdict", sb_verdict_name(x->verdict),
                           "expected", sb_verdict_name(x->expected));
     bool ok = o != NULL;

@@ -9,7 +9,7 @@
 static const char run_usage[] =
     "usage: samebits run CASE --threads N --trace FILE\n"
     "                    [--dump PROBE | --dump-all] [--dump-step S --dump-dir DIR]\n"
-    "                    [--max-steps N] [--data-dir DIR] [--stream FILE]\n"
+    "                    [--max-steps N] [--data-dir DIR] [--stream FILE] [--batch B]\n"
     "\n"
     "Runs the case once at N threads and writes its trace to FILE. With --dump,\n"
     "also writes DIR/PROBE.npy, DIR/PROBE.bound.npy and DIR/PROBE.in<i>.npy at\n"
@@ -19,6 +19,8 @@ static const char run_usage[] =
     "case after N steps (an epoch it cuts is not evaluated). --stream FILE\n"
     "writes every record to FILE as it is made, and a line as each op starts,\n"
     "so a run that dies leaves where it was.\n"
+    "--batch B runs the case on its batch axis ([invariance], FORMATS.md): its\n"
+    "samples inside batches of B, a trace of each sample's slice.\n"
     "--data-dir (or $SAMEBITS_DATA_DIR) says where the data sets of training\n"
     "cases are.\n"
     "exit status: 0 done, 2 usage or input error, 1 any other failure\n";
@@ -49,14 +51,15 @@ int cli_run(int argc, char **argv)
 {
     const char *case_path = NULL, *trace_path = NULL, *threads_s = NULL, *dump = NULL,
                *dump_step_s = NULL, *dump_dir = NULL, *data_dir = NULL, *max_steps_s = NULL,
-               *stream = NULL;
+               *stream = NULL, *batch_s = NULL;
     bool dump_all = false;
     const sb_option options[] = {
         {"--threads", &threads_s, NULL},     {"--trace", &trace_path, NULL},
         {"--dump-step", &dump_step_s, NULL}, {"--dump-dir", &dump_dir, NULL},
         {"--dump", &dump, NULL},             {"--dump-all", NULL, &dump_all},
         {"--max-steps", &max_steps_s, NULL}, {"--data-dir", &data_dir, NULL},
-        {"--stream", &stream, NULL},         {NULL, NULL, NULL},
+        {"--stream", &stream, NULL},         {"--batch", &batch_s, NULL},
+        {NULL, NULL, NULL},
     };
     cli_line l = {.cmd = "run", .usage = run_usage, .options = options,
                   .positional = &case_path, .min_positional = 1, .max_positional = 1};
@@ -69,8 +72,9 @@ int cli_run(int argc, char **argv)
         fputs(run_usage, stderr);
         return SB_EXIT_INPUT;
     }
-    int64_t threads, dump_step = 0, max_steps = 0;
+    int64_t threads, dump_step = 0, max_steps = 0, batch = 0;
     if (!cli_parse_int(threads_s, 1, SB_MAX_THREADS, &threads, "--threads") ||
+        (batch_s && !cli_parse_int(batch_s, 1, SB_MAX_BATCH, &batch, "--batch")) ||
         (dump_step_s && !cli_parse_int(dump_step_s, 0, INT32_MAX, &dump_step, "--dump-step")) ||
         (max_steps_s && !cli_parse_max_steps(max_steps_s, &max_steps)))
         return SB_EXIT_INPUT;
@@ -78,6 +82,11 @@ int cli_run(int argc, char **argv)
     sb_case c;
     if (!cli_case_load(&c, case_path))
         return SB_EXIT_INPUT;
+    if (batch > 0 && c.n_batch == 0) {
+        fprintf(stderr, "%s: --batch needs an [invariance] section (FORMATS.md)\n", case_path);
+        return SB_EXIT_INPUT;
+    }
+    c.run_batch = (int)batch;
     omp_set_num_threads((int)threads);
     sb_run_options o = {.threads = (int)threads, .dump_probe = dump, .dump_step = dump_step,
                         .dump_dir = dump_dir, .data_dir = cli_data_dir(data_dir),

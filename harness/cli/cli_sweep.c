@@ -11,6 +11,7 @@ static const char sweep_usage[] =
     "                      [--data-dir DIR] [--work-dir DIR] [--keep-traces]\n"
     "                      [--shard I/N] [--max-steps N] [--max-origins N]\n"
     "                      [--census] [--census-json FILE] [--census-md FILE]\n"
+    "                      [--axis threads|batch] [--batch LIST]\n"
     "\n"
     "Runs each case at every thread count (LIST like 1,2,4, 1-8, 1..8, primes\n"
     "(2,3,5,7), primes..13 or 1,primes; default the case's) and repeat, each in\n"
@@ -33,6 +34,16 @@ static const char sweep_usage[] =
     "each case's table, one row per output probe and one mark per thread count\n"
     "(= the reference's bits, R reordering, B beyond bound, N nondeterministic);\n"
     "--census-json and --census-md write it as JSON and Markdown.\n"
+    "Axes: a case with an [invariance] section (FORMATS.md) also sweeps its batch\n"
+    "axis: its followed samples computed inside batches of each size (first,\n"
+    "middle and last row, the rest other samples), each size a configuration of\n"
+    "its own (`run --batch B`) whose per-sample slices are compared with those of\n"
+    "the reference size (the first listed) at the same thread count, located and\n"
+    "judged like a thread count (rows `batch B` in the table). --batch LIST (sizes\n"
+    "like 1,3,16,128, the first the reference) puts any case with a per-sample\n"
+    "output on the batch axis at those sizes; --axis threads or --axis batch\n"
+    "sweeps that axis alone (default: every axis the case has). A sharded sweep\n"
+    "runs the batch axis in shard 1.\n"
     "exit status: 0 all as expected, 1 a divergence or verdict not expected,\n"
     "             2 usage or input error, 3 a crash or timeout,\n"
     "             4 a configuration nondeterministic where the case does not expect it\n";
@@ -40,6 +51,7 @@ static const char sweep_usage[] =
 typedef struct sweep_args {
     cli_batch b;
     int threads[SB_MAX_THREADS];
+    int batch[SB_MAX_BATCH_SIZES];
     const char *json, *junit, *census_json, *census_md;
     bool tap, census, keep_traces;
     sb_census *censuses;        /* [n_paths] with a census option, else NULL */
@@ -66,7 +78,7 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
 {
     sweep_args *a = args;
     const char *threads_s = NULL, *repeat_s = NULL, *timeout_s = NULL, *shard_s = NULL,
-               *max_steps_s = NULL, *max_origins_s = NULL;
+               *max_steps_s = NULL, *max_origins_s = NULL, *batch_s = NULL, *axis_s = NULL;
     const sb_option options[] = {
         {"--max-origins", &max_origins_s, NULL},
         {"--threads", &threads_s, NULL},     {"--repeat", &repeat_s, NULL},
@@ -76,6 +88,7 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
         {"--max-steps", &max_steps_s, NULL}, {"--tap", NULL, &a->tap},
         {"--keep-traces", NULL, &a->keep_traces}, {"--census", NULL, &a->census},
         {"--census-json", &a->census_json, NULL}, {"--census-md", &a->census_md, NULL},
+        {"--batch", &batch_s, NULL},         {"--axis", &axis_s, NULL},
         {NULL, NULL, NULL},
     };
     cli_line l = {.cmd = "sweep", .usage = sweep_usage, .options = options,
@@ -98,6 +111,18 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
         (max_origins_s &&
          !cli_parse_int(max_origins_s, 1, SB_ORIGINS_KEPT, &max_origins, "--max-origins")))
         return false;
+    if (batch_s && !cli_parse_batch(batch_s, a->batch, &a->b.o.n_batch))
+        return false;
+    if (batch_s)
+        a->b.o.batch = a->batch;
+    if (axis_s) {
+        sb_axis axis = sb_axis_from_name(axis_s);
+        if (axis != SB_AXIS_THREADS && axis != SB_AXIS_BATCH) {
+            fprintf(stderr, "samebits: --axis: expected threads or batch, got '%s'\n", axis_s);
+            return false;
+        }
+        a->b.o.axes = SB_AXIS_BIT(axis);
+    }
     a->b.o.repeats = (int)repeat;
     a->b.o.max_origins = (int)max_origins;
     a->b.o.keep_traces = a->keep_traces;

@@ -2,6 +2,7 @@
  * diverging one as children that dump the divergent probe, check that each
  * re-run reproduces the hash it stands for, then diff the dumped elements
  * against the op's reordering bound. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "judge/judge.h"
@@ -51,6 +52,12 @@ sb_status sb_locate(const sb_case *c, const char *self_exe, int threads,
     }
     sb_rerun ref, run;
     bool reuse = reference_fits(reference, d);
+    /* on the batch axis the reference is the run at the reference batch size */
+    sb_case *ref_case = malloc(sizeof *ref_case);
+    if (!ref_case)
+        return SB_ERR_NOMEM;
+    *ref_case = *c;
+    ref_case->run_batch = c->run_batch > 0 ? c->reference_batch : 0;
     /* a run at the reference thread count (a repeat that diverged from the
      * golden) re-runs in <threads>.again so the two do not collide */
     sb_status st = sb_rerun_paths(&ref, reuse ? reference->work_dir : work_dir,
@@ -66,7 +73,7 @@ sb_status sb_locate(const sb_case *c, const char *self_exe, int threads,
          * whose fault is there at every count) would differ every time */
         sb_trace t;
         const sb_record *rec = NULL;
-        st = sb_rerun_once(&ref, c, self_exe, d, &t, &rec, err, errlen);
+        st = sb_rerun_once(&ref, ref_case, self_exe, d, &t, &rec, err, errlen);
         ref_ok = st == SB_OK && sb_hash_equal(&rec->hash, &d->golden_hash);
         sb_trace_free(&t);
         if (st == SB_OK)
@@ -83,5 +90,6 @@ sb_status sb_locate(const sb_case *c, const char *self_exe, int threads,
         st = sb_rerun_dumps_diff(&ref, &run, &d->elem, err, errlen);
         d->have_elements = st == SB_OK;
     }
+    free(ref_case);
     return st;
 }

@@ -134,11 +134,15 @@ json_t *sb_report_crash_json(const sb_crash_site *s)
                      "stderr", sb_json_string(s->stderr_line));
 }
 
-/* The keys of a run, then those that came later, after them. */
+/* The keys of a run, then those that came later, after them. A run result
+ * that never set ranks (0) is one process. */
 static json_t *run_json(const sb_run_result *r)
 {
     json_t *o = run_core_json(r);
-    if (!sb_json_keys_add(o, json_pack("{s:o}", "crash", sb_report_crash_json(&r->crash)))) {
+    if (!sb_json_keys_add(o, json_pack("{s:o, s:s, s:i, s:i}", "crash",
+                                       sb_report_crash_json(&r->crash),
+                                       "axis", sb_axis_name(r->axis), "batch", r->batch,
+                                       "ranks", r->ranks > 0 ? r->ranks : 1))) {
         json_decref(o);
         return NULL;
     }
@@ -390,10 +394,26 @@ static bool expected_set_read(sb_run_result *r, const json_t *list)
     return true;
 }
 
+/* "axis", "batch", "ranks": absent in a report of before the axes (a
+ * threads run of one process); else a known axis, a batch size >= 1 on the
+ * batch axis and 0 off it, and at least one rank. */
+static bool axis_read(sb_run_result *r, const json_t *o)
+{
+    const json_t *axis = json_object_get(o, "axis");
+    r->ranks = 1;
+    if (!axis)
+        return true;
+    r->axis = json_is_string(axis) ? sb_axis_from_name(json_string_value(axis)) : SB_AXIS_COUNT;
+    return r->axis != SB_AXIS_COUNT && get_int_in(o, "batch", 0, INT32_MAX, &r->batch) &&
+           (r->batch >= 1) == (r->axis == SB_AXIS_BATCH) &&
+           get_int_in(o, "ranks", 1, INT32_MAX, &r->ranks);
+}
+
 static bool run_read(sb_run_result *r, const json_t *o)
 {
     memset(r, 0, sizeof *r);
     return get_int_in(o, "threads", 1, SB_MAX_THREADS, &r->threads) &&
+           axis_read(r, o) &&
            get_int_in(o, "repeat", 1, INT32_MAX, &r->repeat) &&
            origins_read(r, o) &&
            get_verdict(o, "verdict", &r->verdict) && get_verdict(o, "expected", &r->expected) &&

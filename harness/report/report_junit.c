@@ -167,8 +167,9 @@ static void junit_run(FILE *f, const sb_case_result *cr, const sb_run_result *r)
 {
     fputs("    <testcase classname=\"", f);
     xml_text(f, cr->c->name);
-    fprintf(f, "\" name=\"threads=%d repeat=%d\" time=\"%.3f\"", r->threads, r->repeat,
-            r->seconds);
+    char config[96];
+    sb_run_config_name(r, config, sizeof config);
+    fprintf(f, "\" name=\"%s repeat=%d\" time=\"%.3f\"", config, r->repeat, r->seconds);
     sb_outcome o = sb_run_outcome(r);
     bool died = run_died(r) && r->crash.how[0];
     if (o == SB_OUTCOME_AS_EXPECTED && !died && !run_has_details(r)) {

@@ -77,8 +77,9 @@ void sb_report_tap(FILE *f, const sb_case_result *r, int n)
             bool ok = o != SB_OUTCOME_NOT_AS_EXPECTED;
             fprintf(f, "%s %d - ", ok ? "ok" : "not ok", ++number);
             tap_text(f, r[i].c->name);
-            fprintf(f, " threads=%d repeat=%d: %s", run->threads, run->repeat,
-                    sb_verdict_name(run->verdict));
+            char config[96];
+            sb_run_config_name(run, config, sizeof config);
+            fprintf(f, " %s repeat=%d: %s", config, run->repeat, sb_verdict_name(run->verdict));
             const char *plural = run->max_steps == 1 ? "" : "s";
             if (o == SB_OUTCOME_NOT_REACHED)
                 fprintf(f, " # SKIP expected %s, not reached in the first %" PRId64 " step%s",

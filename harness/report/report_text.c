@@ -65,7 +65,7 @@ static void text_crash_lines(FILE *f, const sb_run_result *r)
  * always had, so short cells keep the usual layout) and the alignment. A
  * column widens to its longest cell, so a long first divergence ("...
  * reference not reproduced") never shifts the columns after it. */
-enum { COL_THREADS, COL_REPEAT, COL_VERDICT, COL_EXPECTED, COL_WHERE, COL_INPUTS, COL_COUNTS,
+enum { COL_AXIS, COL_THREADS, COL_REPEAT, COL_VERDICT, COL_EXPECTED, COL_WHERE, COL_INPUTS, COL_COUNTS,
        COL_ABS, COL_ULP, COL_RATIO, COL_LOSS, COL_ACC, COL_SECONDS, COL_COUNT };
 
 static const struct {
@@ -73,6 +73,7 @@ static const struct {
     int min_width;
     bool right;
 } columns[COL_COUNT] = {
+    [COL_AXIS] = {"axis", 4, false},
     [COL_THREADS] = {"threads", 7, true},      [COL_REPEAT] = {"repeat", 6, true},
     [COL_VERDICT] = {"verdict", 12, false},    [COL_EXPECTED] = {"expected", 14, false},
     [COL_WHERE] = {"first divergence", 44, false}, [COL_INPUTS] = {"inputs=", 7, false},
@@ -96,6 +97,11 @@ static void text_cells_fill(text_cells *t, const sb_case_result *cr, const sb_ru
     sb_outcome o = sb_run_outcome(r);
     char set[96];
     sb_run_expected_name(r, set, sizeof set);
+    if (r->axis == SB_AXIS_THREADS)
+        snprintf(t->c[COL_AXIS], sizeof t->c[0], "threads");
+    else
+        snprintf(t->c[COL_AXIS], sizeof t->c[0], "%s %d", sb_axis_name(r->axis),
+                 r->axis == SB_AXIS_BATCH ? r->batch : r->ranks);
     snprintf(t->c[COL_THREADS], sizeof t->c[0], "%d", r->threads);
     snprintf(t->c[COL_REPEAT], sizeof t->c[0], "%d", r->repeat);
     snprintf(t->c[COL_VERDICT], sizeof t->c[0], "%s", sb_verdict_name(r->verdict));
@@ -117,8 +123,21 @@ static void text_cells_fill(text_cells *t, const sb_case_result *cr, const sb_ru
     sb_seconds_cell(t->c[COL_SECONDS], sizeof t->c[0], r->seconds);
 }
 
+/* Some run of the case is on another axis than threads. */
+static bool case_has_axes(const sb_case_result *cr)
+{
+    for (int i = 0; i < cr->n_runs; i++)
+        if (cr->runs[i].axis != SB_AXIS_THREADS)
+            return true;
+    return false;
+}
+
+/* The axis column only where some run is off the threads axis: a thread
+ * sweep's table is as it has always been. */
 static bool column_shown(const sb_case_result *cr, int k)
 {
+    if (k == COL_AXIS)
+        return case_has_axes(cr);
     return cr->c->kind == SB_CASE_TRAIN || (k != COL_LOSS && k != COL_ACC);
 }
 
@@ -127,11 +146,13 @@ static bool column_shown(const sb_case_result *cr, int k)
 static void text_line(FILE *f, const sb_case_result *cr, const char *const *cells,
                       const int *width)
 {
+    bool first = true;
     for (int k = 0; k < COL_COUNT; k++) {
         if (!column_shown(cr, k))
             continue;
-        if (k > 0)
+        if (!first)
             fputs(k == COL_REPEAT ? " " : "  ", f);
+        first = false;
         fprintf(f, columns[k].right ? "%*s" : "%-*s", width[k], cells[k]);
     }
     fputc('\n', f);
@@ -175,6 +196,15 @@ static void text_where(FILE *f, const char *what, const sb_divergence *d, bool l
                 d->elem.total, d->elem.max_abs, d->elem.bound_ratio);
 }
 
+/* "threads 2", "batch 16 threads 1": the run's configuration in a note. */
+static void text_config(char *out, size_t len, const sb_run_result *r)
+{
+    sb_run_config_name(r, out, len);
+    for (char *c = out; *c; c++)
+        if (*c == '=')
+            *c = ' ';
+}
+
 /* Below the table, for the runs whose row does not tell it all: more than
  * one origin, an origin the row's first divergence is not, origins left
  * unlocated by the cap, and repeats that part. */
@@ -184,8 +214,10 @@ static void text_notes(FILE *f, const sb_case_result *cr)
         const sb_run_result *r = &cr->runs[i];
         const sb_origins *g = &r->origins;
         bool first_only = g->count == 1 && r->div.found && g->list[0].index == r->div.index;
+        char config[96];
+        text_config(config, sizeof config, r);
         if (g->count > 0 && !first_only) {
-            fprintf(f, "threads %d repeat %d: %d origin%s, %d located%s", r->threads, r->repeat,
+            fprintf(f, "%s repeat %d: %d origin%s, %d located%s", config, r->repeat,
                     g->count, g->count == 1 ? "" : "s", g->located,
                     r->origins_capped ? " (cap hit: --max-origins)"
                     : r->repeats_with > 0 ? " (the repeats part)" : "");
@@ -195,7 +227,7 @@ static void text_notes(FILE *f, const sb_case_result *cr)
             fputc('\n', f);
         }
         if (r->repeats_with > 0) {
-            fprintf(f, "threads %d repeat %d parts from repeat %d:", r->threads, r->repeat,
+            fprintf(f, "%s repeat %d parts from repeat %d:", config, r->repeat,
                     r->repeats_with);
             text_where(f, "", &r->repeats_part, r->repeats_part.have_elements);
             if (!r->repeats_part.have_elements && r->repeats_part.reruns > 0)
@@ -244,6 +276,8 @@ static void text_case(FILE *f, const sb_case_result *cr)
     if (case_max_steps(cr) > 0)
         fprintf(f, ", truncated: first %" PRId64 " step%s compared, no metrics",
                 case_max_steps(cr), case_max_steps(cr) == 1 ? "" : "s");
+    if (c->n_batch > 0 && case_has_axes(cr))
+        fprintf(f, ", batch reference %d at the same thread count", c->batch_sizes[0]);
     fputs(")\n", f);
     int counts[SB_OUTCOME_NOT_REACHED + 1] = {0};
     for (int i = 0; i < cr->n_runs; i++)

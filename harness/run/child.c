@@ -23,7 +23,7 @@ static size_t args_append(char **argv, size_t n, char *const *more, size_t n_mor
 sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, size_t errlen)
 {
     char exe[1024], path[sizeof r->c->path], trace[1024], stream[1024], probe[128], dir[1024];
-    char threads[16], steps[24], step[24];
+    char threads[16], steps[24], step[24], batch[16];
     if (!arg_copy(exe, sizeof exe, r->self_exe) || !arg_copy(path, sizeof path, r->c->path) ||
         !arg_copy(trace, sizeof trace, r->trace_path) ||
         (r->stream_path && !arg_copy(stream, sizeof stream, r->stream_path)) ||
@@ -35,15 +35,18 @@ sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, 
     snprintf(threads, sizeof threads, "%d", r->threads);
     snprintf(steps, sizeof steps, "%" PRId64, r->max_steps);
     snprintf(step, sizeof step, "%" PRId64, r->dump_step);
+    snprintf(batch, sizeof batch, "%d", r->c->run_batch);
     char arg_run[] = "run", arg_threads[] = "--threads", arg_trace[] = "--trace",
          arg_steps[] = "--max-steps", arg_dump[] = "--dump", arg_step[] = "--dump-step",
-         arg_dir[] = "--dump-dir", arg_stream[] = "--stream";
+         arg_dir[] = "--dump-dir", arg_stream[] = "--stream", arg_batch[] = "--batch";
     char *run[] = {exe, arg_run, path, arg_threads, threads, arg_trace, trace};
     char *limit[] = {arg_steps, steps};
     char *streaming[] = {arg_stream, stream};
     char *dump[] = {arg_dump, probe, arg_step, step, arg_dir, dir};
+    char *batching[] = {arg_batch, batch};
     char *argv[sizeof run / sizeof run[0] + sizeof limit / sizeof limit[0] +
-               sizeof streaming / sizeof streaming[0] + sizeof dump / sizeof dump[0] + 1];
+               sizeof streaming / sizeof streaming[0] + sizeof dump / sizeof dump[0] +
+               sizeof batching / sizeof batching[0] + 1];
     size_t n = 0;
     n = args_append(argv, n, run, sizeof run / sizeof run[0]);
     if (r->max_steps > 0)
@@ -52,6 +55,8 @@ sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, 
         n = args_append(argv, n, streaming, sizeof streaming / sizeof streaming[0]);
     if (r->dump_probe)
         n = args_append(argv, n, dump, sizeof dump / sizeof dump[0]);
+    if (r->c->run_batch > 0)
+        n = args_append(argv, n, batching, sizeof batching / sizeof batching[0]);
     argv[n] = NULL;
 
     unlink(r->trace_path);      /* a stale trace must not pass for this child's */

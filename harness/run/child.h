@@ -7,7 +7,7 @@
 
 /* One configuration in a child:
  *   SELF run CASE --threads N --trace FILE [--max-steps M] [--stream FILE]
- *            [--dump PROBE --dump-step S --dump-dir DIR]
+ *            [--dump PROBE --dump-step S --dump-dir DIR] [--batch c->run_batch]
  * (CASE is c->path) with OMP_NUM_THREADS=N, its stderr to stderr_path
  * (NULL: ours). */
 typedef struct sb_child_run {

@@ -11,6 +11,7 @@
 
 #include "samebits.h"
 #include "sb_rng.h"
+#include "run/batch_run.h"
 #include "support/support.h"
 #include "trace/trace_stream.h"
 
@@ -449,6 +450,8 @@ sb_status sb_run_case(const sb_case *c, const sb_run_options *o, sb_trace *out,
     sb_status st = sink.status;     /* a stream that could not be opened */
     if (st != SB_OK)
         sb_err_set(err, errlen, "%s", sink.err);
+    else if (c->run_batch > 0)
+        st = sb_run_batch(c, o, &sink, err, errlen);
     else
         st = c->kind == SB_CASE_KERNEL ? run_kernel(c, &sink, err, errlen)
                                        : run_train(c, o, &sink, err, errlen);

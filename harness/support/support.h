@@ -116,6 +116,10 @@ bool sb_max_steps_parse(const char *s, int64_t *v, char *err, size_t errlen);
  * e.g. "\"8..1\" is a reversed range: a..b and a-b need a <= b". */
 bool sb_thread_list_parse(const char *s, int threads[SB_MAX_THREADS], int *n, char *err,
                           size_t errlen);
+/* A batch-size list ([invariance] batch, sweep --batch): the same grammar
+ * without primes, sizes in 1..SB_MAX_BATCH, at most SB_MAX_BATCH_SIZES. */
+bool sb_batch_list_parse(const char *s, int sizes[SB_MAX_BATCH_SIZES], int *n, char *err,
+                         size_t errlen);
 
 /* ---- the system (system.c) ------------------------------------------------- */
 

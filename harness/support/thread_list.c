@@ -1,16 +1,25 @@
 /* Thread lists: "1..8", "1,2,4", "1-4, 6, 8", "1, primes" (the grammar in
  * support.h and FORMATS.md), for case files, the command and user programs
- * alike. Each count at most once: two runs at one count would write the same
- * work files. */
+ * alike, and batch-size lists ("1,3,16,128") in the same grammar without
+ * primes. Each count at most once: two runs at one count would write the
+ * same work files. */
 #include <ctype.h>
 #include <string.h>
 
 #include "support.h"
 
-/* A count N in 1..SB_MAX_THREADS: digits only. */
-static bool count_parse(const char *s, int64_t *v)
+/* What a list holds: thread counts or batch sizes. */
+typedef struct list_kind {
+    const char *what;       /* "thread count", "batch size" */
+    int max;                /* counts in 1..max */
+    int cap;                /* at most this many */
+    bool primes;            /* the primes item is allowed */
+} list_kind;
+
+/* A count N in 1..max: digits only. */
+static bool count_parse(const char *s, int max, int64_t *v)
 {
-    return isdigit((unsigned char)s[0]) && sb_int_parse(s, 1, SB_MAX_THREADS, v, NULL, 0);
+    return isdigit((unsigned char)s[0]) && sb_int_parse(s, 1, max, v, NULL, 0);
 }
 
 /* "primes", "primes..B" or "primes-B": the primes up to B (8 when not
@@ -26,8 +35,8 @@ static bool primes_parse(const char *item, int64_t *hi)
         return true;
     }
     if (strncmp(rest, "..", 2) == 0)
-        return count_parse(rest + 2, hi);
-    return rest[0] == '-' && count_parse(rest + 1, hi);
+        return count_parse(rest + 2, SB_MAX_THREADS, hi);
+    return rest[0] == '-' && count_parse(rest + 1, SB_MAX_THREADS, hi);
 }
 
 static bool is_prime(int64_t t)
@@ -41,7 +50,7 @@ static bool is_prime(int64_t t)
 }
 
 /* One item without its blanks: N, A..B or A-B; *lo > *hi for a reversed range. */
-static bool item_parse(char *item, int64_t *lo, int64_t *hi)
+static bool item_parse(char *item, int max, int64_t *lo, int64_t *hi)
 {
     char *dots = strstr(item, "..");
     char *dash = strchr(item, '-');
@@ -50,13 +59,13 @@ static bool item_parse(char *item, int64_t *lo, int64_t *hi)
         *dots = '\0';
     else if (dash)
         *dash = '\0';
-    if (!count_parse(item, lo))
+    if (!count_parse(item, max, lo))
         return false;
     if (!second) {
         *hi = *lo;
         return true;
     }
-    return count_parse(second, hi);
+    return count_parse(second, max, hi);
 }
 
 static char *blanks_trim(char *s)
@@ -69,16 +78,16 @@ static char *blanks_trim(char *s)
     return s;
 }
 
-bool sb_thread_list_parse(const char *s, int threads[SB_MAX_THREADS], int *n, char *err,
-                          size_t errlen)
+static bool list_parse(const char *s, const list_kind *k, int *out, int *n, char *err,
+                       size_t errlen)
 {
-    bool seen[SB_MAX_THREADS + 1] = {false};
+    bool seen[SB_MAX_BATCH + 1] = {false};
     *n = 0;
     for (const char *at = s;;) {
         size_t len = strcspn(at, ",");
         char buf[64], item[64];
         if (len >= sizeof buf) {
-            sb_err_set(err, errlen, "\"%.20s...\" is too long for a thread count or range", at);
+            sb_err_set(err, errlen, "\"%.20s...\" is too long for a %s or range", at, k->what);
             return false;
         }
         memcpy(buf, at, len);
@@ -86,19 +95,20 @@ bool sb_thread_list_parse(const char *s, int threads[SB_MAX_THREADS], int *n, ch
         char *it = blanks_trim(buf);
         snprintf(item, sizeof item, "%s", it);
         int64_t lo, hi;
-        bool primes = primes_parse(it, &hi);
+        bool primes = k->primes && primes_parse(it, &hi);
         if (primes)
             lo = 2;
         if (it[0] == '\0') {
             if (at == s && at[len] == '\0')
-                sb_err_set(err, errlen, "the thread list is empty");
+                sb_err_set(err, errlen, "the %s list is empty", k->primes ? "thread" : "batch");
             else
                 sb_err_set(err, errlen, "\"%s\" has an empty item", s);
             return false;
         }
-        if (!primes && !item_parse(it, &lo, &hi)) {
-            sb_err_set(err, errlen, "\"%s\" is neither a thread count in 1..%d, a range "
-                       "a..b or a-b of them, nor primes or primes..b", item, SB_MAX_THREADS);
+        if (!primes && !item_parse(it, k->max, &lo, &hi)) {
+            sb_err_set(err, errlen, "\"%s\" is neither a %s in 1..%d, a range "
+                       "a..b or a-b of them%s", item, k->what, k->max,
+                       k->primes ? ", nor primes or primes..b" : "");
             return false;
         }
         if (primes && hi < 2) {
@@ -116,11 +126,29 @@ bool sb_thread_list_parse(const char *s, int threads[SB_MAX_THREADS], int *n, ch
                 sb_err_set(err, errlen, "%lld is listed twice", (long long)t);
                 return false;
             }
+            if (*n == k->cap) {
+                sb_err_set(err, errlen, "more than %d %ss", k->cap, k->what);
+                return false;
+            }
             seen[t] = true;
-            threads[(*n)++] = (int)t;
+            out[(*n)++] = (int)t;
         }
         if (at[len] == '\0')
             return true;
         at += len + 1;
     }
+}
+
+bool sb_thread_list_parse(const char *s, int threads[SB_MAX_THREADS], int *n, char *err,
+                          size_t errlen)
+{
+    static const list_kind k = {"thread count", SB_MAX_THREADS, SB_MAX_THREADS, true};
+    return list_parse(s, &k, threads, n, err, errlen);
+}
+
+bool sb_batch_list_parse(const char *s, int sizes[SB_MAX_BATCH_SIZES], int *n, char *err,
+                         size_t errlen)
+{
+    static const list_kind k = {"batch size", SB_MAX_BATCH, SB_MAX_BATCH_SIZES, false};
+    return list_parse(s, &k, sizes, n, err, errlen);
 }

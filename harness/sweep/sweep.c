@@ -12,16 +12,20 @@
 #include "judge/judge.h"
 #include "support/support.h"
 
-/* Work files of one configuration: <work>/<case>.t<threads>.r<repeat>.* */
+/* Work files of one configuration: <work>/<case>.t<threads>.r<repeat>.*
+ * (<case>.b<B>.t<threads>.r<repeat>.* on the batch axis) */
 typedef struct run_paths {
     char trace[1024], stream[1024], err[1024], locate[1024];
 } run_paths;
 
-static bool run_paths_make(run_paths *p, const char *work_dir, const char *name, int threads,
+static bool run_paths_make(run_paths *p, const char *work_dir, const sb_case *c, int threads,
                            int repeat)
 {
-    char stem[900];
-    int n = snprintf(stem, sizeof stem, "%s/%s.t%d.r%d", work_dir, name, threads, repeat);
+    char stem[900], batch[24] = "";
+    if (c->run_batch > 0)
+        snprintf(batch, sizeof batch, ".b%d", c->run_batch);
+    int n = snprintf(stem, sizeof stem, "%s/%s%s.t%d.r%d", work_dir, c->name, batch, threads,
+                     repeat);
     if (n < 0 || (size_t)n >= sizeof stem)
         return false;
     snprintf(p->trace, sizeof p->trace, "%s.trace", stem);
@@ -129,7 +133,7 @@ static void group_judge(sweep_judge *j, sb_run_result *x, const sb_trace *const 
     if (n == 0)
         return;
     run_paths p;
-    run_paths_make(&p, j->o->work_dir, j->c->name, x[0].threads, x[0].repeat);
+    run_paths_make(&p, j->o->work_dir, j->c, x[0].threads, x[0].repeat);
     if (sb_repeats_compare(x, traces, n, x[0].max_steps)) {
         int first = -1;     /* the run whose parting is the earliest */
         for (int i = 0; i < n; i++)
@@ -185,7 +189,7 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
     run_paths p;
     sb_trace_init(t);
     *finished = false;
-    if (!run_paths_make(&p, o->work_dir, c->name, x->threads, x->repeat)) {
+    if (!run_paths_make(&p, o->work_dir, c, x->threads, x->repeat)) {
         sb_err_set(err, errlen, "%s: work directory path too long", o->work_dir);
         return SB_ERR_USAGE;
     }
@@ -235,6 +239,9 @@ static sb_status count_sweep(sweep_judge *j, sb_case_result *r, int threads, int
         sb_run_result *x = &r->runs[r->n_runs];
         x->threads = threads;
         x->repeat = k;
+        x->axis = j->c->run_batch > 0 ? SB_AXIS_BATCH : SB_AXIS_THREADS;
+        x->batch = j->c->run_batch;
+        x->ranks = 1;
         x->expected = j->c->expect[threads];
         x->expected_set = j->c->expect_set[threads];
         x->max_steps = max_steps;

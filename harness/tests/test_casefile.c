@@ -534,6 +534,65 @@ START_TEST(kernel_ops_take_their_own_parameters)
 }
 END_TEST
 
+/* [invariance]: the batch axis's sizes, samples, thread counts and
+ * expectations, outside the digest; refused with the line of what is wrong. */
+START_TEST(invariance_section)
+{
+    char text[2048], err[512];
+    snprintf(text, sizeof text, "%s\n[invariance]\nbatch = 1, 3, 16..17, 128\nsamples = 3\n"
+             "threads = 1,2\nexpect = identical|reordering\nexpect.128 = beyond-bound\n",
+             kernel_case);
+    write_case(kernel_case);
+    sb_case plain, c;
+    ck_assert_int_eq(sb_case_load(&plain, path, err, sizeof err), SB_OK);
+    write_case(text);
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_str_eq(c.digest, plain.digest);
+    ck_assert_int_eq(c.n_batch, 5);
+    ck_assert_int_eq(c.batch_sizes[0], 1);
+    ck_assert_int_eq(c.batch_sizes[3], 17);
+    ck_assert_int_eq(c.batch_samples, 3);
+    ck_assert_int_eq(c.n_batch_threads, 2);
+    ck_assert_uint_eq(c.batch_expect[1], SB_VERDICT_BIT(SB_VERDICT_IDENTICAL) |
+                                             SB_VERDICT_BIT(SB_VERDICT_REORDERING));
+    ck_assert_uint_eq(c.batch_expect[4], SB_VERDICT_BIT(SB_VERDICT_BEYOND_BOUND));
+    ck_assert_int_eq(plain.n_batch, 0);
+    /* --batch on a case without [invariance]: its defaults */
+    int sizes[] = {2, 128};
+    ck_assert_int_eq(sb_case_batch_override(&plain, sizes, 2, err, sizeof err), SB_OK);
+    ck_assert_int_eq(plain.batch_samples, 2);
+    ck_assert_uint_eq(plain.batch_expect[1], SB_VERDICT_BIT(SB_VERDICT_IDENTICAL));
+    /* it keeps the expectation of a size the case lists */
+    ck_assert_int_eq(sb_case_batch_override(&c, sizes, 2, err, sizeof err), SB_OK);
+    ck_assert_uint_eq(c.batch_expect[1], SB_VERDICT_BIT(SB_VERDICT_BEYOND_BOUND));
+
+    static const struct {
+        const char *lines;
+        const char *says;
+    } bad[] = {
+        {"samples = 2\n", ":22: expected key batch"},
+        {"batch = 1,3,3\n", ":23: expected batch as sizes in [1, 4096]"},
+        {"batch = 0,2\n", ":23: expected batch as sizes"},
+        {"batch = 1,2\nsamples = 9\n", ":24: expected samples as an integer in [1, 8]"},
+        {"batch = 1,2\nexpect.3 = identical\n", ":24: expected expect.<B> with B one of the sizes"},
+        {"batch = 1,2\ncolour = red\n", ":24: expected a key of [invariance]"},
+        {"batch = 1,2\nthreads = 0\n", ":24: expected threads as counts"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "%s\n[invariance]\n%s", kernel_case, bad[i].lines);
+        write_case(text);
+        ck_assert_int_eq(sb_case_load(&c, path, err, sizeof err), SB_ERR_INPUT);
+        ck_assert_msg(strstr(err, bad[i].says), "case %zu: \"%s\"", i, err);
+    }
+    /* an op whose output is a batch-level reduction has no batch axis */
+    snprintf(text, sizeof text, "[case]\nkind = kernel\nfamily = det\nseed = 1\n[kernel]\n"
+             "op = xent_loss\nn = 8\nk = 10\n[sweep]\nthreads = 1\n[invariance]\nbatch = 1,2\n");
+    write_case(text);
+    ck_assert_int_eq(sb_case_load(&c, path, err, sizeof err), SB_ERR_INPUT);
+    ck_assert_msg(strstr(err, ":11: expected no [invariance] for op xent_loss"), "%s", err);
+}
+END_TEST
+
 START_TEST(missing_file)
 {
     sb_case c;
@@ -558,6 +617,7 @@ Suite *make_casefile_suite(void)
     tcase_add_test(tc, gpt_train_case);
     tcase_add_test(tc, kernel_ops_take_their_own_parameters);
     tcase_add_test(tc, missing_file);
+    tcase_add_test(tc, invariance_section);
     suite_add_tcase(s, tc);
     return s;
 }

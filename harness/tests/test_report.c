@@ -195,6 +195,7 @@ static const char json_script[] =
     "    'step': 2, 'op': 'relu_fwd', 'probe': 'z', 'after': 'y', 'records': 5,\n"
     "    'stderr': 'boom.c:3: assertion <failed>'}, r3['crash']\n"
     "assert r0['crash'] is None\n"
+    "assert all((r['axis'], r['batch'], r['ranks']) == ('threads', 0, 1) for r in k['runs'])\n"
     "m = t['runs'][0]['metrics']\n"
     "assert m['test_loss'] == 0.0625 and m['test_accuracy'] == 0.984375\n"
     "assert t['as_expected'] is True and k['as_expected'] is False\n"
@@ -263,6 +264,9 @@ static void same_run(const sb_run_result *a, const sb_run_result *b)
         same_double(a->metrics.test_accuracy, b->metrics.test_accuracy);
     }
     same_divergence(&a->div, &b->div);
+    ck_assert_int_eq(a->axis, b->axis);
+    ck_assert_int_eq(a->batch, b->batch);
+    ck_assert_int_eq(a->ranks > 0 ? a->ranks : 1, b->ranks);    /* unset: one process */
     ck_assert_int_eq(a->origins.count, b->origins.count);
     ck_assert_int_eq(a->origins.n, b->origins.n);
     ck_assert_int_eq(a->origins.located, b->origins.located);
@@ -401,6 +405,10 @@ START_TEST(json_read_refuses)
         {"{\"format_version\": 1, \"cases\": [{\"name\": \"x\", \"path\": \"x.case\", "
          "\"kind\": \"kernel\", \"family\": \"det\", \"reference_threads\": 1, "
          "\"as_expected\": true, \"runs\": [{\"threads\": 1}]}]}",
+         ": cases[0].runs[0]: expected a run object"},
+        {"{\"format_version\": 1, \"cases\": [{\"name\": \"x\", \"path\": \"x.case\", "
+         "\"kind\": \"kernel\", \"family\": \"det\", \"reference_threads\": 1, "
+         "\"as_expected\": true, \"runs\": [{\"threads\": 1, \"axis\": \"bogus\"}]}]}",
          ": cases[0].runs[0]: expected a run object"},
         {"{\"format_version\": 1, \"cases\": [", ":1:"},
     };
@@ -609,6 +617,59 @@ START_TEST(expected_sets_and_user_kernels)
 }
 END_TEST
 
+static const char axes_script[] =
+    "import json, sys\n"
+    "d = json.load(open(sys.argv[1], encoding='utf-8'))\n"
+    "runs = d['cases'][0]['runs']\n"
+    "got = [(r['axis'], r['batch'], r['ranks'], r['threads']) for r in runs]\n"
+    "assert got == [('threads', 0, 1, 1), ('batch', 16, 1, 2), ('ranks', 0, 3, 4),"
+    " ('threads', 0, 1, 8)], got\n";
+
+/* Runs off the threads axis: every report names each run's axis, and the
+ * JSON report reads back with it. */
+START_TEST(axes_in_reports)
+{
+    kernel_runs[1].axis = SB_AXIS_BATCH;
+    kernel_runs[1].batch = 16;
+    kernel_runs[1].ranks = 1;
+    kernel_runs[2].axis = SB_AXIS_RANKS;
+    kernel_runs[2].ranks = 3;
+    char *s = stream_report(sb_report_text);
+    ck_assert_ptr_nonnull(strstr(s, "\naxis      threads repeat  verdict"));
+    ck_assert_ptr_nonnull(strstr(s, "\nthreads         1      1  identical"));
+    ck_assert_ptr_nonnull(strstr(s, "\nbatch 16        2      1  reordering"));
+    ck_assert_ptr_nonnull(strstr(s, "\nranks 3         4      2  beyond-bound"));
+    ck_assert_ptr_nonnull(strstr(s, "\nthreads repeat  verdict"));  /* a thread sweep: no axis column */
+    free(s);
+    s = stream_report(sb_report_tap);
+    ck_assert_ptr_nonnull(strstr(s, " batch=16 threads=2 repeat=1: reordering"));
+    ck_assert_ptr_nonnull(strstr(s, " ranks=3 threads=4 repeat=2: beyond-bound"));
+    free(s);
+
+    char path[512], err[512] = "";
+    path_in_dir(path, sizeof path, "axes.xml");
+    ck_assert_int_eq(sb_report_junit(path, results, 1), SB_OK);
+    s = file_read(path);
+    ck_assert_ptr_nonnull(strstr(s, "name=\"batch=16 threads=2 repeat=1\""));
+    ck_assert_ptr_nonnull(strstr(s, "name=\"ranks=3 threads=4 repeat=2\""));
+    ck_assert_ptr_nonnull(strstr(s, "name=\"threads=8 repeat=1\""));
+    unlink(path);
+
+    path_in_dir(path, sizeof path, "axes.json");
+    ck_assert_int_eq(sb_report_json(path, results, 1, NULL), SB_OK);
+    ck_assert(python_check(axes_script, path));
+    sb_report rep;
+    ck_assert_msg(sb_report_json_read(&rep, path, err, sizeof err) == SB_OK, "%s", err);
+    for (int j = 0; j < results[0].n_runs; j++)
+        same_run(&results[0].runs[j], &rep.results[0].runs[j]);
+    sb_report_free(&rep);
+
+    ck_assert_str_eq(sb_axis_name(SB_AXIS_BATCH), "batch");
+    ck_assert_int_eq(sb_axis_from_name("ranks"), SB_AXIS_RANKS);
+    ck_assert_int_eq(sb_axis_from_name("rank"), SB_AXIS_COUNT);
+}
+END_TEST
+
 Suite *make_report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -623,6 +684,7 @@ Suite *make_report_suite(void)
     tcase_add_test(tc, text_table_and_summary);
     tcase_add_test(tc, text_columns_stay_aligned);
     tcase_add_test(tc, expected_sets_and_user_kernels);
+    tcase_add_test(tc, axes_in_reports);
     suite_add_tcase(s, tc);
     return s;
 }

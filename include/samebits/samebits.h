@@ -177,6 +177,9 @@ typedef enum sb_case_kind {
 } sb_case_kind;
 
 #define SB_MAX_THREADS 64
+#define SB_MAX_BATCH 4096           /* largest batch size on the batch axis */
+#define SB_MAX_BATCH_SIZES 16       /* batch sizes one case lists */
+#define SB_MAX_BATCH_SAMPLES 8      /* samples followed through every batch */
 
 typedef struct sb_case {
     char path[512];
@@ -213,10 +216,32 @@ typedef struct sb_case {
     char mutant[64];            /* "" for none */
     bool expect_detected;       /* [expect] detected: some run must diverge */
     sb_op expect_op;            /* [expect] op: where the first divergence must be */
+
+    /* [invariance]: the batch axis (FORMATS.md). Not in the digest: the
+     * golden's trace does not depend on it. n_batch 0: no batch axis. */
+    int batch_sizes[SB_MAX_BATCH_SIZES]; /* the first is the reference */
+    int n_batch;
+    int batch_samples;          /* samples followed through every batch, 1..SB_MAX_BATCH_SAMPLES */
+    int batch_threads[SB_MAX_THREADS]; /* the thread counts the batch axis runs at */
+    int n_batch_threads;
+    sb_verdict_set batch_expect[SB_MAX_BATCH_SIZES]; /* accepted at each size */
+    sb_verdict_set batch_expect_default; /* [invariance] expect: at sizes without expect.<B> */
+    /* A run on the batch axis (`samebits run --batch N`, sb_sweep_batch):
+     * the batch size its samples are computed in (0: a run of the case's
+     * own computation), and the size of the reference it is compared with
+     * (the locator's reference re-run). */
+    int run_batch;
+    int reference_batch;
 } sb_case;
 
 /* err gets "path:line: what was expected". The syntax is in FORMATS.md. */
 sb_status sb_case_load(sb_case *c, const char *path, char *err, size_t errlen);
+/* Puts c on the batch axis at sizes[0..n) (`sweep --batch`), the first the
+ * reference: a size the case lists keeps its expectation, any other takes
+ * the case's [invariance] expect; a case without [invariance] gets its
+ * defaults (2 samples, the reference thread count, expect identical).
+ * SB_ERR_USAGE (err) for a kernel case whose op has no per-sample output. */
+sb_status sb_case_batch_override(sb_case *c, const int *sizes, int n, char *err, size_t errlen);
 
 /* The training steps a whole run of case c takes: epochs of ceil(train
  * samples / batch) steps, cut at the case's max_steps. 0 for a kernel case. */
@@ -499,7 +524,22 @@ typedef struct sb_crash_site {
 sb_status sb_trace_stream_read(sb_trace *t, sb_crash_site *site, const char *path, char *err,
                                size_t errlen);
 
+/* ---- axes ----------------------------------------------------------------------
+ * What a configuration varies against the case's reference configuration
+ * (one thread, the case's own batch, one rank): the thread count; the batch
+ * a sample is computed in (its size, with the sample at several positions);
+ * the number of processes of a data-parallel job. */
+typedef enum sb_axis { SB_AXIS_THREADS, SB_AXIS_BATCH, SB_AXIS_RANKS, SB_AXIS_COUNT } sb_axis;
+
+const char *sb_axis_name(sb_axis a);     /* "threads", "batch", "ranks" */
+/* The axis a name says; SB_AXIS_COUNT if unknown. */
+sb_axis sb_axis_from_name(const char *name);
+
 typedef struct sb_run_result sb_run_result;
+/* A run's configuration as the reports name it: "threads=2" on the threads
+ * axis, "batch=16 threads=1" on the batch axis, "ranks=3 threads=2" on the
+ * ranks axis. */
+void sb_run_config_name(const sb_run_result *r, char *out, size_t len);
 /* Fills x->crash from how the child ended (*cr), the stream at stream_path
  * and the child's stderr file,
  * and x->div with the first divergence of the records the stream holds
@@ -515,6 +555,10 @@ void sb_crash_describe(char *out, size_t len, const sb_crash_site *s);
 struct sb_run_result {
     int threads;
     int repeat;
+    sb_axis axis;               /* what this configuration varies; SB_AXIS_THREADS for every
+                                 * run of a thread sweep */
+    int batch;                  /* SB_AXIS_BATCH: the batch size the samples ran in; else 0 */
+    int ranks;                  /* processes; 1 except on SB_AXIS_RANKS */
     sb_verdict verdict;
     sb_verdict expected;        /* the member of expected_set the verdict matched, else its first */
     sb_verdict_set expected_set; /* the verdicts accepted; 0: expected alone */
@@ -665,7 +709,29 @@ typedef struct sb_sweep_options {
     int shard_index;            /* 0-based */
     int shard_count;
     long shard_offset;          /* items of the cases before this one */
+    /* The axes a command sweeps (`sweep --axis`, `--batch`; sb_sweep_case
+     * itself sweeps the thread counts): bits SB_AXIS_BIT(axis), 0 for every
+     * axis the case has; and batch sizes in place of the case's (NULL: the
+     * case's [invariance] batch). */
+    unsigned axes;
+    const int *batch;
+    int n_batch;
 } sb_sweep_options;
+
+#define SB_AXIS_BIT(a) (1u << (unsigned)(a))
+
+/* The batch axis of a case (its [invariance] section, FORMATS.md), at each
+ * of its batch thread counts T: a child computes the followed samples at
+ * the reference batch size (the first listed), then every other size runs
+ * as a configuration of its own (`run --batch B`, at T threads), compared
+ * record by record with that reference and located against it (the
+ * locator's reference re-run is at the reference size), judged against
+ * the case's batch expectation. Appends to r the runs it makes (axis
+ * SB_AXIS_BATCH, batch B); r->c must be c. Uses o's self_exe, work_dir,
+ * timeout, progress, keep_traces and max_origins. SB_ERR_INPUT (err) when
+ * a child reports an input error, SB_ERR_USAGE when c has no batch axis. */
+sb_status sb_sweep_batch(const sb_case *c, const sb_sweep_options *o, sb_case_result *r,
+                         char *err, size_t errlen);
 
 /* Fills r (r->runs allocated, free with sb_case_result_free). SB_ERR_INPUT
  * when a child reports an input error: err names it and the sweep stops. */

@@ -350,6 +350,17 @@ void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdi
 void sb_gemm_loose(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
                    int n, int k, bool accumulate)
 {
+    /* Fewer rows than a register tile: a matrix-vector product, which runs
+     * serially over all of K the way a BLAS sends a one-row GEMM to its
+     * GEMV (no thread split): so a sample's loose bits follow the size of
+     * the batch it is in, as a served model's do. */
+    if (m < SB_GEMM_MR) {
+        sb_gemm_work *w = sb_gemm_work_new(m, n, k);
+        SB_ASSERT(w != NULL);
+        sb_gemm_det_serial(c, a, b, w, ldc, m, n, k, accumulate);
+        sb_gemm_work_free(w);
+        return;
+    }
     /* split-K: thread t multiplies its slice of the reduction into its own
      * partial product; the partials are then added in thread order. */
     int threads = omp_get_max_threads();

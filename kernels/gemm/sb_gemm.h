@@ -116,7 +116,9 @@ void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdi
                         int m, int n, int k, bool accumulate, const float *row_bias);
 
 /* The loose GEMM: split-K over omp_get_max_threads() threads, per-thread
- * partial products combined in thread order. Bits follow the thread count. */
+ * partial products combined in thread order; a product of fewer than
+ * SB_GEMM_MR rows (a batch of a few samples) serially, as a BLAS's GEMV
+ * path. Bits follow the thread count, and the batch size. */
 void sb_gemm_loose(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
                    int n, int k, bool accumulate);
 

@@ -355,13 +355,15 @@ void sb_cnn_init(sb_cnn *m, const sb_model_probe *p)
 void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_model_probe *p)
 {
     SB_ASSERT(m->n_held == 0); /* no probe waits across passes */
-    SB_ASSERT(n >= 1 && n <= m->batch && eval_batch >= SB_CNN_TRAIN);
+    SB_ASSERT(n >= 1 && n <= m->batch && eval_batch >= SB_CNN_SAMPLES);
     bool train = eval_batch == SB_CNN_TRAIN;
     char eval_names[T_COUNT][SB_CNN_NAME_SIZE];
     const char *nm[T_COUNT];
     for (int t = 0; t < T_COUNT; t++) {
         nm[t] = fwd_names[t];
-        if (!train && eval_tensors[t]) {
+        if (eval_batch == SB_CNN_SAMPLES && eval_tensors[t]) {
+            nm[t] = eval_tensors[t];
+        } else if (!train && eval_tensors[t]) {
             sb_cnn_eval_name(eval_names[t], eval_batch, eval_tensors[t]);
             nm[t] = eval_names[t];
         }

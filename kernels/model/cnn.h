@@ -88,13 +88,16 @@ void sb_cnn_init(sb_cnn *m, const sb_model_probe *p);
 
 /* eval_batch of a training pass */
 #define SB_CNN_TRAIN (-1)
+/* eval_batch of sb_model_forward_samples: evaluation, names without a batch */
+#define SB_CNN_SAMPLES (-2)
 /* Room for any probe name of the model ("eval.b<k>.dense2.out" included). */
 #define SB_CNN_NAME_SIZE 48
 
 /* Forward over m->x[0..n). eval_batch SB_CNN_TRAIN: dropout on, softmax and
  * the batch loss (needs m->labels), probes <layer>.fwd.<tensor>. eval_batch
  * k >= 0: test batch k, dropout off, stop at the logits, written to `logits`
- * ([n][10], m->logits when NULL), probes eval.b<k>.<layer>.out. */
+ * ([n][10], m->logits when NULL), probes eval.b<k>.<layer>.out.
+ * SB_CNN_SAMPLES: as an evaluation, probes <layer>.out. */
 void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_model_probe *p);
 /* The probe name "eval.b<batch>.<tensor>" of the evaluation pass. */
 void sb_cnn_eval_name(char out[SB_CNN_NAME_SIZE], int batch, const char *tensor);

@@ -181,6 +181,30 @@ done:
     return st;
 }
 
+sb_status sb_model_forward_samples(const sb_kernel_table *k, const sb_train_config *cfg,
+                                   const sb_dataset *data, const int64_t *samples, int n,
+                                   sb_probe_fn *hook, void *hook_ctx)
+{
+    if (n < 1 || cfg->batch < 1)
+        return SB_ERR_USAGE;
+    for (int i = 0; i < n; i++)
+        if (samples[i] < 0 || samples[i] >= data->n)
+            return SB_ERR_USAGE;
+    sb_train_config one = *cfg;
+    one.batch = n;      /* the buffers hold this one batch */
+    sb_cnn m;
+    sb_status st = sb_cnn_alloc(&m, k, &one, data->rows, data->cols);
+    if (st != SB_OK)
+        return st;
+    sb_model_probe p = {.hook = hook, .ctx = hook_ctx, .step = 0};
+    sb_cnn_init(&m, &p);
+    batch_load(&m, data, samples, 0, n);
+    batch_probe(&m, n, "x", NULL, &p);
+    sb_cnn_forward(&m, n, SB_CNN_SAMPLES, NULL, &p);
+    sb_cnn_free(&m);
+    return SB_OK;
+}
+
 int64_t sb_model_train_steps(const sb_train_config *cfg, int64_t n_train)
 {
     int64_t per_epoch = (n_train + cfg->batch - 1) / cfg->batch;

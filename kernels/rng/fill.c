@@ -29,6 +29,12 @@ static size_t fill_run_len(int64_t run, size_t n)
 void sb_rng_fill_uniform(float *out, size_t n, float lo, float hi,
                          uint64_t seed, uint32_t stream, uint32_t step)
 {
+    sb_rng_fill_uniform_from(out, n, lo, hi, seed, stream, step, 0);
+}
+
+void sb_rng_fill_uniform_from(float *out, size_t n, float lo, float hi, uint64_t seed,
+                              uint32_t stream, uint32_t step, uint64_t index0)
+{
     const float range = hi - lo;
     SB_ASSERT(lo < hi && isfinite(range));
     /* lo + range*u can round up to hi when u is just below 1; the interval
@@ -39,7 +45,7 @@ void sb_rng_fill_uniform(float *out, size_t n, float lo, float hi,
     for (int64_t run = 0; run < runs; run++) {
         const size_t first = (size_t)run * FILL_RUN, len = fill_run_len(run, n);
         float *u = out + first;
-        sb_rng_uniform_run(u, seed, stream, step, first, len);
+        sb_rng_uniform_run(u, seed, stream, step, index0 + first, len);
         for (size_t i = 0; i < len; i++) {
             float x = lo + range * u[i];
             u[i] = x < hi ? x : below_hi;

@@ -141,3 +141,59 @@ double *op_test_doubles(const sb_tensor *t)
         d[e] = (double)((const float *)t->data)[e];
     return d;
 }
+
+/* Row r of a per-sample input holds sample `sample`: drawn by sample, so a
+ * sample has the same inputs in every batch. */
+static void batch_input_fill(sb_tensor *t, int i, int n, int r, uint32_t sample, int classes)
+{
+    size_t per = sb_tensor_count(t) / (size_t)n;
+    uint64_t seed = 16 + (uint64_t)i;
+    if (t->dtype == SB_DTYPE_I32) {
+        int32_t *row = (int32_t *)t->data + (size_t)r * per;
+        for (size_t j = 0; j < per; j++)
+            row[j] = (int32_t)(sb_rng_u32(seed, SB_STREAM_CASE_INPUT, sample, j) %
+                               (uint32_t)classes);
+        return;
+    }
+    op_test_fill_rng((float *)t->data + (size_t)r * per, per, -1.0f, 1.0f, seed, sample);
+}
+
+float *op_test_batch_row(const sb_op_call *base, const sb_kernel_table *k, int n, int row,
+                         int threads)
+{
+    sb_op_call c = *base;
+    sb_op_call_set_batch(&c, n);
+    ck_assert_int_eq(sb_op_call_describe(&c), SB_OK);
+    const sb_op_roles roles = sb_op_roles_of(c.op);
+    for (int i = 0; i < c.n_in; i++) {
+        c.in[i].data = malloc(sb_tensor_bytes(&c.in[i]));
+        ck_assert_ptr_nonnull(c.in[i].data);
+        if (!sb_role_per_sample(c.op, roles.in[i])) {
+            op_test_fill_uniform(c.in[i].data, sb_tensor_count(&c.in[i]), 16 + (uint64_t)i);
+            continue;
+        }
+        /* the other rows: other samples, a different run at each row */
+        for (int r = 0; r < n; r++)
+            batch_input_fill(&c.in[i], i, n, r, r == row ? 0u : (uint32_t)(1 + r + row * n),
+                             c.cls.k);
+    }
+    c.out[0].data = malloc(sb_tensor_bytes(&c.out[0]));
+    ck_assert_ptr_nonnull(c.out[0].data);
+    omp_set_num_threads(threads);
+    sb_op_call_run(k, &c);
+    size_t per = sb_tensor_count(&c.out[0]) / (size_t)n;
+    float *out = op_test_alloc_floats(per);
+    memcpy(out, (const float *)c.out[0].data + (size_t)row * per, per * sizeof *out);
+    for (int i = 0; i < c.n_in; i++)
+        free(c.in[i].data);
+    free(c.out[0].data);
+    return out;
+}
+
+size_t op_test_batch_row_count(const sb_op_call *base)
+{
+    sb_op_call c = *base;
+    sb_op_call_set_batch(&c, 1);
+    ck_assert_int_eq(sb_op_call_describe(&c), SB_OK);
+    return sb_tensor_count(&c.out[0]);
+}

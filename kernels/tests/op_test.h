@@ -52,5 +52,12 @@ void op_test_check_loose_moves(const sb_op_call *c, int max_threads);
 
 /* the float tensor's values as doubles, from malloc */
 double *op_test_doubles(const sb_tensor *t);
+/* The batch axis: the output row of sample 0 of a batch of n samples in
+ * which it sits at `row` (every other row another sample), run by table k
+ * at `threads`. base: op and parameters, its batch n ignored. The row's
+ * floats are op_test_batch_row_count(base). */
+float *op_test_batch_row(const sb_op_call *base, const sb_kernel_table *k, int n, int row,
+                         int threads);
+size_t op_test_batch_row_count(const sb_op_call *base);
 
 #endif

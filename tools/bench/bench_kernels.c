@@ -320,10 +320,48 @@ static size_t case_index(const char *name)
     return c;
 }
 
+/* ---- --batch: what batch invariance costs -----------------------------------------
+ * The ops with a per-sample output at batch sizes 1, 16 and 128: det's speed
+ * over loose's. det keeps one summation order per sample at every batch
+ * size; loose runs a batch of a few rows serially and splits K over the
+ * threads above that (sb_gemm.h), so its order follows the batch. */
+static const char *const batch_ops[] = {"conv1.fwd", "conv2.fwd", "conv2.bwd_data",
+                                        "dense1.fwd", "dense1.bwd_data", "dense2.fwd",
+                                        "dense2.bwd_data"};
+static const int batch_sizes[] = {1, 16, 128};
+
+static void batch_cost(int rounds, double min_time)
+{
+    printf("\nthe cost of batch invariance: det's speed over loose's (loose time / det time, "
+           "median of %d rounds [smallest largest]) by batch size\n", rounds);
+    printf("%-18s %5s %3s %12s %12s %20s\n", "op", "batch", "thr", "det us", "loose us",
+           "det/loose");
+    for (size_t o = 0; o < sizeof batch_ops / sizeof batch_ops[0]; o++)
+        for (size_t b = 0; b < sizeof batch_sizes / sizeof batch_sizes[0]; b++) {
+            bench_case bc = cases[case_index(batch_ops[o])];
+            bc.conv.n = bc.dense.n = batch_sizes[b];
+            bench_state st;
+            state_new(&st, &bc);
+            for (size_t t = 0; t < N_THREADS; t++) {
+                double det[MAX_ROUNDS], loose[MAX_ROUNDS];
+                for (int r = 0; r < rounds; r++) {
+                    det[r] = time_per_call(&st, &bc.gemm, IMPL_DET, thread_counts[t], min_time);
+                    loose[r] = time_per_call(&st, &bc.gemm, IMPL_LOOSE, thread_counts[t],
+                                             min_time);
+                }
+                printf("%-18s %5d %3d %12.1f %12.1f", bc.name, batch_sizes[b], thread_counts[t],
+                       median_of(det, rounds) * 1e6, median_of(loose, rounds) * 1e6);
+                print_spread(ratio_spread(loose, det, rounds));
+                printf("\n");
+            }
+            state_free(&st);
+        }
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: samebits-bench-kernels [--rounds N] [--min-time SECONDS] "
-                    "[--clock wall|cpu] [--op NAME]... [--json FILE]\n");
+                    "[--clock wall|cpu] [--op NAME]... [--json FILE] [--batch]\n");
 }
 
 int main(int argc, char **argv)
@@ -332,7 +370,7 @@ int main(int argc, char **argv)
     int rounds = 5;
     double min_time = 0.05;
     const char *json_path = NULL;
-    bool selected[N_CASES] = {false}, any_selected = false;
+    bool selected[N_CASES] = {false}, any_selected = false, batch = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
             rounds = atoi(argv[++i]);
@@ -343,6 +381,8 @@ int main(int argc, char **argv)
             cpu_clock = strcmp(argv[++i], "cpu") == 0;
         else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
             json_path = argv[++i];
+        else if (strcmp(argv[i], "--batch") == 0)
+            batch = true;
         else if (strcmp(argv[i], "--op") == 0 && i + 1 < argc) {
             size_t c = case_index(argv[++i]);
             if (c == N_CASES) {
@@ -359,6 +399,10 @@ int main(int argc, char **argv)
     if (rounds < 1 || rounds > MAX_ROUNDS || !(min_time > 0.0)) {
         usage();
         return EXIT_FAILURE;
+    }
+    if (batch) {
+        batch_cost(rounds, min_time);
+        return EXIT_SUCCESS;
     }
     bench_cpu cpu;
     bench_cpu_describe(&cpu);

@@ -22,12 +22,25 @@ def failed(run):
     return not run["as_expected"] and not run.get("not_reached", False)
 
 
+def batch_of(run):
+    """The batch size of a run on the batch axis (harness/REPORTS.md, Axes), else 0;
+    a report from before the axes has none."""
+    return run.get("batch", 0) if run.get("axis", "threads") == "batch" else 0
+
+
 def run_key(build, case, run):
-    return (build, case, run["threads"], run["repeat"])
+    return (build, case, run["threads"], run["repeat"], batch_of(run))
 
 
 def run_id(build, case, run):
-    return f"d-{build}-{case}-t{run['threads']}-r{run['repeat']}".replace(".", "_")
+    batch = f"-b{batch_of(run)}" if batch_of(run) else ""
+    return f"d-{build}-{case}{batch}-t{run['threads']}-r{run['repeat']}".replace(".", "_")
+
+
+def run_config(run):
+    """'2 threads', or on the batch axis 'batch 16 at 2 threads'."""
+    threads = f"{run['threads']} thread{'s' if run['threads'] != 1 else ''}"
+    return f"batch {batch_of(run)} at {threads}" if batch_of(run) else threads
 
 
 def duration(seconds):
@@ -85,11 +98,16 @@ def summary_html(night):
 # ---- the matrix: case x build -------------------------------------------------------
 
 def verdicts_text(runs):
-    """The verdicts of a cell's runs with their thread counts: 'identical at 1; reordering at 2, 4'."""
-    by = {}
+    """The verdicts of a cell's runs with their thread counts: 'identical at 1; reordering at
+    2, 4'; the batch axis's after them by batch size: 'identical at batch 3, 16'."""
+    by, batch = {}, {}
     for r in runs:
-        by.setdefault(r["verdict"], []).append(r["threads"])
-    return "; ".join(f"{v} at {threads_list(t)}" for v, t in by.items())
+        if batch_of(r):
+            batch.setdefault(r["verdict"], []).append(batch_of(r))
+        else:
+            by.setdefault(r["verdict"], []).append(r["threads"])
+    return "; ".join([f"{v} at {threads_list(t)}" for v, t in by.items()] +
+                     [f"{v} at batch {threads_list(b)}" for v, b in batch.items()])
 
 
 def cell_html(build, case, runs):
@@ -105,12 +123,31 @@ def cell_html(build, case, runs):
     symbol, word = OUTCOMES[outcome]
     off = [r for r in runs if failed(r)]
     label = f"{word} ({len(off)} of {len(runs)} runs)" if off else word
-    links = "".join(f' <a href="#{run_id(build["name"], case, r)}">{r["threads"]} threads'
+    links = "".join(f' <a href="#{run_id(build["name"], case, r)}">{run_config(r)}'
                     f'{" r" + str(r["repeat"]) if r["repeat"] > 1 else ""}</a>' for r in off)
     return (f'<td class="cell {outcome}" data-outcome="{outcome}" data-build="{esc(build["name"])}" '
             f'data-case="{esc(case)}"><span class="symbol" aria-hidden="true">{symbol}</span> '
             f'<span class="outcome">{esc(label)}</span><br><span class="verdict">{esc(note)}</span>'
             f'{"<br>details:" + links if links else ""}</td>')
+
+
+def batch_cell_html(builds, name):
+    """The batch-invariance column: a case's batch-axis runs over every build, its
+    outcome and verdicts by batch size; 'no batch axis' for a case without one."""
+    runs = [r for b in builds for c in b["cases"] if c["name"] == name for r in c["runs"]
+            if batch_of(r)]
+    if not runs:
+        return '<td class="batch none" data-batch-outcome="none">no batch axis</td>'
+    off = [r for r in runs if failed(r)]
+    outcome = "off" if off else "ok"
+    symbol, word = OUTCOMES[outcome]
+    label = f"{word} ({len(off)} of {len(runs)} runs)" if off else word
+    built = len({b["name"] for b in builds for c in b["cases"] if c["name"] == name
+                 for r in c["runs"] if batch_of(r)})
+    return (f'<td class="batch {outcome}" data-batch-outcome="{outcome}" data-case="{esc(name)}">'
+            f'<span class="symbol" aria-hidden="true">{symbol}</span> '
+            f'<span class="outcome">{esc(label)}</span><br><span class="verdict">'
+            f'{esc(verdicts_text(runs))} on {built} build{"s" if built != 1 else ""}</span></td>')
 
 
 def matrix_html(builds):
@@ -120,14 +157,19 @@ def matrix_html(builds):
             if c["name"] not in cases:
                 cases.append(c["name"])
     head = "".join(f'<th scope="col">{esc(b["name"])}{limit_note(b)}</th>' for b in builds)
+    head += '<th scope="col">batch invariance</th>'
     rows = []
     for name in cases:
         cells = "".join(cell_html(b, name, [r for c in b["cases"] if c["name"] == name
                                             for r in c["runs"]]) for b in builds)
+        cells += batch_cell_html(builds, name)
         rows.append(f'<tr><th scope="row">{esc(name)}</th>{cells}</tr>')
     legend = " ".join(f'<span class="cell {k}">{s} {w}</span>' for k, (s, w) in OUTCOMES.items())
     return (f'<p class="legend">{legend}. A cell is one case on one build: its outcome first, '
-            'then the verdicts by thread count. Builds with a step limit compare the first steps '
+            'then the verdicts by thread count (and by batch size on the batch axis). The last '
+            'column is the batch axis of a case with an [invariance] section over every build: '
+            'its samples computed in batches of each size against the reference size '
+            '(harness/CLI.md). Builds with a step limit compare the first steps '
             'of longer training cases only; a run that did not reach an expected divergence in '
             f'them is "not reached", neither a pass nor a failure.</p>'
             f'<div class="scroll"><table id="matrix"><thead><tr><th>case</th>{head}</tr></thead>'
@@ -142,7 +184,10 @@ def limit_note(build):
 # ---- details of the runs not as expected --------------------------------------------
 
 def reproduce_command(build, case, run):
-    """The build's samebits locating the run's divergence against the reference."""
+    """The build's samebits locating the run's divergence against the reference (on the
+    batch axis: sweeping that batch size against the case's reference size)."""
+    if batch_of(run):
+        return shlex.join([build["samebits"], "sweep", case["path"], "--axis", "batch"])
     cmd = [build["samebits"], "locate", case["path"], "--threads",
            f"{case['reference_threads']},{run['threads']}"]
     if run.get("truncated"):
@@ -174,7 +219,7 @@ def divergence_sentences(d):
 
 
 def run_details_html(build, case, run):
-    title = (f"{esc(case['name'])} on {esc(build['name'])}: {run['threads']} threads"
+    title = (f"{esc(case['name'])} on {esc(build['name'])}: {run_config(run)}"
              f"{', repeat ' + str(run['repeat']) if run['repeat'] > 1 else ''}")
     said = [f"The case expects <strong>{esc(run['expected'])}</strong>; this run gave "
             f"<strong>{esc(run['verdict'])}</strong>."]
@@ -225,14 +270,14 @@ def expected_divergences_html(builds):
                     continue
                 ratio = number(d["bound_ratio"]) if d.get("differing") is not None else "-"
                 rows.append(f"<tr><td>{esc(b['name'])}</td><td>{esc(c['name'])}</td>"
-                            f"<td class=\"num\">{r['threads']}</td><td>{esc(r['verdict'])}</td>"
+                            f"<td class=\"num\">{esc(run_config(r))}</td><td>{esc(r['verdict'])}</td>"
                             f"<td>step {d['step']} <code>{esc(d['probe'])}</code> ({esc(d['op'])})</td>"
                             f"<td class=\"num\">{ratio}</td></tr>")
     if not rows:
         return "<p>No run diverged where its case expects it.</p>"
     return ('<p>Runs that parted from the golden as their case expects: where each first did.</p>'
             '<div class="scroll"><table id="expected"><thead><tr><th>build</th><th>case</th>'
-            '<th>threads</th><th>verdict</th><th>first divergence</th><th>bound ratio</th>'
+            '<th>configuration</th><th>verdict</th><th>first divergence</th><th>bound ratio</th>'
             f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
 
@@ -325,6 +370,10 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .cell.unreached { background: #e8e8e8; font-style: italic; }
 .cell.missing { background: #f4f4f4; color: #666; }
 .cell.build { background: #444; color: white; }
+.batch { min-width: 9em; }
+.batch.ok { background: #d9f0df; }
+.batch.off { background: #f8d0cd; font-weight: bold; }
+.batch.none { background: #f4f4f4; color: #666; }
 .symbol { font-size: 1.1em; }
 .verdict { font-weight: normal; font-size: 90%; color: #333; }
 .legend .cell { display: inline-block; padding: 0 0.4em; min-width: 0; border: 1px solid #999; }

@@ -5,7 +5,8 @@
 # is made at 1 thread while its case expects `identical` at 2 (the planted
 # run not as expected); the same loose case expecting `reordering` at 2 (an
 # expected divergence to show); and a tiny training case on Fashion-MNIST
-# (2 epochs of 2 steps of 64). A previous night in the history gives the
+# (2 epochs of 2 steps of 64), and a det kernel case with a batch axis (the
+# batch-invariance column). A previous night in the history gives the
 # trend. From the DOM that Chromium builds (--dump-dom) it checks that the
 # summary's counts are the JSON's, that the planted run is marked not as
 # expected (class, symbol, words) and links to a details panel in plain
@@ -38,6 +39,7 @@ grep -q "no build named 'gcc-O3'.*gcc-O3-native" "$tmp/only.err" || fail "--only
 planted=$src/tools/tests/planted
 cp "$src/cases/kernel_dropout_mask_det.case" "$planted/tiny_train.case" "$tmp/cases/"
 cp "$planted/xent_sum.case" "$tmp/cases/loose_sum.case"
+cp "$planted/batch_dense.case" "$tmp/cases/"
 sed -e 's/^expect = identical/expect = reordering\nexpect.1 = identical/' "$planted/xent_sum.case" \
     >"$tmp/cases/loose_expected.case"
 # goldens made by this build, so the cells depend on this build alone
@@ -57,7 +59,7 @@ if [ "$rc" != 1 ]; then   # the loose case at 2 threads is not as expected
     cat "$tmp/nightly.err"
     fail "tools/nightly exited $rc, expected 1"
 fi
-grep -q "nightly: build 2/2 clangish: 14 runs, 1 not as expected" "$tmp/nightly.err" ||
+grep -q "nightly: build 2/2 clangish: 16 runs, 1 not as expected" "$tmp/nightly.err" ||
     fail "no line for the finished build: $(cat "$tmp/nightly.err")"
 
 chrome() {
@@ -111,7 +113,7 @@ body = [e for e in dom.elements if e["tag"] == "body"][0]
 if body["attrs"].get("data-ready") != "yes":
     fail("the page's script did not run")
 s = night["summary"]
-if s != {"builds": 2, "builds_failed": 0, "runs": 28, "runs_as_expected": 26,
+if s != {"builds": 2, "builds_failed": 0, "runs": 32, "runs_as_expected": 30,
          "runs_not_as_expected": 2, "runs_not_reached": 0, "new_not_as_expected": 2}:
     fail(f"summary {s}")
 for sid, key in (("sum-runs", "runs"), ("sum-as-expected", "runs_as_expected"),
@@ -123,8 +125,18 @@ if "Not green" not in by_id["summary-section"]["text"]:
     fail("the summary does not say the night is not green")
 
 cells = [e for e in dom.elements if e["tag"] == "td" and "data-outcome" in e["attrs"]]
-if len(cells) != 8:
-    fail(f"{len(cells)} matrix cells, expected 4 cases x 2 builds")
+if len(cells) != 10:
+    fail(f"{len(cells)} matrix cells, expected 5 cases x 2 builds")
+# the batch-invariance column: the planted batch case's batch axis over both builds
+batch = {e["attrs"].get("data-case", "-"): e for e in dom.elements
+         if e["tag"] == "td" and "data-batch-outcome" in e["attrs"]}
+b = batch.get("batch_dense")
+if not b or b["attrs"]["data-batch-outcome"] != "ok" or \
+        "identical at batch 5 on 2 builds" not in " ".join(b["text"].split()):
+    fail(f"the batch column of batch_dense: {b}")
+if [e["attrs"]["data-batch-outcome"] for e in dom.elements if e["tag"] == "td" and
+        e["attrs"].get("data-batch-outcome") == "none"] != ["none"] * 4:
+    fail("the cases without a batch axis do not say so")
 for c in cells:
     want = "off" if c["attrs"]["data-case"] == "loose_sum" else "ok"
     if c["attrs"]["data-outcome"] != want or want not in c["attrs"]["class"].split():
@@ -154,7 +166,7 @@ if run.returncode != 1 or "xent_loss.out0" not in run.stdout or "reordering" not
 if "True" in text or "False" in text or "[[" in text:
     fail(f"the details panel shows raw values: {text!r}")
 expected = "".join(by_id["expected"]["text"].split())
-if "loose_expected2reorderingstep0xent_loss.out0(xent_loss)" not in expected:
+if "loose_expected2threadsreorderingstep0xent_loss.out0(xent_loss)" not in expected:
     fail(f"the expected divergence is not listed: {expected!r}")
 svgs = [e for e in dom.elements if e["tag"] == "svg"]
 if len(svgs) < 8:

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op_test.h"
 #include "sb_kernels.h"
 
 Suite *make_mutants_suite(void);
@@ -30,12 +31,12 @@ static int entries_replaced(const sb_kernel_table *t, sb_op *which)
     return n;
 }
 
-START_TEST(registry_lists_twenty_one_mutants_each_replacing_one_op)
+START_TEST(registry_lists_twenty_three_mutants_each_replacing_one_op)
 {
     int kinds[2] = {0, 0};
     for (int i = 0; i < sb_mutant_count(); i++)
         kinds[sb_mutant_kind_of(i)]++;
-    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 17);
+    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 19);
     ck_assert_int_eq(kinds[SB_MUTANT_NUMERICS], 4);
     for (int i = 0; i < sb_mutant_count(); i++) {
         const char *name = sb_mutant_name(i);
@@ -296,6 +297,50 @@ END_TEST
 
 /* The NUMERICS mutants are as deterministic as det; the numerics suite
  * triggers them (cases/numerics_*.case). */
+/* Mutants whose fault follows the batch size: at every thread count they
+ * give a sample the same bits; in a batch of fault_rows the sample's row
+ * differs from the sample alone; in a batch of det_rows they are det. */
+typedef struct batch_trigger {
+    const char *mutant;
+    sb_op_call call;            /* the batch n is set per check */
+    int fault_rows, det_rows;
+} batch_trigger;
+
+static const batch_trigger batch_triggers[] = {
+    /* K 1152: 4.5 det chunks, 18 quarter chunks */
+    {"gemm_tile_follows_batch", {.op = SB_OP_dense_fwd, .dense = {.in = 1152, .out = 40}}, 16, 32},
+    {"dense_tiny_batch_order", {.op = SB_OP_dense_fwd, .dense = {.in = 1152, .out = 40}}, 8, 9},
+};
+#define N_BATCH_TRIGGERS ((int)(sizeof batch_triggers / sizeof batch_triggers[0]))
+
+START_TEST(batch_mutant_follows_the_batch_not_the_threads)
+{
+    const batch_trigger *tr = &batch_triggers[_i];
+    const sb_kernel_table *k = sb_kernels_mutant(tr->mutant);
+    size_t per = op_test_batch_row_count(&tr->call);
+    float *alone = op_test_batch_row(&tr->call, k, 1, 0, 1);
+    for (int threads = 1; threads <= 4; threads++) {
+        float *again = op_test_batch_row(&tr->call, k, 1, 0, threads);
+        float *in_batch = op_test_batch_row(&tr->call, k, tr->fault_rows, tr->fault_rows / 2,
+                                            threads);
+        float *det = op_test_batch_row(&tr->call, sb_kernels(SB_FAMILY_DET), tr->det_rows, 0,
+                                       threads);
+        float *mut = op_test_batch_row(&tr->call, k, tr->det_rows, 0, threads);
+        ck_assert_msg(op_test_same_bits(alone, again, per), "%s: alone at %d threads",
+                      tr->mutant, threads);
+        ck_assert_msg(!op_test_same_bits(alone, in_batch, per), "%s: batch of %d at %d threads",
+                      tr->mutant, tr->fault_rows, threads);
+        ck_assert_msg(op_test_same_bits(det, mut, per), "%s: not det in a batch of %d",
+                      tr->mutant, tr->det_rows);
+        free(again);
+        free(in_batch);
+        free(det);
+        free(mut);
+    }
+    free(alone);
+}
+END_TEST
+
 static int triggers_named(const trigger *t, int n, const char *name)
 {
     int found = 0;
@@ -310,11 +355,14 @@ START_TEST(every_determinism_mutant_has_a_trigger)
     for (int i = 0; i < sb_mutant_count(); i++)
         if (sb_mutant_kind_of(i) == SB_MUTANT_DETERMINISM) {
             const char *name = sb_mutant_name(i);
+            int batch = 0;
+            for (int k = 0; k < N_BATCH_TRIGGERS; k++)
+                batch += strcmp(batch_triggers[k].mutant, name) == 0;
             ck_assert_int_eq(triggers_named(triggers, N_TRIGGERS, name) +
-                                 triggers_named(aborting, N_ABORTING, name), 1);
+                                 triggers_named(aborting, N_ABORTING, name) + batch, 1);
             n++;
         }
-    ck_assert_int_eq(n, N_TRIGGERS + N_ABORTING);
+    ck_assert_int_eq(n, N_TRIGGERS + N_ABORTING + N_BATCH_TRIGGERS);
 }
 END_TEST
 
@@ -322,7 +370,7 @@ Suite *make_mutants_suite(void)
 {
     Suite *s = suite_create("mutants");
     TCase *tc = tcase_create("registry");
-    tcase_add_test(tc, registry_lists_twenty_one_mutants_each_replacing_one_op);
+    tcase_add_test(tc, registry_lists_twenty_three_mutants_each_replacing_one_op);
     tcase_add_test(tc, install_replaces_one_entry);
     tcase_add_test(tc, unknown_mutant_is_refused);
     tcase_add_test(tc, every_determinism_mutant_has_a_trigger);
@@ -330,6 +378,8 @@ Suite *make_mutants_suite(void)
     tc = tcase_create("faults");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, mutant_differs_from_det_where_its_fault_shows, 0, N_TRIGGERS);
+    tcase_add_loop_test(tc, batch_mutant_follows_the_batch_not_the_threads, 0,
+                        N_BATCH_TRIGGERS);
     tcase_add_loop_test(tc, mutant_equals_det_where_its_fault_does_not_show, 0, N_TRIGGERS);
     tcase_add_loop_test(tc, aborting_mutant_equals_det_where_its_fault_does_not_show, 0,
                         N_ABORTING);

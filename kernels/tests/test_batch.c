@@ -1,0 +1,131 @@
+/* Batch invariance of the det family: every op with a per-sample output
+ * gives a sample the bits it has alone in a batch of one, whatever the
+ * batch size, its row in the batch, the other samples beside it and the
+ * thread count. The sizes cross every path of the det GEMM (the serial
+ * tiny-product path below 2^21 multiply-adds, the split over output tiles,
+ * the split over summation chunks) and every edge of its register tiles;
+ * the tile variants give the same bits as each other (test_gemm). The loose
+ * GEMM, whose split follows the batch size, does not. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_test.h"
+
+Suite *make_batch_suite(void);
+
+static const int sizes[] = {1, 2, 3, 7, 8, 9, 16, 17, 33, 128};
+enum { N_SIZES = sizeof sizes / sizeof sizes[0], MAX_THREADS = 3 };
+
+/* Sample 0 at the first, middle and last row of each size at 1..3 threads
+ * against sample 0 alone at 1 thread, bit for bit. */
+static void check_batch_invariant(const sb_op_call *base)
+{
+    const sb_kernel_table *det = sb_kernels(SB_FAMILY_DET);
+    size_t per = op_test_batch_row_count(base);
+    float *alone = op_test_batch_row(base, det, 1, 0, 1);
+    for (int i = 0; i < N_SIZES; i++) {
+        int n = sizes[i];
+        int rows[3] = {0, n / 2, n - 1};
+        for (int r = 0; r < 3; r++)
+            for (int threads = 1; threads <= MAX_THREADS; threads++) {
+                float *got = op_test_batch_row(base, det, n, rows[r], threads);
+                ck_assert_msg(op_test_same_bits(got, alone, per),
+                              "%s det: sample at row %d of %d at %d threads differs from "
+                              "the sample alone", sb_op_name(base->op), rows[r], n, threads);
+                free(got);
+            }
+    }
+    free(alone);
+}
+
+START_TEST(test_dense_batch_invariant)
+{
+    /* dense1 of the seed CNN (a long K: split into chunks at more threads),
+     * dense2 (narrow and tall tiles), and an odd shape with tile edges */
+    static const sb_dense_shape shapes[] = {{0, 9216, 128}, {0, 128, 10}, {0, 1152, 131}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        sb_op_call c = {.op = SB_OP_dense_fwd, .dense = shapes[s]};
+        check_batch_invariant(&c);
+        c.op = SB_OP_dense_bwd_data;
+        check_batch_invariant(&c);
+    }
+}
+END_TEST
+
+START_TEST(test_conv_batch_invariant)
+{
+    static const sb_conv_shape shapes[] = {
+        {.c = 1, .h = 28, .w = 28, .k = 32, .r = 3, .s = 3, .stride = 1},   /* conv1 */
+        {.c = 32, .h = 12, .w = 12, .k = 64, .r = 3, .s = 3, .stride = 1},  /* conv2, smaller */
+        {.c = 3, .h = 9, .w = 7, .k = 5, .r = 3, .s = 2, .stride = 2, .pad = 1},
+    };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        sb_op_call c = {.op = SB_OP_conv2d_fwd, .conv = shapes[s]};
+        check_batch_invariant(&c);
+        c.op = SB_OP_conv2d_bwd_data;
+        check_batch_invariant(&c);
+    }
+}
+END_TEST
+
+START_TEST(test_pool_and_classifier_batch_invariant)
+{
+    sb_op_call c = {.op = SB_OP_maxpool_fwd, .pool = {.c = 64, .h = 24, .w = 24}};
+    check_batch_invariant(&c);
+    c.op = SB_OP_maxpool_bwd;
+    check_batch_invariant(&c);
+    c = (sb_op_call){.op = SB_OP_softmax_fwd, .cls = {.k = 10}};
+    check_batch_invariant(&c);
+}
+END_TEST
+
+/* Every op the batch axis takes is covered above (softmax_xent_bwd is
+ * not one: the loss gradient carries the batch's 1/n). */
+START_TEST(test_every_per_sample_op_covered)
+{
+    static const sb_op covered[] = {SB_OP_dense_fwd, SB_OP_dense_bwd_data, SB_OP_conv2d_fwd,
+                                    SB_OP_conv2d_bwd_data, SB_OP_maxpool_fwd,
+                                    SB_OP_maxpool_bwd, SB_OP_softmax_fwd};
+    for (int op = 0; op < SB_OP_COUNT; op++) {
+        bool listed = false;
+        for (size_t i = 0; i < sizeof covered / sizeof covered[0]; i++)
+            listed = listed || covered[i] == (sb_op)op;
+        ck_assert_msg(listed == sb_op_per_sample((sb_op)op), "%s: per sample %d, tested %d",
+                      sb_op_name((sb_op)op), sb_op_per_sample((sb_op)op), listed);
+    }
+}
+END_TEST
+
+/* Loose's GEMM runs a batch of fewer than 8 rows serially and splits K over
+ * the threads above that: at 2 threads a sample's dense1 output is not the
+ * same in a batch of 16 as alone. */
+START_TEST(test_loose_follows_the_batch)
+{
+    const sb_kernel_table *loose = sb_kernels(SB_FAMILY_LOOSE);
+    sb_op_call c = {.op = SB_OP_dense_fwd, .dense = {0, 9216, 128}};
+    size_t per = op_test_batch_row_count(&c);
+    float *alone = op_test_batch_row(&c, loose, 1, 0, 2);
+    float *in16 = op_test_batch_row(&c, loose, 16, 0, 2);
+    float *in3 = op_test_batch_row(&c, loose, 3, 2, 2);
+    ck_assert(!op_test_same_bits(alone, in16, per));
+    ck_assert(op_test_same_bits(alone, in3, per));  /* both serial */
+    free(alone);
+    free(in16);
+    free(in3);
+}
+END_TEST
+
+Suite *make_batch_suite(void)
+{
+    Suite *s = suite_create("batch");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 240);
+    tcase_add_test(tc, test_dense_batch_invariant);
+    tcase_add_test(tc, test_conv_batch_invariant);
+    tcase_add_test(tc, test_pool_and_classifier_batch_invariant);
+    tcase_add_test(tc, test_every_per_sample_op_covered);
+    tcase_add_test(tc, test_loose_follows_the_batch);
+    suite_add_tcase(s, tc);
+    return s;
+}
