@@ -109,8 +109,11 @@ bool sb_role_in_place(sb_role r) { return role_of(r)->in_place; }
 bool sb_role_nonnegative(sb_role r) { return role_of(r)->nonnegative; }
 
 /* The params groups whose tensors have a batch dimension n (the leading
- * dimension of the per-sample roles); elementwise vectors and optimiser
- * state have none. */
+ * dimension of the per-sample roles: norm's rows, attn's sequences);
+ * elementwise vectors and optimiser state have none. embed has none either:
+ * its rows are the tokens of sequences laid end to end, a row's output
+ * depends on its position in its sequence (i % t), and the batch axis does
+ * not cut batches of sequences for it. */
 static bool params_batched(sb_op_params p)
 {
     switch (p) {
@@ -118,7 +121,11 @@ static bool params_batched(sb_op_params p)
     case SB_PARAMS_dense:
     case SB_PARAMS_pool:
     case SB_PARAMS_cls:
+    case SB_PARAMS_norm:
+    case SB_PARAMS_attn:
         return true;
+    case SB_PARAMS_embed:
+    case SB_PARAMS_adamw:
     case SB_PARAMS_count:
     case SB_PARAMS_dropout:
     case SB_PARAMS_sgd:
@@ -147,5 +154,6 @@ bool sb_op_per_sample(sb_op op)
 
 void sb_op_call_set_batch(sb_op_call *c, int n)
 {
-    c->conv.n = c->dense.n = c->pool.n = c->cls.n = n;
+    c->conv.n = c->dense.n = c->pool.n = c->cls.n = c->norm.n = n;
+    c->attn.b = n;
 }

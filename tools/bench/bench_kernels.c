@@ -339,7 +339,7 @@ static void batch_cost(int rounds, double min_time)
     for (size_t o = 0; o < sizeof batch_ops / sizeof batch_ops[0]; o++)
         for (size_t b = 0; b < sizeof batch_sizes / sizeof batch_sizes[0]; b++) {
             bench_case bc = cases[case_index(batch_ops[o])];
-            bc.conv.n = bc.dense.n = batch_sizes[b];
+            bc.shape.conv.n = bc.shape.dense.n = batch_sizes[b];
             bench_state st;
             state_new(&st, &bc);
             for (size_t t = 0; t < N_THREADS; t++) {
