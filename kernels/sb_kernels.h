@@ -26,6 +26,9 @@ typedef struct sb_pool_shape {
 
 typedef struct sb_class_shape {
     int n, k;           /* samples, classes */
+    int mean_over;      /* softmax_xent_bwd: the rows the loss is the mean over, so the
+                         * gradient's divisor; 0 for n. A data-parallel pass over part
+                         * of a batch gives the whole batch's size. */
 } sb_class_shape;
 
 /* Dropout: element i of the mask is drawn from the counter-based RNG at

@@ -741,6 +741,57 @@ static sb_status load_sweep_section(loader *ld, sb_case *c)
     return SB_OK;
 }
 
+/* [parallel] of a training case: ranks (a list like threads, each at most
+ * SB_MAX_RANKS), reduce = det | loose, chunk (det: samples per chunk,
+ * default 16), expect (the verdicts accepted at every rank count above 1;
+ * default identical). reduce and chunk are in the digest, ranks not. */
+static sb_status load_parallel_section(loader *ld, sb_case *c)
+{
+    int at = section_line(ld, "parallel");
+    if (at == 0)
+        return SB_OK;
+    if (c->kind != SB_CASE_TRAIN)
+        return fail(ld, at, "[parallel] only in a kind = train case");
+    static const char *const keys[] = {"ranks", "reduce", "chunk", "expect", NULL};
+    for (int i = 0; i < ld->n_entries; i++) {
+        const entry *e = &ld->entries[i];
+        if (strcmp(e->section, "parallel") == 0 && !in_list(keys, e->key))
+            return fail(ld, e->line, "a key of [parallel] (ranks reduce chunk expect), found \"%s\"",
+                        e->key);
+    }
+    const entry *e = find(ld, "parallel", "ranks");
+    char why[160];
+    int ranks[SB_MAX_THREADS], n = 0;
+    if (e == NULL)
+        return fail(ld, at, "key ranks (e.g. 1,2,3,4) in [parallel]");
+    if (!sb_thread_list_parse(e->value, ranks, &n, why, sizeof why) || n > SB_MAX_RANKS)
+        return fail(ld, e->line, "ranks as counts in [1, %d] and ranges a..b, each once (%s)",
+                    SB_MAX_RANKS, n > SB_MAX_RANKS ? "too many" : why);
+    for (int i = 0; i < n; i++) {
+        if (ranks[i] > SB_MAX_RANKS)
+            return fail(ld, e->line, "rank counts in [1, %d], found %d", SB_MAX_RANKS, ranks[i]);
+        c->ranks[i] = ranks[i];
+    }
+    c->n_ranks = n;
+    if ((e = find(ld, "parallel", "reduce")) == NULL)
+        return fail(ld, at, "key reduce (det or loose) in [parallel]");
+    if (strcmp(e->value, "det") == 0)
+        c->train.reduce = SB_REDUCE_DET;
+    else if (strcmp(e->value, "loose") == 0)
+        c->train.reduce = SB_REDUCE_LOOSE;
+    else
+        return fail(ld, e->line, "reduce as det or loose, found \"%s\"", e->value);
+    c->train.chunk = 16;
+    int64_t v;
+    sb_status st = SB_OK;
+    if ((e = find(ld, "parallel", "chunk")) != NULL && (st = get_i64(ld, e, 1, 1 << 20, &v)) == SB_OK)
+        c->train.chunk = (int)v;
+    c->expect_ranks = SB_VERDICT_BIT(SB_VERDICT_IDENTICAL);
+    if (st == SB_OK && (e = find(ld, "parallel", "expect")) != NULL)
+        st = get_verdicts(ld, e, &c->expect_ranks);
+    return st;
+}
+
 /* [expect] of a mutant case: what `samebits mutants` must find. detected =
  * yes or no (default yes), op = the op the first divergence must be in
  * (default the mutant's op). */
@@ -860,6 +911,11 @@ static void case_digest(sb_case *c)
         add(&t, "batch=%d\nepochs=%d\ndropout1=%a\ndropout2=%a\nmax_steps=%lld\n", cfg->batch,
             cfg->epochs, (double)cfg->dropout1, (double)cfg->dropout2, (long long)cfg->max_steps);
         add_optim(&t, &cfg->optim);
+        /* a data-parallel trace has other probes: only such cases name it,
+         * so every other digest stays as it was */
+        if (cfg->reduce != SB_REDUCE_NONE)
+            add(&t, "reduce=%s\nchunk=%d\n", cfg->reduce == SB_REDUCE_DET ? "det" : "loose",
+                cfg->reduce == SB_REDUCE_DET ? cfg->chunk : 0);
     }
     XXH128_canonical_t canon;
     XXH128_canonicalFromHash(&canon, XXH3_128bits_dispatch(t.buf, t.len));
@@ -875,13 +931,13 @@ static sb_status check_sections(loader *ld)
     /* [numerics] belongs to `samebits numerics` (numerics/numerics_case.c), which
      * checks its keys; it changes nothing in a run's trace. */
     static const char *const known[] = {"case", "kernel", "train", "sweep", "numerics",
-                                        "expect", NULL};
+                                        "expect", "parallel", NULL};
     for (int i = 0; i < ld->n_sections; i++) {
         const section_mark *m = &ld->sections[i];
         if (!in_list(known, m->name))
             return fail(ld, m->line,
-                        "a section [case], [kernel], [train], [sweep], [numerics] or "
-                        "[expect], found [%s]",
+                        "a section [case], [kernel], [train], [sweep], [numerics], "
+                        "[expect] or [parallel], found [%s]",
                         m->name);
         for (int j = 0; j < i; j++)
             if (strcmp(ld->sections[j].name, m->name) == 0)
@@ -934,6 +990,8 @@ static sb_status load(loader *ld, sb_case *c)
         st = load_sweep_section(ld, c);
     if (st == SB_OK)
         st = load_expect_section(ld, c);
+    if (st == SB_OK)
+        st = load_parallel_section(ld, c);
     if (st == SB_OK)
         case_digest(c);
     return st;

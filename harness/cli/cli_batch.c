@@ -29,6 +29,14 @@ bool cli_case_load(sb_case *c, const char *path)
     return true;
 }
 
+/* Whether a case asked for the rank axis of a build without MPI. */
+static bool no_mpi;
+
+bool cli_no_mpi(void)
+{
+    return no_mpi;
+}
+
 bool cli_case_sweep(sb_case_result *r, const sb_case *c, const sb_sweep_options *o)
 {
     sb_trace golden;
@@ -40,6 +48,8 @@ bool cli_case_sweep(sb_case_result *r, const sb_case *c, const sb_sweep_options 
     }
     sb_status st = sb_sweep_case(c, &golden, o, r, err, sizeof err);
     sb_trace_free(&golden);
+    if (st == SB_ERR_NO_MPI)
+        no_mpi = true;
     if (st != SB_OK) {
         case_error_print(err);
         sb_case_result_free(r);

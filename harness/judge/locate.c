@@ -2,6 +2,7 @@
  * diverging one as children that dump the divergent probe, check that each
  * re-run reproduces the hash it stands for, then diff the dumped elements
  * against the op's reordering bound. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "judge/judge.h"
@@ -66,7 +67,14 @@ sb_status sb_locate(const sb_case *c, const char *self_exe, int threads,
          * whose fault is there at every count) would differ every time */
         sb_trace t;
         const sb_record *rec = NULL;
-        st = sb_rerun_once(&ref, c, self_exe, d, &t, &rec, err, errlen);
+        /* the reference of a rank configuration is one rank, one process */
+        sb_case *one = malloc(sizeof *one);
+        if (!one)
+            return SB_ERR_NOMEM;
+        *one = *c;
+        one->run_ranks = 0;
+        st = sb_rerun_once(&ref, one, self_exe, d, &t, &rec, err, errlen);
+        free(one);
         ref_ok = st == SB_OK && sb_hash_equal(&rec->hash, &d->golden_hash);
         sb_trace_free(&t);
         if (st == SB_OK)

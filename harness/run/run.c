@@ -412,6 +412,7 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
      * steps alone, so the epoch it cuts is not evaluated; a case's own
      * max_steps keeps the evaluation its golden has. */
     sb_train_config cfg = c->train;
+    cfg.combine = o->combine;
     bool dumping = o->dump_probe || o->dump_all;
     if (dumping && (cfg.max_steps == 0 || cfg.max_steps > o->dump_step + 1)) {
         cfg.max_steps = o->dump_step + 1;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "judge/judge.h"
+#include "sb_build_info.h"
 #include "support/support.h"
 
 /* Work files of one configuration: <work>/<case>.t<threads>.r<repeat>.* */
@@ -17,11 +18,16 @@ typedef struct run_paths {
     char trace[1024], stream[1024], err[1024], locate[1024];
 } run_paths;
 
-static bool run_paths_make(run_paths *p, const char *work_dir, const char *name, int threads,
+static bool run_paths_make(run_paths *p, const char *work_dir, const sb_case *c, int threads,
                            int repeat)
 {
     char stem[900];
-    int n = snprintf(stem, sizeof stem, "%s/%s.t%d.r%d", work_dir, name, threads, repeat);
+    /* a rank configuration: <case>.n<ranks>.t<threads>.r<repeat> */
+    char ranks[24] = "";
+    if (c->run_ranks > 0)
+        snprintf(ranks, sizeof ranks, ".n%d", c->run_ranks);
+    int n = snprintf(stem, sizeof stem, "%s/%s%s.t%d.r%d", work_dir, c->name, ranks, threads,
+                     repeat);
     if (n < 0 || (size_t)n >= sizeof stem)
         return false;
     snprintf(p->trace, sizeof p->trace, "%s.trace", stem);
@@ -129,7 +135,7 @@ static void group_judge(sweep_judge *j, sb_run_result *x, const sb_trace *const 
     if (n == 0)
         return;
     run_paths p;
-    run_paths_make(&p, j->o->work_dir, j->c->name, x[0].threads, x[0].repeat);
+    run_paths_make(&p, j->o->work_dir, j->c, x[0].threads, x[0].repeat);
     if (sb_repeats_compare(x, traces, n, x[0].max_steps)) {
         int first = -1;     /* the run whose parting is the earliest */
         for (int i = 0; i < n; i++)
@@ -175,6 +181,38 @@ static void group_judge(sweep_judge *j, sb_run_result *x, const sb_trace *const 
     }
 }
 
+/* Every rank applied the same update to the same weights, so every rank's
+ * trace must be rank 0's (t), record for record: a rank that parts from it
+ * makes the run a disagreement, its message saying where, whatever the
+ * golden says. A rank trace that does not read stops the sweep. */
+static sb_status ranks_agree(sb_run_result *x, const sb_case *c, const sb_trace *t,
+                             const char *trace_path, bool keep, char *err, size_t errlen)
+{
+    for (int k = 1; k < c->run_ranks; k++) {
+        char path[1100];
+        snprintf(path, sizeof path, "%s.rank%d", trace_path, k);
+        sb_trace other;
+        sb_trace_init(&other);
+        sb_status st = sb_trace_read(&other, path, err, errlen);
+        if (st == SB_OK) {
+            sb_divergence d;
+            sb_trace_compare(t, &other, &d);
+            if (d.found && !x->ranks_disagree) {
+                x->ranks_disagree = k;
+                snprintf(x->message, sizeof x->message,
+                         "ranks disagree: rank %d parts from rank 0 at step %lld %s", k,
+                         (long long)d.step, d.probe);
+            }
+        }
+        sb_trace_free(&other);
+        if (!keep)
+            unlink(path);
+        if (st != SB_OK)
+            return st;
+    }
+    return SB_OK;
+}
+
 /* One configuration's child; SB_ERR_INPUT (err filled) stops the sweep.
  * *t holds the trace of a run that finished (sb_trace_free it either way);
  * a crash or timeout is judged here. */
@@ -185,7 +223,7 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
     run_paths p;
     sb_trace_init(t);
     *finished = false;
-    if (!run_paths_make(&p, o->work_dir, c->name, x->threads, x->repeat)) {
+    if (!run_paths_make(&p, o->work_dir, c, x->threads, x->repeat)) {
         sb_err_set(err, errlen, "%s: work directory path too long", o->work_dir);
         return SB_ERR_USAGE;
     }
@@ -202,6 +240,8 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
         sb_crash_judge(x, &cr, golden, p.stream, p.err);
     } else {
         *finished = true;
+        if (c->run_ranks > 1)
+            st = ranks_agree(x, c, t, p.trace, o->keep_traces, err, errlen);
     }
     if (!o->keep_traces)
         unlink(p.trace);
@@ -235,10 +275,12 @@ static sb_status count_sweep(sweep_judge *j, sb_case_result *r, int threads, int
         sb_run_result *x = &r->runs[r->n_runs];
         x->threads = threads;
         x->repeat = k;
-        x->axis = SB_AXIS_THREADS;
-        x->ranks = 1;
-        x->expected = j->c->expect[threads];
-        x->expected_set = j->c->expect_set[threads];
+        const sb_case *c = j->c;
+        x->axis = c->run_ranks > 0 ? SB_AXIS_RANKS : SB_AXIS_THREADS;
+        x->ranks = c->run_ranks > 0 ? c->run_ranks : 1;
+        /* one rank is the golden's computation: its thread count's expectation */
+        x->expected_set = x->ranks > 1 ? c->expect_ranks : c->expect_set[threads];
+        x->expected = sb_verdict_set_first(x->expected_set);
         x->max_steps = max_steps;
         if (o->progress)
             progress_show(j->c, threads, k, r->n_runs, total, j->started);
@@ -254,6 +296,9 @@ static sb_status count_sweep(sweep_judge *j, sb_case_result *r, int threads, int
     }
     if (st == SB_OK)
         group_judge(j, &r->runs[first], done, n);
+    for (int i = first; i < r->n_runs; i++)
+        if (r->runs[i].ranks_disagree > 0)
+            r->runs[i].verdict = SB_VERDICT_NONDETERMINISTIC;
     /* the report names the member of the expected set each run matched */
     for (int i = first; i < r->n_runs; i++)
         if (r->runs[i].expected_set & SB_VERDICT_BIT(r->runs[i].verdict))
@@ -283,6 +328,18 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
         sb_err_set(err, errlen, "%s: nothing to sweep (no thread counts)", c->path);
         return SB_ERR_USAGE;
     }
+    const int *ranks = o->ranks ? o->ranks : c->ranks;
+    int n_ranks = c->n_ranks == 0 ? 0 : o->ranks ? o->n_ranks : c->n_ranks;
+    if (o->ranks && c->n_ranks == 0) {
+        sb_err_set(err, errlen, "%s: --ranks needs a [parallel] case (data-parallel training)",
+                   c->path);
+        return SB_ERR_USAGE;
+    }
+    if (n_ranks > 0 && !SB_HAVE_MPI) {
+        sb_err_set(err, errlen, "%s: the rank axis: samebits was built without MPI (meson "
+                   "-Dmpi=enabled; apt-get install openmpi-bin libopenmpi-dev)", c->path);
+        return SB_ERR_NO_MPI;
+    }
     /* each count once: two runs at one count would write the same work files */
     bool seen[SB_MAX_THREADS + 1] = {false};
     int total = 0;
@@ -299,6 +356,8 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
         seen[threads[i]] = true;
         total += sb_sweep_repeats(c, o, threads[i]);
     }
+    if (n_ranks > 0)
+        total *= n_ranks;
     r->runs = calloc((size_t)total, sizeof *r->runs);
     if (!r->runs)
         return SB_ERR_NOMEM;
@@ -312,9 +371,24 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
                        .max_origins = o->max_origins > 0 ? o->max_origins
                                                          : SB_ORIGINS_LOCATE_DEFAULT};
     long item = o->shard_offset;
-    for (int i = 0; i < n_threads && st == SB_OK; i++)
-        st = count_sweep(j, r, threads[i], sb_sweep_repeats(c, o, threads[i]), timeout,
-                         max_steps, &item, total, err, errlen);
+    if (n_ranks == 0) {
+        for (int i = 0; i < n_threads && st == SB_OK; i++)
+            st = count_sweep(j, r, threads[i], sb_sweep_repeats(c, o, threads[i]), timeout,
+                             max_steps, &item, total, err, errlen);
+    }
+    /* a [parallel] case: every (ranks, threads), each an mpirun job */
+    sb_case *at = n_ranks > 0 ? malloc(sizeof *at) : NULL;
+    if (n_ranks > 0 && !at)
+        st = SB_ERR_NOMEM;
+    for (int k = 0; k < n_ranks && st == SB_OK; k++) {
+        *at = *c;
+        at->run_ranks = ranks[k];
+        j->c = at;
+        for (int i = 0; i < n_threads && st == SB_OK; i++)
+            st = count_sweep(j, r, threads[i], sb_sweep_repeats(c, o, threads[i]), timeout,
+                             max_steps, &item, total, err, errlen);
+    }
+    free(at);
     free(j);
     for (int i = 0; i < r->n_runs; i++)
         if (sb_run_outcome(&r->runs[i]) == SB_OUTCOME_NOT_AS_EXPECTED)
