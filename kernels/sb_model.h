@@ -37,6 +37,20 @@ typedef struct sb_grad_combine {
     void *ctx;
 } sb_grad_combine;
 
+/* The op name of a combined-gradient probe (allreduce.<param>). */
+#define SB_ALLREDUCE_OP "allreduce"
+
+/* A deliberate fault in the det data-parallel step, for the rank mutants
+ * of kernels/mutants/mutants.def (SB_RANK_MUTANT). */
+typedef enum sb_rank_fault {
+    SB_RANK_FAULT_NONE,
+    SB_RANK_FAULT_ALLREDUCE_RANK_ASSOCIATION,
+    SB_RANK_FAULT_RANK_SKIPS_LAST_CHUNK,
+    SB_RANK_FAULT_COUNT
+} sb_rank_fault;
+/* The fault of rank mutant i (sb_rank_mutant_find, sb_kernels.h). */
+sb_rank_fault sb_rank_mutant_fault_kind(int i);
+
 /* The chunks of a batch rank `rank` of `ranks` computes: a contiguous run
  * [*first, *first + *count) of chunks 0..chunks-1, the runs in rank order. */
 void sb_chunks_owned(int rank, int ranks, int chunks, int *first, int *count);
@@ -56,6 +70,7 @@ typedef struct sb_train_config {
     sb_grad_reduce reduce; /* SB_REDUCE_NONE unless data parallel */
     int chunk;          /* SB_REDUCE_DET: samples per chunk (16) */
     const sb_grad_combine *combine; /* data parallel: the ranks' hook; NULL: one rank */
+    sb_rank_fault rank_fault;   /* SB_REDUCE_DET: a rank mutant's fault; SB_RANK_FAULT_NONE */
 } sb_train_config;
 
 typedef struct sb_epoch_metrics {

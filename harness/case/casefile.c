@@ -426,8 +426,9 @@ static sb_status load_case_section(loader *ld, sb_case *c)
 
     if ((e = find(ld, "case", "mutant")) != NULL) {
         const int m = sb_mutant_find(e->value);
-        if (m < 0 || sb_mutant_kind_of(m) != SB_MUTANT_DETERMINISM)
-            return fail(ld, e->line, "mutant as a DETERMINISM mutant of "
+        if ((m < 0 || sb_mutant_kind_of(m) != SB_MUTANT_DETERMINISM) &&
+            sb_rank_mutant_find(e->value) < 0)
+            return fail(ld, e->line, "mutant as a DETERMINISM or rank mutant of "
                                      "kernels/mutants/mutants.def, found \"%s\"", e->value);
         if (c->family != SB_FAMILY_DET)
             return fail(ld, e->line, "family = det in a mutant case (a mutant is a det kernel)");
@@ -748,6 +749,9 @@ static sb_status load_sweep_section(loader *ld, sb_case *c)
 static sb_status load_parallel_section(loader *ld, sb_case *c)
 {
     int at = section_line(ld, "parallel");
+    if (at == 0 && c->mutant[0] && sb_rank_mutant_find(c->mutant) >= 0)
+        return fail(ld, find(ld, "case", "mutant")->line,
+                    "a [parallel] section (reduce = det) in a case of rank mutant %s", c->mutant);
     if (at == 0)
         return SB_OK;
     if (c->kind != SB_CASE_TRAIN)
@@ -755,9 +759,10 @@ static sb_status load_parallel_section(loader *ld, sb_case *c)
     static const char *const keys[] = {"ranks", "reduce", "chunk", "expect", NULL};
     for (int i = 0; i < ld->n_entries; i++) {
         const entry *e = &ld->entries[i];
-        if (strcmp(e->section, "parallel") == 0 && !in_list(keys, e->key))
-            return fail(ld, e->line, "a key of [parallel] (ranks reduce chunk expect), found \"%s\"",
-                        e->key);
+        if (strcmp(e->section, "parallel") == 0 && !in_list(keys, e->key) &&
+            strncmp(e->key, "expect.", 7) != 0)
+            return fail(ld, e->line, "a key of [parallel] (ranks reduce chunk expect expect.<R>), "
+                                     "found \"%s\"", e->key);
     }
     const entry *e = find(ld, "parallel", "ranks");
     char why[160];
@@ -786,9 +791,32 @@ static sb_status load_parallel_section(loader *ld, sb_case *c)
     sb_status st = SB_OK;
     if ((e = find(ld, "parallel", "chunk")) != NULL && (st = get_i64(ld, e, 1, 1 << 20, &v)) == SB_OK)
         c->train.chunk = (int)v;
-    c->expect_ranks = SB_VERDICT_BIT(SB_VERDICT_IDENTICAL);
+    sb_verdict_set all = SB_VERDICT_BIT(SB_VERDICT_IDENTICAL);
     if (st == SB_OK && (e = find(ld, "parallel", "expect")) != NULL)
-        st = get_verdicts(ld, e, &c->expect_ranks);
+        st = get_verdicts(ld, e, &all);
+    for (int r = 0; r <= SB_MAX_RANKS; r++)
+        c->expect_ranks[r] = all;
+    for (int i = 0; st == SB_OK && i < ld->n_entries; i++) {
+        e = &ld->entries[i];
+        if (strcmp(e->section, "parallel") != 0 || strncmp(e->key, "expect.", 7) != 0)
+            continue;
+        bool listed = false;
+        if (sb_int_parse(e->key + 7, 2, SB_MAX_RANKS, &v, NULL, 0))
+            for (int k = 0; k < c->n_ranks; k++)
+                listed = listed || c->ranks[k] == v;
+        if (!listed)
+            return fail(ld, e->line, "expect.<R> with R > 1 one of the rank counts in ranks, "
+                                     "found \"%s\"", e->key);
+        st = get_verdicts(ld, e, &c->expect_ranks[v]);
+    }
+    /* a rank mutant (kernels/mutants/mutants.def) is a fault of the det step */
+    int m = c->mutant[0] ? sb_rank_mutant_find(c->mutant) : -1;
+    if (st == SB_OK && m >= 0) {
+        if (c->train.reduce != SB_REDUCE_DET)
+            return fail(ld, find(ld, "parallel", "reduce")->line,
+                        "reduce = det in a case of rank mutant %s", c->mutant);
+        c->train.rank_fault = sb_rank_mutant_fault_kind(m);
+    }
     return st;
 }
 
@@ -799,7 +827,10 @@ static sb_status load_expect_section(loader *ld, sb_case *c)
 {
     int at = section_line(ld, "expect");
     c->expect_detected = c->mutant[0] != '\0';
-    c->expect_op = c->mutant[0] ? sb_mutant_op(sb_mutant_find(c->mutant)) : SB_OP_COUNT;
+    /* a rank mutant's divergence is at a combined gradient, which no op of
+     * the kernel list makes: SB_OP_COUNT, its op SB_ALLREDUCE_OP */
+    int kernel_mutant = c->mutant[0] ? sb_mutant_find(c->mutant) : -1;
+    c->expect_op = kernel_mutant >= 0 ? sb_mutant_op(kernel_mutant) : SB_OP_COUNT;
     if (at == 0)
         return SB_OK;
     if (c->mutant[0] == '\0')

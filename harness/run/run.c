@@ -253,7 +253,8 @@ sb_status sb_run_sink_finish(sb_run_sink *s, char *err, size_t errlen)
  * with the mutant's op replaced. */
 static const sb_kernel_table *case_kernels(const sb_case *c)
 {
-    if (c->mutant[0] == '\0')
+    /* a rank mutant's fault is in the data-parallel step (train.rank_fault) */
+    if (c->mutant[0] == '\0' || sb_rank_mutant_find(c->mutant) >= 0)
         return sb_kernels(c->family);
     const sb_kernel_table *k = sb_kernels_mutant(c->mutant);
     SB_ASSERT(k != NULL);   /* the case loader checked the name */

@@ -279,8 +279,8 @@ static sb_status count_sweep(sweep_judge *j, sb_case_result *r, int threads, int
         x->axis = c->run_ranks > 0 ? SB_AXIS_RANKS : SB_AXIS_THREADS;
         x->ranks = c->run_ranks > 0 ? c->run_ranks : 1;
         /* one rank is the golden's computation: its thread count's expectation */
-        x->expected_set = x->ranks > 1 ? c->expect_ranks : c->expect_set[threads];
-        x->expected = sb_verdict_set_first(x->expected_set);
+        x->expected_set = x->ranks > 1 ? c->expect_ranks[x->ranks] : c->expect_set[threads];
+        x->expected = x->ranks > 1 ? sb_verdict_set_first(x->expected_set) : c->expect[threads];
         x->max_steps = max_steps;
         if (o->progress)
             progress_show(j->c, threads, k, r->n_runs, total, j->started);

@@ -218,7 +218,7 @@ typedef struct sb_case {
      * `mpirun -np R` (harness/mpi/); the golden is the run at one rank. */
     int ranks[SB_MAX_RANKS];
     int n_ranks;                /* 0: not a rank case */
-    sb_verdict_set expect_ranks; /* accepted at every rank count above 1 */
+    sb_verdict_set expect_ranks[SB_MAX_RANKS + 1]; /* by rank count above 1: accepted verdicts */
     int run_ranks;              /* the rank count this case's children run at: set per
                                  * configuration by the sweep; 0, one process without mpirun */
 } sb_case;

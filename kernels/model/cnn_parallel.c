@@ -74,6 +74,10 @@ static void rows_pass(const sb_cnn *m, int first, int rows, int n, float *row,
 /* Adds the rows of partials[0..count) in row order into out. */
 static void rows_add(float *out, const float *partials, int count, size_t total)
 {
+    if (count == 0) {
+        memset(out, 0, total * sizeof *out);
+        return;
+    }
     memcpy(out, partials, total * sizeof *out);
     for (int c = 1; c < count; c++) {
         const float *p = partials + (size_t)c * total;
@@ -81,6 +85,15 @@ static void rows_add(float *out, const float *partials, int count, size_t total)
         for (size_t j = 0; j < total; j++)
             out[j] += p[j];
     }
+}
+
+/* The mutant rank_skips_last_chunk: when the batch does not divide by the
+ * rank count, the last rank leaves out its last chunk if it is partial. */
+static bool skips_chunk(const sb_train_config *cfg, int rank, int ranks, int n, bool last,
+                        int rows)
+{
+    return cfg->rank_fault == SB_RANK_FAULT_RANK_SKIPS_LAST_CHUNK && n % ranks != 0 &&
+           rank == ranks - 1 && last && rows < cfg->chunk;
 }
 
 /* Probes the combined gradients; the bound is that of the whole batch's
@@ -97,7 +110,7 @@ static void combined_probe(const sb_cnn *m, int n, const sb_model_probe *p)
     for (int i = 0; i < SB_CNN_PARAM_COUNT; i++) {
         sb_op_call c = sb_cnn_grad_call(m, (sb_cnn_param)i, n);
         sb_probe_point pt = {
-            .step = p->step, .name = m->combined_name[i], .op = "allreduce",
+            .step = p->step, .name = m->combined_name[i], .op = SB_ALLREDUCE_OP,
             .tensor = &c.out[0], .inputs = inputs, .n_inputs = 2 + SB_CNN_PARAM_COUNT,
             .bound = sb_op_call_bound, .bound_ctx = &c, .out_index = 0,
         };
@@ -119,14 +132,24 @@ void sb_cnn_parallel_step(sb_cnn *m, int n, const sb_model_probe *p)
         for (int c = first; c < first + count; c++) {
             int begin = c * cfg->chunk;
             int rows = n - begin < cfg->chunk ? n - begin : cfg->chunk;
-            rows_pass(m, begin, rows, n, m->partials + (size_t)c * m->grad_total, &quiet);
+            float *row = m->partials + (size_t)c * m->grad_total;
+            if (skips_chunk(cfg, rank, ranks, n, c == first + count - 1, rows))
+                memset(row, 0, m->grad_total * sizeof *row);
+            else
+                rows_pass(m, begin, rows, n, row, &quiet);
         }
-        if (cb)
-            cb->gather(cb->ctx, m->partials, m->grad_total, chunks);
-        /* row 0 becomes the sum: rows_add reads each row before it writes row 0 */
         float *sum = sb_floats_try(m->grad_total);
         SB_ASSERT(sum != NULL);
-        rows_add(sum, m->partials, chunks, m->grad_total);
+        if (cfg->rank_fault == SB_RANK_FAULT_ALLREDUCE_RANK_ASSOCIATION) {
+            /* the mutant: this rank's chunks first, then the ranks' sums */
+            rows_add(sum, m->partials + (size_t)first * m->grad_total, count, m->grad_total);
+            if (cb)
+                cb->sum(cb->ctx, sum, m->grad_total);
+        } else {
+            if (cb)
+                cb->gather(cb->ctx, m->partials, m->grad_total, chunks);
+            rows_add(sum, m->partials, chunks, m->grad_total);
+        }
         memcpy(combined, sum, m->grad_total * sizeof *sum);
         free(sum);
     } else {

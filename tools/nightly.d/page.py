@@ -22,12 +22,26 @@ def failed(run):
     return not run["as_expected"] and not run.get("not_reached", False)
 
 
+def ranked(run):
+    """A run of a data-parallel job (the ranks axis, harness/REPORTS.md)."""
+    return run.get("axis") == "ranks"
+
+
 def run_key(build, case, run):
-    return (build, case, run["threads"], run["repeat"])
+    return (build, case, run.get("ranks", 1), run["threads"], run["repeat"])
 
 
 def run_id(build, case, run):
-    return f"d-{build}-{case}-t{run['threads']}-r{run['repeat']}".replace(".", "_")
+    ranks = f"-n{run['ranks']}" if ranked(run) else ""
+    return f"d-{build}-{case}{ranks}-t{run['threads']}-r{run['repeat']}".replace(".", "_")
+
+
+def config_label(run):
+    """'2 threads', or on the ranks axis '3 ranks, 2 threads'."""
+    threads = f"{run['threads']} thread{'s' if run['threads'] > 1 else ''}"
+    if not ranked(run):
+        return threads
+    return f"{run['ranks']} rank{'s' if run['ranks'] > 1 else ''}, {threads}"
 
 
 def duration(seconds):
@@ -84,12 +98,21 @@ def summary_html(night):
 
 # ---- the matrix: case x build -------------------------------------------------------
 
+def configs_list(runs):
+    """Thread counts, or on the ranks axis (ranks x threads) pairs: '1x1, 2x1, 3x2'."""
+    if not any(ranked(r) for r in runs):
+        return threads_list(r["threads"] for r in runs)
+    pairs = sorted({(r.get("ranks", 1), r["threads"]) for r in runs})
+    return "ranks x threads " + ", ".join(f"{n}x{t}" for n, t in pairs)
+
+
 def verdicts_text(runs):
-    """The verdicts of a cell's runs with their thread counts: 'identical at 1; reordering at 2, 4'."""
+    """The verdicts of a cell's runs with their thread counts: 'identical at 1; reordering
+    at 2, 4' ('identical at ranks x threads 1x1, 2x1' on the ranks axis)."""
     by = {}
     for r in runs:
-        by.setdefault(r["verdict"], []).append(r["threads"])
-    return "; ".join(f"{v} at {threads_list(t)}" for v, t in by.items())
+        by.setdefault(r["verdict"], []).append(r)
+    return "; ".join(f"{v} at {configs_list(rs)}" for v, rs in by.items())
 
 
 def cell_html(build, case, runs):
@@ -105,7 +128,7 @@ def cell_html(build, case, runs):
     symbol, word = OUTCOMES[outcome]
     off = [r for r in runs if failed(r)]
     label = f"{word} ({len(off)} of {len(runs)} runs)" if off else word
-    links = "".join(f' <a href="#{run_id(build["name"], case, r)}">{r["threads"]} threads'
+    links = "".join(f' <a href="#{run_id(build["name"], case, r)}">{esc(config_label(r))}'
                     f'{" r" + str(r["repeat"]) if r["repeat"] > 1 else ""}</a>' for r in off)
     return (f'<td class="cell {outcome}" data-outcome="{outcome}" data-build="{esc(build["name"])}" '
             f'data-case="{esc(case)}"><span class="symbol" aria-hidden="true">{symbol}</span> '
@@ -143,8 +166,13 @@ def limit_note(build):
 
 def reproduce_command(build, case, run):
     """The build's samebits locating the run's divergence against the reference."""
-    cmd = [build["samebits"], "locate", case["path"], "--threads",
-           f"{case['reference_threads']},{run['threads']}"]
+    if ranked(run):
+        # locate compares thread counts; a rank configuration is swept again
+        cmd = [build["samebits"], "sweep", case["path"], "--ranks", str(run["ranks"]),
+               "--threads", str(run["threads"])]
+    else:
+        cmd = [build["samebits"], "locate", case["path"], "--threads",
+               f"{case['reference_threads']},{run['threads']}"]
     if run.get("truncated"):
         cmd += ["--max-steps", str(run["truncated"]["max_steps"])]
     return shlex.join(cmd)
@@ -174,7 +202,7 @@ def divergence_sentences(d):
 
 
 def run_details_html(build, case, run):
-    title = (f"{esc(case['name'])} on {esc(build['name'])}: {run['threads']} threads"
+    title = (f"{esc(case['name'])} on {esc(build['name'])}: {esc(config_label(run))}"
              f"{', repeat ' + str(run['repeat']) if run['repeat'] > 1 else ''}")
     said = [f"The case expects <strong>{esc(run['expected'])}</strong>; this run gave "
             f"<strong>{esc(run['verdict'])}</strong>."]
@@ -225,6 +253,7 @@ def expected_divergences_html(builds):
                     continue
                 ratio = number(d["bound_ratio"]) if d.get("differing") is not None else "-"
                 rows.append(f"<tr><td>{esc(b['name'])}</td><td>{esc(c['name'])}</td>"
+                            f"<td class=\"num\">{r.get('ranks', 1)}</td>"
                             f"<td class=\"num\">{r['threads']}</td><td>{esc(r['verdict'])}</td>"
                             f"<td>step {d['step']} <code>{esc(d['probe'])}</code> ({esc(d['op'])})</td>"
                             f"<td class=\"num\">{ratio}</td></tr>")
@@ -232,12 +261,12 @@ def expected_divergences_html(builds):
         return "<p>No run diverged where its case expects it.</p>"
     return ('<p>Runs that parted from the golden as their case expects: where each first did.</p>'
             '<div class="scroll"><table id="expected"><thead><tr><th>build</th><th>case</th>'
-            '<th>threads</th><th>verdict</th><th>first divergence</th><th>bound ratio</th>'
+            '<th>ranks</th><th>threads</th><th>verdict</th><th>first divergence</th><th>bound ratio</th>'
             f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
 
 def unreached_html(builds):
-    items = [f"<li>{esc(b['name'])}: {esc(c['name'])}, {r['threads']} threads: expected "
+    items = [f"<li>{esc(b['name'])}: {esc(c['name'])}, {esc(config_label(r))}: expected "
              f"{esc(r['expected'])}, identical in the first {r['truncated']['max_steps']} steps</li>"
              for b in builds for c in b["cases"] for r in c["runs"] if r.get("not_reached")]
     if not items:
@@ -258,7 +287,7 @@ def curves_html(builds):
             if not runs:
                 continue
             plots = [curve_plot(f"{c['name']} ({b['name']})", ylabel,
-                                [(f"{r['threads']} thread{'s' if r['threads'] > 1 else ''}",
+                                [(config_label(r),
                                   [(e["epoch"], e[key]) for e in r["epochs"]]) for r in runs])
                      for key, ylabel in (("test_loss", "test loss"),
                                          ("test_accuracy", "test accuracy"),
