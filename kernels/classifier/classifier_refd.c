@@ -104,7 +104,7 @@ void sb_softmax_xent_bwd_refd(double *value, double *bound, const sb_op_call *c,
 {
     (void)f;
     const int n = c->cls.n, k = c->cls.k;
-    const double mean_over = sb_class_mean_over(&c->cls);
+    const double mean_over = (double)sb_class_mean_over(&c->cls); /* a row count: exact */
     for (int i = 0; i < n; i++) {
         const int32_t y = SB_REFD_LABELS(c, 1)[i];
         SB_ASSERT(y >= 0 && y < k);
