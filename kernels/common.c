@@ -21,6 +21,7 @@ const char *sb_status_name(sb_status s)
     case SB_ERR_IO: return "i/o error";
     case SB_ERR_SHAPE: return "shape error";
     case SB_ERR_NOMEM: return "out of memory";
+    case SB_ERR_NO_MPI: return "built without MPI";
     }
     return "unknown status";
 }

@@ -16,6 +16,7 @@ typedef enum sb_status {
     SB_ERR_IO,       /* the system refused a read or write */
     SB_ERR_SHAPE,    /* a shape is absurd or inconsistent */
     SB_ERR_NOMEM,
+    SB_ERR_NO_MPI,   /* the rank axis asked of a build without MPI */
 } sb_status;
 
 const char *sb_status_name(sb_status s);

@@ -26,6 +26,9 @@ typedef struct sb_pool_shape {
 
 typedef struct sb_class_shape {
     int n, k;           /* samples, classes */
+    int mean_over;      /* softmax_xent_bwd: the rows the loss is the mean over, so the
+                         * gradient's divisor; 0 for n. A data-parallel pass over part
+                         * of a batch gives the whole batch's size. */
 } sb_class_shape;
 
 /* Token and position embeddings: n token rows, row i at position i % t;
@@ -329,6 +332,10 @@ const char *sb_mutant_name(int i);          /* i in [0, sb_mutant_count()) */
 sb_mutant_kind sb_mutant_kind_of(int i);
 sb_op sb_mutant_op(int i);                  /* the op the mutant replaces */
 const char *sb_mutant_fault(int i);         /* one line */
+/* The rank mutants (SB_RANK_MUTANT): faults of the det data-parallel step,
+ * an sb_rank_fault of sb_model.h each. */
+int sb_rank_mutant_find(const char *name);  /* index, or -1 if unknown */
+const char *sb_rank_mutant_fault(int i);    /* one line */
 /* The det table with the mutant's one op replaced; NULL if unknown. */
 const sb_kernel_table *sb_kernels_mutant(const char *name);
 /* Puts mutant i's kernel in place of t's entry for its op (i in

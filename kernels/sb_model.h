@@ -32,6 +32,52 @@ typedef struct sb_gpt_config {
     int eval_windows;   /* validation windows of each evaluation */
     float clip;         /* global gradient-norm clip; 0: none */
 } sb_gpt_config;
+/* Data-parallel training: R ranks (processes) each run forward and backward
+ * on their share of every global batch, the gradients are combined across
+ * ranks, and every rank applies the same update. The global batch and the
+ * data order do not depend on R. The library knows nothing of how ranks talk
+ * (harness/mpi/ does, over MPI): it calls the combine hook. */
+typedef enum sb_grad_reduce {
+    SB_REDUCE_NONE,     /* not data parallel: the plain training loop */
+    SB_REDUCE_DET,      /* each fixed chunk of `chunk` samples gets its own forward and
+                         * backward, over exactly that chunk; the chunk partial
+                         * gradients are gathered and added in chunk order, whichever
+                         * rank owns a chunk: the bits depend on neither R nor T */
+    SB_REDUCE_LOOSE,    /* each rank's share in one pass, its gradient summed over the
+                         * ranks as users write it (MPI_Allreduce, MPI_SUM) */
+} sb_grad_reduce;
+
+/* How ranks combine what they computed; every rank calls each function the
+ * same number of times with the same sizes. */
+typedef struct sb_grad_combine {
+    int rank, ranks;
+    /* loose: g[0..n) replaced on every rank by its sum over the ranks */
+    void (*sum)(void *ctx, float *g, size_t n);
+    /* det: partials [chunks][n]; on entry the rows of this rank's chunks
+     * (sb_chunks_owned) are filled, on return every row is, on every rank */
+    void (*gather)(void *ctx, float *partials, size_t n, int chunks);
+    void *ctx;
+} sb_grad_combine;
+
+/* The op name of a combined-gradient probe (allreduce.<param>). */
+#define SB_ALLREDUCE_OP "allreduce"
+
+/* A deliberate fault in the det data-parallel step, for the rank mutants
+ * of kernels/mutants/mutants.def (SB_RANK_MUTANT). */
+typedef enum sb_rank_fault {
+    SB_RANK_FAULT_NONE,
+    SB_RANK_FAULT_ALLREDUCE_RANK_ASSOCIATION,
+    SB_RANK_FAULT_RANK_SKIPS_LAST_CHUNK,
+    SB_RANK_FAULT_COUNT
+} sb_rank_fault;
+/* The fault of rank mutant i (sb_rank_mutant_find, sb_kernels.h). */
+sb_rank_fault sb_rank_mutant_fault_kind(int i);
+
+/* The chunks of a batch rank `rank` of `ranks` computes: a contiguous run
+ * [*first, *first + *count) of chunks 0..chunks-1, the runs in rank order. */
+void sb_chunks_owned(int rank, int ranks, int chunks, int *first, int *count);
+/* The samples of an n-sample batch a loose rank computes: [*first, *first + *count). */
+void sb_share_owned(int rank, int ranks, int n, int *first, int *count);
 
 typedef struct sb_train_config {
     sb_optim_params optim;
@@ -44,6 +90,10 @@ typedef struct sb_train_config {
     bool cut_unevaluated; /* an epoch max_steps stops early gets no evaluation and no
                            * metrics (for a run cut short only to compare its steps) */
     sb_gpt_config gpt;  /* char_gpt only */
+    sb_grad_reduce reduce; /* SB_REDUCE_NONE unless data parallel */
+    int chunk;          /* SB_REDUCE_DET: samples per chunk (16) */
+    const sb_grad_combine *combine; /* data parallel: the ranks' hook; NULL: one rank */
+    sb_rank_fault rank_fault;   /* SB_REDUCE_DET: a rank mutant's fault; SB_RANK_FAULT_NONE */
 } sb_train_config;
 
 /* One evaluation: for the CNN after each epoch; for char_gpt every

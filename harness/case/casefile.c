@@ -462,8 +462,9 @@ static sb_status load_case_section(loader *ld, sb_case *c)
 
     if ((e = find(ld, "case", "mutant")) != NULL) {
         const int m = sb_mutant_find(e->value);
-        if (m < 0 || sb_mutant_kind_of(m) != SB_MUTANT_DETERMINISM)
-            return fail(ld, e->line, "mutant as a DETERMINISM mutant of "
+        if ((m < 0 || sb_mutant_kind_of(m) != SB_MUTANT_DETERMINISM) &&
+            sb_rank_mutant_find(e->value) < 0)
+            return fail(ld, e->line, "mutant as a DETERMINISM or rank mutant of "
                                      "kernels/mutants/mutants.def, found \"%s\"", e->value);
         if (c->family != SB_FAMILY_DET)
             return fail(ld, e->line, "family = det in a mutant case (a mutant is a det kernel)");
@@ -885,6 +886,87 @@ static sb_status load_invariance_section(loader *ld, sb_case *c)
     return st;
 }
 
+/* [parallel] of a training case: ranks (a list like threads, each at most
+ * SB_MAX_RANKS), reduce = det | loose, chunk (det: samples per chunk,
+ * default 16), expect (the verdicts accepted at every rank count above 1;
+ * default identical). reduce and chunk are in the digest, ranks not. */
+static sb_status load_parallel_section(loader *ld, sb_case *c)
+{
+    int at = section_line(ld, "parallel");
+    if (at == 0 && c->mutant[0] && sb_rank_mutant_find(c->mutant) >= 0)
+        return fail(ld, find(ld, "case", "mutant")->line,
+                    "a [parallel] section (reduce = det) in a case of rank mutant %s", c->mutant);
+    if (at == 0)
+        return SB_OK;
+    if (c->kind != SB_CASE_TRAIN)
+        return fail(ld, at, "[parallel] only in a kind = train case");
+    if (strcmp(c->model, "keras_mnist_cnn") != 0)
+        return fail(ld, at, "[parallel] with model keras_mnist_cnn: model %s has no "
+                            "data-parallel step yet", c->model);
+    static const char *const keys[] = {"ranks", "reduce", "chunk", "expect", NULL};
+    for (int i = 0; i < ld->n_entries; i++) {
+        const entry *e = &ld->entries[i];
+        if (strcmp(e->section, "parallel") == 0 && !in_list(keys, e->key) &&
+            strncmp(e->key, "expect.", 7) != 0)
+            return fail(ld, e->line, "a key of [parallel] (ranks reduce chunk expect expect.<R>), "
+                                     "found \"%s\"", e->key);
+    }
+    const entry *e = find(ld, "parallel", "ranks");
+    char why[160];
+    int ranks[SB_MAX_THREADS], n = 0;
+    if (e == NULL)
+        return fail(ld, at, "key ranks (e.g. 1,2,3,4) in [parallel]");
+    if (!sb_thread_list_parse(e->value, ranks, &n, why, sizeof why) || n > SB_MAX_RANKS)
+        return fail(ld, e->line, "ranks as counts in [1, %d] and ranges a..b, each once (%s)",
+                    SB_MAX_RANKS, n > SB_MAX_RANKS ? "too many" : why);
+    for (int i = 0; i < n; i++) {
+        if (ranks[i] > SB_MAX_RANKS)
+            return fail(ld, e->line, "rank counts in [1, %d], found %d", SB_MAX_RANKS, ranks[i]);
+        c->ranks[i] = ranks[i];
+    }
+    c->n_ranks = n;
+    if ((e = find(ld, "parallel", "reduce")) == NULL)
+        return fail(ld, at, "key reduce (det or loose) in [parallel]");
+    if (strcmp(e->value, "det") == 0)
+        c->train.reduce = SB_REDUCE_DET;
+    else if (strcmp(e->value, "loose") == 0)
+        c->train.reduce = SB_REDUCE_LOOSE;
+    else
+        return fail(ld, e->line, "reduce as det or loose, found \"%s\"", e->value);
+    c->train.chunk = 16;
+    int64_t v;
+    sb_status st = SB_OK;
+    if ((e = find(ld, "parallel", "chunk")) != NULL && (st = get_i64(ld, e, 1, 1 << 20, &v)) == SB_OK)
+        c->train.chunk = (int)v;
+    sb_verdict_set all = SB_VERDICT_BIT(SB_VERDICT_IDENTICAL);
+    if (st == SB_OK && (e = find(ld, "parallel", "expect")) != NULL)
+        st = get_verdicts(ld, e, &all);
+    for (int r = 0; r <= SB_MAX_RANKS; r++)
+        c->expect_ranks[r] = all;
+    for (int i = 0; st == SB_OK && i < ld->n_entries; i++) {
+        e = &ld->entries[i];
+        if (strcmp(e->section, "parallel") != 0 || strncmp(e->key, "expect.", 7) != 0)
+            continue;
+        bool listed = false;
+        if (sb_int_parse(e->key + 7, 2, SB_MAX_RANKS, &v, NULL, 0))
+            for (int k = 0; k < c->n_ranks; k++)
+                listed = listed || c->ranks[k] == v;
+        if (!listed)
+            return fail(ld, e->line, "expect.<R> with R > 1 one of the rank counts in ranks, "
+                                     "found \"%s\"", e->key);
+        st = get_verdicts(ld, e, &c->expect_ranks[v]);
+    }
+    /* a rank mutant (kernels/mutants/mutants.def) is a fault of the det step */
+    int m = c->mutant[0] ? sb_rank_mutant_find(c->mutant) : -1;
+    if (st == SB_OK && m >= 0) {
+        if (c->train.reduce != SB_REDUCE_DET)
+            return fail(ld, find(ld, "parallel", "reduce")->line,
+                        "reduce = det in a case of rank mutant %s", c->mutant);
+        c->train.rank_fault = sb_rank_mutant_fault_kind(m);
+    }
+    return st;
+}
+
 /* [expect] of a mutant case: what `samebits mutants` must find. detected =
  * yes or no (default yes), op = the op the first divergence must be in
  * (default the mutant's op). */
@@ -892,7 +974,10 @@ static sb_status load_expect_section(loader *ld, sb_case *c)
 {
     int at = section_line(ld, "expect");
     c->expect_detected = c->mutant[0] != '\0';
-    c->expect_op = c->mutant[0] ? sb_mutant_op(sb_mutant_find(c->mutant)) : SB_OP_COUNT;
+    /* a rank mutant's divergence is at a combined gradient, which no op of
+     * the kernel list makes: SB_OP_COUNT, its op SB_ALLREDUCE_OP */
+    int kernel_mutant = c->mutant[0] ? sb_mutant_find(c->mutant) : -1;
+    c->expect_op = kernel_mutant >= 0 ? sb_mutant_op(kernel_mutant) : SB_OP_COUNT;
     if (at == 0)
         return SB_OK;
     if (c->mutant[0] == '\0')
@@ -1004,6 +1089,11 @@ static void case_digest(sb_case *c)
         for (const param *p = train_params_of(sb_model_find(c->model)); p->key; p++)
             add_param(&t, cfg, p);
         add_optim(&t, &cfg->optim);
+        /* a data-parallel trace has other probes: only such cases name it,
+         * so every other digest stays as it was */
+        if (cfg->reduce != SB_REDUCE_NONE)
+            add(&t, "reduce=%s\nchunk=%d\n", cfg->reduce == SB_REDUCE_DET ? "det" : "loose",
+                cfg->reduce == SB_REDUCE_DET ? cfg->chunk : 0);
     }
     XXH128_canonical_t canon;
     XXH128_canonicalFromHash(&canon, XXH3_128bits_dispatch(t.buf, t.len));
@@ -1019,13 +1109,13 @@ static sb_status check_sections(loader *ld)
     /* [numerics] belongs to `samebits numerics` (numerics/numerics_case.c), which
      * checks its keys; it changes nothing in a run's trace. */
     static const char *const known[] = {"case", "kernel", "train", "sweep", "numerics",
-                                        "expect", "invariance", NULL};
+                                        "expect", "invariance", "parallel", NULL};
     for (int i = 0; i < ld->n_sections; i++) {
         const section_mark *m = &ld->sections[i];
         if (!in_list(known, m->name))
             return fail(ld, m->line,
                         "a section [case], [kernel], [train], [sweep], [numerics], "
-                        "[expect] or [invariance], found [%s]",
+                        "[expect], [invariance] or [parallel], found [%s]",
                         m->name);
         for (int j = 0; j < i; j++)
             if (strcmp(ld->sections[j].name, m->name) == 0)
@@ -1080,6 +1170,8 @@ static sb_status load(loader *ld, sb_case *c)
         st = load_expect_section(ld, c);
     if (st == SB_OK)
         st = load_invariance_section(ld, c);
+    if (st == SB_OK)
+        st = load_parallel_section(ld, c);
     if (st == SB_OK)
         case_digest(c);
     return st;

@@ -11,6 +11,13 @@
 #include "support/support.h"
 
 int cli_run(int argc, char **argv);
+/* Whether cli_case_sweep met a rank case in a build without MPI (the sweep
+ * then exits SB_EXIT_NO_MPI). */
+bool cli_no_mpi(void);
+/* cli_run as rank `rank` of a data-parallel job (harness/mpi/): combine is
+ * the rank's hook; a rank other than 0 writes its trace to FILE.rank<r>,
+ * and neither streams nor dumps (rank 0 does). */
+int cli_run_rank(int argc, char **argv, const sb_grad_combine *combine);
 int cli_sweep(int argc, char **argv);
 int cli_golden(int argc, char **argv);
 int cli_diff(int argc, char **argv);

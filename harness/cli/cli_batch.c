@@ -30,6 +30,14 @@ bool cli_case_load(sb_case *c, const char *path)
     return true;
 }
 
+/* Whether a case asked for the rank axis of a build without MPI. */
+static bool no_mpi;
+
+bool cli_no_mpi(void)
+{
+    return no_mpi;
+}
+
 /* The thread counts against the golden. */
 static sb_status threads_sweep(sb_case_result *r, const sb_case *c, const sb_sweep_options *o,
                                char *err, size_t errlen)
@@ -66,6 +74,8 @@ bool cli_case_sweep(sb_case_result *r, sb_case *c, const sb_sweep_options *o)
                    "[invariance] batch, and no --batch)", c->path);
         st = SB_ERR_USAGE;
     }
+    if (st == SB_ERR_NO_MPI)
+        no_mpi = true;
     if (st != SB_OK) {
         case_error_print(err);
         sb_case_result_free(r);

@@ -81,12 +81,34 @@ static const char *run_fault_op(const sb_run_result *x)
     return x->crash.in_op ? x->crash.op : NULL;
 }
 
+/* Where a mutant case's divergence must be: an op of the kernel list, or for
+ * a rank mutant the combined gradients. */
+static const char *expect_op_name(const sb_case *c)
+{
+    return c->expect_op == SB_OP_COUNT ? SB_ALLREDUCE_OP : sb_op_name(c->expect_op);
+}
+
+/* What the mutant replaces and its fault. */
+static void mutant_what(const sb_case *c, const char **replaces, const char **fault)
+{
+    int m = sb_mutant_find(c->mutant);
+    if (m >= 0) {
+        *replaces = sb_op_name(sb_mutant_op(m));
+        *fault = sb_mutant_fault(m);
+        return;
+    }
+    m = sb_rank_mutant_find(c->mutant);
+    SB_ASSERT(m >= 0);   /* the case loader checked the name */
+    *replaces = "the det gradient combine";
+    *fault = sb_rank_mutant_fault(m);
+}
+
 static void score_case(mutant_score *s, const sb_case_result *r)
 {
     const sb_case *c = r->c;
     memset(s, 0, sizeof *s);
     s->n_runs = r->n_runs;
-    const char *op = sb_op_name(c->expect_op);
+    const char *op = expect_op_name(c);
     for (int i = 0; i < r->n_runs; i++) {
         const sb_run_result *x = &r->runs[i];
         s->n_as_expected += x->verdict == x->expected;
@@ -114,9 +136,15 @@ static void score_case(mutant_score *s, const sb_case_result *r)
  * cases, so the mutant's effect on training shows at a glance. */
 static void seed_table(FILE *f, const sb_case_result *r)
 {
+    /* a rank case's runs differ by their rank count too */
+    bool ranked = r->c->n_ranks > 0;
+    if (ranked)
+        fprintf(f, "%5s ", "ranks");
     fprintf(f, "%7s %6s  %9s  %13s\n", "threads", "repeat", "test loss", "test accuracy");
     for (int i = 0; i < r->n_runs; i++) {
         const sb_run_result *x = &r->runs[i];
+        if (ranked)
+            fprintf(f, "%5d ", x->ranks);
         if (x->have_metrics)
             fprintf(f, "%7d %6d  %9.4f  %13.4f\n", x->threads, x->repeat, x->metrics.test_loss,
                     x->metrics.test_accuracy);
@@ -137,15 +165,17 @@ static void score_print(FILE *f, const sb_case_result *r, const mutant_score *s)
     if (!c->expect_detected)
         fputs(" (expected unseen)", f);
     fprintf(f, ", localised %s (%d of %d divergent runs in %s", yes_no(s->localised),
-            s->n_in_op, s->n_divergent, sb_op_name(c->expect_op));
+            s->n_in_op, s->n_divergent, expect_op_name(c));
     if (s->first) {
         const sb_divergence *d = run_divergence(s->first);
-        char batch[32] = "";
-        if (s->first->axis == SB_AXIS_BATCH)
-            snprintf(batch, sizeof batch, " in a batch of %d", s->first->batch);
-        fprintf(f, "; first divergence step %" PRId64 " %s in %s at %d thread%s%s%s", d->step,
-                d->probe, d->op, s->first->threads, s->first->threads == 1 ? "" : "s", batch,
-                d == &s->first->repeats_part ? ", between repeats" : "");
+        char at[64];
+        if (s->first->axis == SB_AXIS_THREADS)
+            snprintf(at, sizeof at, "%d thread%s", s->first->threads,
+                     s->first->threads == 1 ? "" : "s");
+        else
+            sb_run_config_name(s->first, at, sizeof at);
+        fprintf(f, "; first divergence step %" PRId64 " %s in %s at %s%s", d->step, d->probe,
+                d->op, at, d == &s->first->repeats_part ? ", between repeats" : "");
     } else if (s->died) {
         fprintf(f, "; died at step %" PRId64 " in %s at %d thread%s", s->died->crash.step,
                 s->died->crash.op, s->died->threads, s->died->threads == 1 ? "" : "s");
@@ -156,9 +186,9 @@ static void score_print(FILE *f, const sb_case_result *r, const mutant_score *s)
 
 static void mutant_header(FILE *f, const sb_case *c)
 {
-    int m = sb_mutant_find(c->mutant);
-    fprintf(f, "mutant %s replaces %s: %s\n", c->mutant, sb_op_name(sb_mutant_op(m)),
-            sb_mutant_fault(m));
+    const char *replaces, *fault;
+    mutant_what(c, &replaces, &fault);
+    fprintf(f, "mutant %s replaces %s: %s\n", c->mutant, replaces, fault);
 }
 
 /* Loads a mutant case and its golden and sweeps it; false on an input error. */
@@ -236,14 +266,15 @@ static json_t *run_json(const sb_run_result *x)
 static json_t *mutant_json(const sb_case_result *r, const mutant_score *s)
 {
     const sb_case *c = r->c;
-    int m = sb_mutant_find(c->mutant);
+    const char *replaces, *fault;
+    mutant_what(c, &replaces, &fault);
     json_t *runs = json_array();
     for (int i = 0; runs && i < r->n_runs; i++)
         runs = sb_json_append(runs, run_json(&r->runs[i]));
     return json_pack("{s:o, s:o, s:s, s:o, s:b, s:s, s:b, s:b, s:b, s:o}",
                      "case", sb_json_string(c->path), "mutant", sb_json_string(c->mutant),
-                     "op", sb_op_name(sb_mutant_op(m)), "fault", sb_json_string(sb_mutant_fault(m)),
-                     "expect_detected", c->expect_detected, "expect_op", sb_op_name(c->expect_op),
+                     "op", replaces, "fault", sb_json_string(fault),
+                     "expect_detected", c->expect_detected, "expect_op", expect_op_name(c),
                      "detected", s->detected, "localised", s->localised,
                      "classified", s->classified, "runs", runs);
 }
@@ -307,6 +338,9 @@ int cli_mutants(int argc, char **argv)
     cli_batch *b = &a.b;
     bool input_error = !cli_batch_run(b, sweep_mutant, &a);
     rc = mutants_report(&a, b->results, b->n_done, input_error, a.tap ? stderr : stdout);
+    /* the rank mutants' cases said why they could not run */
+    if (cli_no_mpi())
+        rc = SB_EXIT_NO_MPI;
 
     /* the work directory (dumps, failed runs' stderr) stays when a mutant
      * was missed: it is what the user looks at next */

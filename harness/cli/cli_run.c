@@ -49,6 +49,11 @@ static int trace_save(const sb_trace *t, const char *path)
 
 int cli_run(int argc, char **argv)
 {
+    return cli_run_rank(argc, argv, NULL);
+}
+
+int cli_run_rank(int argc, char **argv, const sb_grad_combine *combine)
+{
     const char *case_path = NULL, *trace_path = NULL, *threads_s = NULL, *dump = NULL,
                *dump_step_s = NULL, *dump_dir = NULL, *data_dir = NULL, *max_steps_s = NULL,
                *stream = NULL, *batch_s = NULL;
@@ -88,9 +93,29 @@ int cli_run(int argc, char **argv)
     }
     c.run_batch = (int)batch;
     omp_set_num_threads((int)threads);
+    /* the other ranks' traces are checked against rank 0's; what a run
+     * leaves besides (a stream, dumps) is rank 0's alone */
+    char rank_trace[1100];
+    if (combine && combine->rank > 0) {
+        if (snprintf(rank_trace, sizeof rank_trace, "%s.rank%d", trace_path, combine->rank) >=
+            (int)sizeof rank_trace) {
+            fprintf(stderr, "%s: path too long\n", trace_path);
+            return SB_EXIT_INPUT;
+        }
+        trace_path = rank_trace;
+        /* a dumping rank 0 stops after the dump's step: so must every rank
+         * (the combine is collective) */
+        if (dumping && (max_steps == 0 || max_steps > dump_step + 1))
+            max_steps = dump_step + 1;
+        stream = NULL;
+        dump = NULL;
+        dump_all = false;
+        dump_dir = NULL;
+    }
     sb_run_options o = {.threads = (int)threads, .dump_probe = dump, .dump_step = dump_step,
                         .dump_dir = dump_dir, .data_dir = cli_data_dir(data_dir),
-                        .dump_all = dump_all, .max_steps = max_steps, .stream_path = stream};
+                        .dump_all = dump_all, .max_steps = max_steps, .stream_path = stream,
+                        .combine = combine};
     sb_trace t;
     sb_trace_init(&t);
     char err[512] = "";

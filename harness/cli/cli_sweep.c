@@ -12,6 +12,7 @@ static const char sweep_usage[] =
     "                      [--shard I/N] [--max-steps N] [--max-origins N]\n"
     "                      [--census] [--census-json FILE] [--census-md FILE]\n"
     "                      [--axis threads|batch] [--batch LIST]\n"
+    "                      [--ranks LIST]\n"
     "\n"
     "Runs each case at every thread count (LIST like 1,2,4, 1-8, 1..8, primes\n"
     "(2,3,5,7), primes..13 or 1,primes; default the case's) and repeat, each in\n"
@@ -43,15 +44,24 @@ static const char sweep_usage[] =
     "like 1,3,16,128, the first the reference) puts any case with a per-sample\n"
     "output on the batch axis at those sizes; --axis threads or --axis batch\n"
     "sweeps that axis alone (default: every axis the case has). A sharded sweep\n"
-    "runs the batch axis in shard 1.\n"
+    "runs the batch axis in shard 1. A case with a [parallel] section varies\n"
+    "the rank count of a data-parallel job (the\n"
+    "ranks axis): each (ranks, threads) runs as `mpirun --oversubscribe -np R`\n"
+    "in its own process group (killed whole on timeout); rank 0's trace is\n"
+    "compared with the golden (one rank, one thread) and every other rank's\n"
+    "with rank 0's (a rank that parts from it makes the run nondeterministic).\n"
+    "--ranks LIST (like --threads) replaces the case's rank counts; without MPI\n"
+    "in the build a rank case is an error (exit status 5).\n"
     "exit status: 0 all as expected, 1 a divergence or verdict not expected,\n"
     "             2 usage or input error, 3 a crash or timeout,\n"
-    "             4 a configuration nondeterministic where the case does not expect it\n";
+    "             4 a configuration nondeterministic where the case does not expect it,\n"
+    "             5 a rank sweep in a build without MPI\n";
 
 typedef struct sweep_args {
     cli_batch b;
     int threads[SB_MAX_THREADS];
     int batch[SB_MAX_BATCH_SIZES];
+    int ranks[SB_MAX_THREADS];  /* --ranks, parsed like a thread list */
     const char *json, *junit, *census_json, *census_md;
     bool tap, census, keep_traces;
     sb_census *censuses;        /* [n_paths] with a census option, else NULL */
@@ -78,9 +88,10 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
 {
     sweep_args *a = args;
     const char *threads_s = NULL, *repeat_s = NULL, *timeout_s = NULL, *shard_s = NULL,
-               *max_steps_s = NULL, *max_origins_s = NULL, *batch_s = NULL, *axis_s = NULL;
+               *max_steps_s = NULL, *max_origins_s = NULL, *batch_s = NULL, *axis_s = NULL,
+               *ranks_s = NULL;
     const sb_option options[] = {
-        {"--max-origins", &max_origins_s, NULL},
+        {"--max-origins", &max_origins_s, NULL}, {"--ranks", &ranks_s, NULL},
         {"--threads", &threads_s, NULL},     {"--repeat", &repeat_s, NULL},
         {"--timeout", &timeout_s, NULL},     {"--json", &a->json, NULL},
         {"--junit", &a->junit, NULL},        {"--data-dir", &a->b.data_dir, NULL},
@@ -103,6 +114,17 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
         if (!cli_parse_threads(threads_s, a->threads, &a->b.o.n_threads, "--threads"))
             return false;
         a->b.o.threads = a->threads;
+    }
+    if (ranks_s) {
+        if (!cli_parse_threads(ranks_s, a->ranks, &a->b.o.n_ranks, "--ranks"))
+            return false;
+        for (int i = 0; i < a->b.o.n_ranks; i++)
+            if (a->ranks[i] > SB_MAX_RANKS) {
+                fprintf(stderr, "--ranks: rank counts are at most %d, got %d\n", SB_MAX_RANKS,
+                        a->ranks[i]);
+                return false;
+            }
+        a->b.o.ranks = a->ranks;
     }
     if ((repeat_s && !cli_parse_int(repeat_s, 1, 1000, &repeat, "--repeat")) ||
         (timeout_s && !cli_parse_seconds(timeout_s, &a->b.o.timeout_seconds, "--timeout")) ||
@@ -150,6 +172,8 @@ static long case_items(const sb_case *c, const sb_sweep_options *o)
     long n = 0;
     for (int i = 0; i < n_threads; i++)
         n += sb_sweep_repeats(c, o, threads[i]);
+    if (c->n_ranks > 0)
+        n *= o->ranks ? o->n_ranks : c->n_ranks;
     return n;
 }
 
@@ -237,7 +261,7 @@ int cli_sweep(int argc, char **argv)
     bool input_error = !cli_batch_run(b, sweep_one, &a);
     if (!reports_write(&a, b->results, b->n_done, input_error))
         input_error = true;
-    rc = sb_sweep_exit(b->results, b->n_done, input_error);
+    rc = cli_no_mpi() ? SB_EXIT_NO_MPI : sb_sweep_exit(b->results, b->n_done, input_error);
 
     /* a temporary work directory goes when all went as expected; otherwise
      * its dumps and stderr files are what the user looks at next */

@@ -52,12 +52,14 @@ sb_status sb_locate(const sb_case *c, const char *self_exe, int threads,
     }
     sb_rerun ref, run;
     bool reuse = reference_fits(reference, d);
-    /* on the batch axis the reference is the run at the reference batch size */
+    /* on the batch axis the reference is the run at the reference batch
+     * size; the reference of a rank configuration is one rank, one process */
     sb_case *ref_case = malloc(sizeof *ref_case);
     if (!ref_case)
         return SB_ERR_NOMEM;
     *ref_case = *c;
     ref_case->run_batch = c->run_batch > 0 ? c->reference_batch : 0;
+    ref_case->run_ranks = 0;
     /* a run at the reference thread count (a repeat that diverged from the
      * golden) re-runs in <threads>.again so the two do not collide */
     sb_status st = sb_rerun_paths(&ref, reuse ? reference->work_dir : work_dir,

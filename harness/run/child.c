@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "sb_build_info.h"
 #include "support/support.h"
 
 /* posix_spawn takes char *const argv[]: it copies the strings and never
@@ -44,10 +45,30 @@ sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, 
     char *streaming[] = {arg_stream, stream};
     char *dump[] = {arg_dump, probe, arg_step, step, arg_dir, dir};
     char *batching[] = {arg_batch, batch};
-    char *argv[sizeof run / sizeof run[0] + sizeof limit / sizeof limit[0] +
-               sizeof streaming / sizeof streaming[0] + sizeof dump / sizeof dump[0] +
-               sizeof batching / sizeof batching[0] + 1];
+    /* a rank configuration: the same command line, run by samebits-mpi
+     * (beside self_exe) under mpirun, ranks not bound to cores so that each
+     * can have its threads */
+    char mpirun[] = SB_MPIRUN, over[] = "--oversubscribe", bind[] = "--bind-to",
+         none[] = "none", np[] = "-np", ranks[16], mpi_exe[1100];
+    char *job[] = {mpirun, over, bind, none, np, ranks, mpi_exe};
+    bool ranked = r->c->run_ranks > 0;
+    if (ranked) {
+        const char *slash = strrchr(r->self_exe, '/');
+        int dir_len = slash ? (int)(slash - r->self_exe) + 1 : 0;
+        snprintf(ranks, sizeof ranks, "%d", r->c->run_ranks);
+        if (snprintf(mpi_exe, sizeof mpi_exe, "%.*ssamebits-mpi", dir_len, r->self_exe) >=
+            (int)sizeof mpi_exe) {
+            sb_err_set(err, errlen, "%s: path too long", r->self_exe);
+            return SB_ERR_USAGE;
+        }
+        run[0] = mpi_exe;
+    }
+    char *argv[sizeof job / sizeof job[0] + sizeof run / sizeof run[0] +
+               sizeof limit / sizeof limit[0] + sizeof streaming / sizeof streaming[0] +
+               sizeof dump / sizeof dump[0] + sizeof batching / sizeof batching[0] + 1];
     size_t n = 0;
+    if (ranked)
+        n = args_append(argv, n, job, sizeof job / sizeof job[0] - 1);
     n = args_append(argv, n, run, sizeof run / sizeof run[0]);
     if (r->max_steps > 0)
         n = args_append(argv, n, limit, sizeof limit / sizeof limit[0]);
@@ -60,10 +81,16 @@ sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, 
     argv[n] = NULL;
 
     unlink(r->trace_path);      /* a stale trace must not pass for this child's */
+    for (int k = 1; ranked && k < r->c->run_ranks; k++) {
+        char other[1100];
+        snprintf(other, sizeof other, "%s.rank%d", r->trace_path, k);
+        unlink(other);
+    }
     if (r->stream_path)
         unlink(r->stream_path);
     sb_spawn_options so = {.threads = r->threads, .timeout_seconds = r->timeout_seconds,
-                           .stderr_path = r->stderr_path};
+                           .stderr_path = r->stderr_path, .own_group = ranked,
+                           .mpi_as_root = ranked};
     sb_status st = sb_spawn_with(argv, &so, cr);
     if (st != SB_OK)
         sb_err_set(err, errlen, "%s: cannot start: %s", r->self_exe,

@@ -251,7 +251,8 @@ sb_status sb_run_sink_finish(sb_run_sink *s, char *err, size_t errlen)
 
 const sb_kernel_table *sb_case_kernels(const sb_case *c)
 {
-    if (c->mutant[0] == '\0')
+    /* a rank mutant's fault is in the data-parallel step (train.rank_fault) */
+    if (c->mutant[0] == '\0' || sb_rank_mutant_find(c->mutant) >= 0)
         return sb_kernels(c->family);
     const sb_kernel_table *k = sb_kernels_mutant(c->mutant);
     SB_ASSERT(k != NULL);   /* the case loader checked the name */
@@ -404,6 +405,7 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
      * steps alone, so the epoch it cuts is not evaluated; a case's own
      * max_steps keeps the evaluation its golden has. */
     sb_train_config cfg = c->train;
+    cfg.combine = o->combine;
     bool dumping = o->dump_probe || o->dump_all;
     if (dumping && (cfg.max_steps == 0 || cfg.max_steps > o->dump_step + 1)) {
         cfg.max_steps = o->dump_step + 1;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "samebits.h"
 #include "support/support.h"
@@ -43,7 +44,7 @@ static char **child_environment(const sb_spawn_options *o, char *threads_var,
     size_t n = 0;
     while (environ[n])
         n++;
-    char **env = calloc(n + 3, sizeof *env);
+    char **env = calloc(n + 5, sizeof *env);
     if (!env)
         return NULL;
     size_t k = 0;
@@ -62,6 +63,13 @@ static char **child_environment(const sb_spawn_options *o, char *threads_var,
     }
     static char dynamic_var[] = "OMP_DYNAMIC=false";
     env[k++] = dynamic_var;
+    /* Open MPI refuses root unless both are set */
+    static char root_var[] = "OMPI_ALLOW_RUN_AS_ROOT=1",
+                confirm_var[] = "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1";
+    if (o->mpi_as_root && geteuid() == 0) {
+        env[k++] = root_var;
+        env[k++] = confirm_var;
+    }
     env[k] = NULL;
     return env;
 }
@@ -128,7 +136,12 @@ sb_status sb_spawn_with(char *const argv[], const sb_spawn_options *o, sb_child_
     sigemptyset(&none);
     posix_spawnattr_setsigdefault(&attr, &all);
     posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+    if (o->own_group) {
+        posix_spawnattr_setpgroup(&attr, 0);
+        flags |= POSIX_SPAWN_SETPGROUP;
+    }
+    posix_spawnattr_setflags(&attr, flags);
 
     double start = sb_monotonic_seconds();
     pid_t pid;
@@ -145,11 +158,15 @@ sb_status sb_spawn_with(char *const argv[], const sb_spawn_options *o, sb_child_
     double deadline = o->timeout_seconds > 0 ? start + o->timeout_seconds : 0;
     if (!wait_until(pid, deadline, &status)) {
         r->end = SB_CHILD_TIMED_OUT;
-        kill(pid, SIGTERM);
+        /* a group leader's pid is its group's id: -pid signals the whole job */
+        pid_t target = o->own_group ? -pid : pid;
+        kill(target, SIGTERM);
         if (!wait_until(pid, sb_monotonic_seconds() + SB_SPAWN_GRACE_SECONDS, &status)) {
-            kill(pid, SIGKILL);
+            kill(target, SIGKILL);
             wait_blocking(pid, &status);
         }
+        if (o->own_group)
+            kill(target, SIGKILL);  /* ranks that outlived their mpirun */
     } else if (WIFSIGNALED(status)) {
         r->end = SB_CHILD_SIGNALED;
     } else {

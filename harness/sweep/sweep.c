@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "judge/judge.h"
+#include "sb_build_info.h"
 #include "support/support.h"
 
 /* Work files of one configuration: <work>/<case>.t<threads>.r<repeat>.*
@@ -21,11 +22,14 @@ typedef struct run_paths {
 static bool run_paths_make(run_paths *p, const char *work_dir, const sb_case *c, int threads,
                            int repeat)
 {
-    char stem[900], batch[24] = "";
+    char stem[900], batch[24] = "", ranks[24] = "";
+    /* on the batch axis <case>.b<B>...; a rank configuration <case>.n<ranks>... */
     if (c->run_batch > 0)
         snprintf(batch, sizeof batch, ".b%d", c->run_batch);
-    int n = snprintf(stem, sizeof stem, "%s/%s%s.t%d.r%d", work_dir, c->name, batch, threads,
-                     repeat);
+    if (c->run_ranks > 0)
+        snprintf(ranks, sizeof ranks, ".n%d", c->run_ranks);
+    int n = snprintf(stem, sizeof stem, "%s/%s%s%s.t%d.r%d", work_dir, c->name, batch, ranks,
+                     threads, repeat);
     if (n < 0 || (size_t)n >= sizeof stem)
         return false;
     snprintf(p->trace, sizeof p->trace, "%s.trace", stem);
@@ -179,6 +183,38 @@ static void group_judge(sweep_judge *j, sb_run_result *x, const sb_trace *const 
     }
 }
 
+/* Every rank applied the same update to the same weights, so every rank's
+ * trace must be rank 0's (t), record for record: a rank that parts from it
+ * makes the run a disagreement, its message saying where, whatever the
+ * golden says. A rank trace that does not read stops the sweep. */
+static sb_status ranks_agree(sb_run_result *x, const sb_case *c, const sb_trace *t,
+                             const char *trace_path, bool keep, char *err, size_t errlen)
+{
+    for (int k = 1; k < c->run_ranks; k++) {
+        char path[1100];
+        snprintf(path, sizeof path, "%s.rank%d", trace_path, k);
+        sb_trace other;
+        sb_trace_init(&other);
+        sb_status st = sb_trace_read(&other, path, err, errlen);
+        if (st == SB_OK) {
+            sb_divergence d;
+            sb_trace_compare(t, &other, &d);
+            if (d.found && !x->ranks_disagree) {
+                x->ranks_disagree = k;
+                snprintf(x->message, sizeof x->message,
+                         "ranks disagree: rank %d parts from rank 0 at step %lld %s", k,
+                         (long long)d.step, d.probe);
+            }
+        }
+        sb_trace_free(&other);
+        if (!keep)
+            unlink(path);
+        if (st != SB_OK)
+            return st;
+    }
+    return SB_OK;
+}
+
 /* One configuration's child; SB_ERR_INPUT (err filled) stops the sweep.
  * *t holds the trace of a run that finished (sb_trace_free it either way);
  * a crash or timeout is judged here. */
@@ -206,6 +242,8 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
         sb_crash_judge(x, &cr, golden, p.stream, p.err);
     } else {
         *finished = true;
+        if (c->run_ranks > 1)
+            st = ranks_agree(x, c, t, p.trace, o->keep_traces, err, errlen);
     }
     if (!o->keep_traces)
         unlink(p.trace);
@@ -239,11 +277,14 @@ static sb_status count_sweep(sweep_judge *j, sb_case_result *r, int threads, int
         sb_run_result *x = &r->runs[r->n_runs];
         x->threads = threads;
         x->repeat = k;
-        x->axis = j->c->run_batch > 0 ? SB_AXIS_BATCH : SB_AXIS_THREADS;
-        x->batch = j->c->run_batch;
-        x->ranks = 1;
-        x->expected = j->c->expect[threads];
-        x->expected_set = j->c->expect_set[threads];
+        const sb_case *c = j->c;
+        x->axis = c->run_batch > 0 ? SB_AXIS_BATCH
+                  : c->run_ranks > 0 ? SB_AXIS_RANKS : SB_AXIS_THREADS;
+        x->batch = c->run_batch;
+        x->ranks = c->run_ranks > 0 ? c->run_ranks : 1;
+        /* one rank is the golden's computation: its thread count's expectation */
+        x->expected_set = x->ranks > 1 ? c->expect_ranks[x->ranks] : c->expect_set[threads];
+        x->expected = x->ranks > 1 ? sb_verdict_set_first(x->expected_set) : c->expect[threads];
         x->max_steps = max_steps;
         if (o->progress)
             progress_show(j->c, threads, k, r->n_runs, total, j->started);
@@ -259,6 +300,9 @@ static sb_status count_sweep(sweep_judge *j, sb_case_result *r, int threads, int
     }
     if (st == SB_OK)
         group_judge(j, &r->runs[first], done, n);
+    for (int i = first; i < r->n_runs; i++)
+        if (r->runs[i].ranks_disagree > 0)
+            r->runs[i].verdict = SB_VERDICT_NONDETERMINISTIC;
     /* the report names the member of the expected set each run matched */
     for (int i = first; i < r->n_runs; i++)
         if (r->runs[i].expected_set & SB_VERDICT_BIT(r->runs[i].verdict))
@@ -288,6 +332,18 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
         sb_err_set(err, errlen, "%s: nothing to sweep (no thread counts)", c->path);
         return SB_ERR_USAGE;
     }
+    const int *ranks = o->ranks ? o->ranks : c->ranks;
+    int n_ranks = c->n_ranks == 0 ? 0 : o->ranks ? o->n_ranks : c->n_ranks;
+    if (o->ranks && c->n_ranks == 0) {
+        sb_err_set(err, errlen, "%s: --ranks needs a [parallel] case (data-parallel training)",
+                   c->path);
+        return SB_ERR_USAGE;
+    }
+    if (n_ranks > 0 && !SB_HAVE_MPI) {
+        sb_err_set(err, errlen, "%s: the rank axis: samebits was built without MPI (meson "
+                   "-Dmpi=enabled; apt-get install openmpi-bin libopenmpi-dev)", c->path);
+        return SB_ERR_NO_MPI;
+    }
     /* each count once: two runs at one count would write the same work files */
     bool seen[SB_MAX_THREADS + 1] = {false};
     int total = 0;
@@ -304,6 +360,8 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
         seen[threads[i]] = true;
         total += sb_sweep_repeats(c, o, threads[i]);
     }
+    if (n_ranks > 0)
+        total *= n_ranks;
     r->runs = calloc((size_t)total, sizeof *r->runs);
     if (!r->runs)
         return SB_ERR_NOMEM;
@@ -317,9 +375,24 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
                        .max_origins = o->max_origins > 0 ? o->max_origins
                                                          : SB_ORIGINS_LOCATE_DEFAULT};
     long item = o->shard_offset;
-    for (int i = 0; i < n_threads && st == SB_OK; i++)
-        st = count_sweep(j, r, threads[i], sb_sweep_repeats(c, o, threads[i]), timeout,
-                         max_steps, &item, total, err, errlen);
+    if (n_ranks == 0) {
+        for (int i = 0; i < n_threads && st == SB_OK; i++)
+            st = count_sweep(j, r, threads[i], sb_sweep_repeats(c, o, threads[i]), timeout,
+                             max_steps, &item, total, err, errlen);
+    }
+    /* a [parallel] case: every (ranks, threads), each an mpirun job */
+    sb_case *at = n_ranks > 0 ? malloc(sizeof *at) : NULL;
+    if (n_ranks > 0 && !at)
+        st = SB_ERR_NOMEM;
+    for (int k = 0; k < n_ranks && st == SB_OK; k++) {
+        *at = *c;
+        at->run_ranks = ranks[k];
+        j->c = at;
+        for (int i = 0; i < n_threads && st == SB_OK; i++)
+            st = count_sweep(j, r, threads[i], sb_sweep_repeats(c, o, threads[i]), timeout,
+                             max_steps, &item, total, err, errlen);
+    }
+    free(at);
     free(j);
     for (int i = 0; i < r->n_runs; i++)
         if (sb_run_outcome(&r->runs[i]) == SB_OUTCOME_NOT_AS_EXPECTED)

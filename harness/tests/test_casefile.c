@@ -378,6 +378,31 @@ START_TEST(threads_take_the_command_grammar)
 }
 END_TEST
 
+/* A training case, 12 lines, for the variants of the error tests. */
+static const char *const good_train = "[case]\n"          /* 1 */
+                                      "kind = train\n"    /* 2 */
+                                      "family = det\n"    /* 3 */
+                                      "seed = 1\n"        /* 4 */
+                                      "[train]\n"         /* 5 */
+                                      "model = keras_mnist_cnn\n"
+                                      "dataset = mnist\n" /* 7 */
+                                      "train = 0..600\n"  /* 8 */
+                                      "test = 9000..10000\n"
+                                      "optimizer = sgd\n" /* 10 */
+                                      "[sweep]\n"         /* 11 */
+                                      "threads = 1..8\n"; /* 12 */
+
+/* The case at path fails to load, its message naming err_line and saying `says`. */
+static void load_fails(size_t i, int err_line, const char *says)
+{
+    sb_case c;
+    char err[512] = "", prefix[256];
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_ERR_INPUT, "case %zu", i);
+    snprintf(prefix, sizeof prefix, "%s:%d: expected ", path, err_line);
+    ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0, "case %zu: \"%s\"", i, err);
+    ck_assert_msg(strstr(err, says) != NULL, "case %zu: \"%s\"", i, err);
+}
+
 START_TEST(train_errors)
 {
     static const char *const good = "[case]\n"          /* 1 */
@@ -471,8 +496,67 @@ START_TEST(gpt_train_case)
         {10, "optimizer = adam\n", 10, "optimizer as adamw for model char_gpt"},
         {7, "dataset = mnist\n", 7, "dataset as fortunes (for model char_gpt)"},
         {6, "model = char_rnn\n", 6, "model as keras_mnist_cnn or char_gpt"},
+        {0, "[parallel]\nranks = 1,2\nreduce = det\n", 13, "char_gpt has no data-parallel step yet"},
     };
     refusals_check(good, bad, sizeof bad / sizeof bad[0]);
+}
+END_TEST
+
+/* [parallel]: its values, its place in the digest (reduce and chunk, not
+ * ranks or expect), and its errors naming their line. */
+START_TEST(parallel_section)
+{
+    const char *const good = good_train;
+    write_variant(good, 0, "[parallel]\nranks = 1-4\nreduce = det\n");
+    sb_case c;
+    char err[512] = "";
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_int_eq(c.n_ranks, 4);
+    ck_assert_int_eq(c.ranks[3], 4);
+    ck_assert_int_eq(c.train.reduce, SB_REDUCE_DET);
+    ck_assert_int_eq(c.train.chunk, 16);
+    ck_assert_uint_eq(c.expect_ranks[3], SB_VERDICT_BIT(SB_VERDICT_IDENTICAL));
+    ck_assert_int_eq(c.run_ranks, 0);
+    char det[33], plain[33], other_ranks[33], loose[33], chunk8[33];
+    memcpy(det, c.digest, 33);
+    write_variant(good, 0, "");
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_int_eq(c.n_ranks, 0);
+    ck_assert_int_eq(c.train.reduce, SB_REDUCE_NONE);
+    memcpy(plain, c.digest, 33);
+    write_variant(good, 0, "[parallel]\nranks = 2\nreduce = det\nexpect = reordering\n");
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_uint_eq(c.expect_ranks[2], SB_VERDICT_BIT(SB_VERDICT_REORDERING));
+    memcpy(other_ranks, c.digest, 33);
+    write_variant(good, 0, "[parallel]\nranks = 1-4\nreduce = loose\n");
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_int_eq(c.train.reduce, SB_REDUCE_LOOSE);
+    memcpy(loose, c.digest, 33);
+    write_variant(good, 0, "[parallel]\nranks = 1-4\nreduce = det\nchunk = 8\n");
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_int_eq(c.train.chunk, 8);
+    memcpy(chunk8, c.digest, 33);
+    ck_assert_str_eq(det, other_ranks);
+    ck_assert_str_ne(det, plain);
+    ck_assert_str_ne(det, loose);
+    ck_assert_str_ne(det, chunk8);
+
+    static const struct {
+        const char *text;
+        int err_line;
+        const char *says;
+    } bad[] = {
+        {"[parallel]\nreduce = det\n", 13, "key ranks"},
+        {"[parallel]\nranks = 1,17\nreduce = det\n", 14, "rank counts in [1, 16]"},
+        {"[parallel]\nranks = 1,2\n", 13, "key reduce"},
+        {"[parallel]\nranks = 1,2\nreduce = fast\n", 15, "reduce as det or loose"},
+        {"[parallel]\nranks = 2\nreduce = det\nchunk = 0\n", 16, "chunk"},
+        {"[parallel]\nranks = 2\nreduce = det\nrank = 2\n", 16, "a key of [parallel]"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_variant(good, 0, bad[i].text);
+        load_fails(i, bad[i].err_line, bad[i].says);
+    }
 }
 END_TEST
 
@@ -610,6 +694,7 @@ Suite *make_casefile_suite(void)
     tcase_add_test(tc, valid_kernel_case);
     tcase_add_test(tc, expect_sets);
     tcase_add_test(tc, valid_train_case);
+    tcase_add_test(tc, parallel_section);
     tcase_add_test(tc, digest_covers_what_decides_the_trace);
     tcase_add_test(tc, errors_name_file_and_line);
     tcase_add_test(tc, threads_take_the_command_grammar);

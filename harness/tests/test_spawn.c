@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "samebits.h"
@@ -57,6 +58,42 @@ START_TEST(term_ignored_gets_kill)
     sb_child_result r = spawn_ok(stubborn, 1, 0.2);
     ck_assert_int_eq(r.end, SB_CHILD_TIMED_OUT);
     ck_assert_int_eq(r.signal, SIGKILL);
+}
+END_TEST
+
+/* A job in its own process group (an mpirun and its ranks) dies whole on
+ * timeout: the leader's child, which outlives a leader killed alone, too.
+ * The leader writes its child's pid to a file and waits; the child ignores
+ * SIGTERM, so only the group SIGKILL after the grace period ends it. */
+START_TEST(group_timeout_kills_the_whole_job)
+{
+    char pid_file[] = "/tmp/samebits-test-spawn-XXXXXX";
+    int fd = mkstemp(pid_file);
+    ck_assert(fd >= 0);
+    close(fd);
+    char script[256];
+    snprintf(script, sizeof script,
+             "sh -c \"trap '' TERM; while :; do sleep 0.05; done\" & echo $! > %s; wait",
+             pid_file);
+    char *job[] = {"/bin/sh", "-c", script, NULL};
+    sb_spawn_options o = {.threads = 1, .timeout_seconds = 0.3, .own_group = true};
+    sb_child_result r;
+    ck_assert_int_eq(sb_spawn_with(job, &o, &r), SB_OK);
+    ck_assert_int_eq(r.end, SB_CHILD_TIMED_OUT);
+    FILE *f = fopen(pid_file, "r");
+    ck_assert(f != NULL);
+    long child = 0;
+    ck_assert_int_eq(fscanf(f, "%ld", &child), 1);
+    fclose(f);
+    unlink(pid_file);
+    /* killed by the group SIGKILL, then reaped by init: give it a moment */
+    bool gone = false;
+    for (int i = 0; i < 200 && !gone; i++) {
+        gone = kill((pid_t)child, 0) != 0 && errno == ESRCH;
+        if (!gone)
+            nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    ck_assert_msg(gone, "the job's child %ld outlived the timeout", child);
 }
 END_TEST
 
@@ -126,6 +163,7 @@ Suite *make_spawn_suite(void)
     tcase_add_test(tc, crash_is_signaled_and_what_follows_runs);
     tcase_add_test(tc, hang_times_out_and_what_follows_runs);
     tcase_add_test(tc, term_ignored_gets_kill);
+    tcase_add_test(tc, group_timeout_kills_the_whole_job);
     tcase_add_test(tc, environment_reaches_the_child);
     tcase_add_test(tc, proc_bind_dropped_only_when_asked);
     tcase_add_test(tc, stderr_captured_to_file);

@@ -180,6 +180,7 @@ typedef enum sb_case_kind {
 #define SB_MAX_BATCH 4096           /* largest batch size on the batch axis */
 #define SB_MAX_BATCH_SIZES 16       /* batch sizes one case lists */
 #define SB_MAX_BATCH_SAMPLES 8      /* samples followed through every batch */
+#define SB_MAX_RANKS 16     /* rank counts of a [parallel] case, each at most this */
 
 typedef struct sb_case {
     char path[512];
@@ -232,6 +233,14 @@ typedef struct sb_case {
      * (the locator's reference re-run). */
     int run_batch;
     int reference_batch;
+    /* [parallel] of a training case: data-parallel training (train.reduce,
+     * train.chunk), swept over rank counts, each configuration a job of
+     * `mpirun -np R` (harness/mpi/); the golden is the run at one rank. */
+    int ranks[SB_MAX_RANKS];
+    int n_ranks;                /* 0: not a rank case */
+    sb_verdict_set expect_ranks[SB_MAX_RANKS + 1]; /* by rank count above 1: accepted verdicts */
+    int run_ranks;              /* the rank count this case's children run at: set per
+                                 * configuration by the sweep; 0, one process without mpirun */
 } sb_case;
 
 /* err gets "path:line: what was expected". The syntax is in FORMATS.md. */
@@ -268,6 +277,9 @@ typedef struct sb_run_options {
                                  * no evaluation of the epoch it cuts, or earlier when
                                  * its own max_steps says so; 0: no limit */
     const char *stream_path;    /* NULL, or where to write the trace stream as the run goes */
+    const sb_grad_combine *combine; /* a [parallel] case in a job of several processes: how
+                                 * this rank combines gradients with the others
+                                 * (harness/mpi/); NULL: the only rank */
 } sb_run_options;
 
 /* The case's kernel table: its family's, or for a mutant case the det table
@@ -349,6 +361,10 @@ typedef struct sb_spawn_options {
     double timeout_seconds;     /* <= 0: wait as long as it takes */
     bool unset_proc_bind;       /* drop OMP_PROC_BIND and OMP_PLACES from the child's environment */
     const char *stderr_path;    /* NULL: the child writes to our stderr; else to this file (truncated) */
+    bool own_group;             /* the child leads a process group of its own, and a timeout
+                                 * kills the whole group (an mpirun job and its ranks) */
+    bool mpi_as_root;           /* as root: let mpirun run (OMPI_ALLOW_RUN_AS_ROOT and its
+                                 * confirmation in the child's environment) */
 } sb_spawn_options;
 
 sb_status sb_spawn_with(char *const argv[], const sb_spawn_options *o, sb_child_result *r);
@@ -559,6 +575,9 @@ struct sb_run_result {
                                  * run of a thread sweep */
     int batch;                  /* SB_AXIS_BATCH: the batch size the samples ran in; else 0 */
     int ranks;                  /* processes; 1 except on SB_AXIS_RANKS */
+    int ranks_disagree;         /* SB_AXIS_RANKS: the first rank whose trace parts from rank
+                                 * 0's (the run is then nondeterministic, its message says
+                                 * where); 0: every rank agrees */
     sb_verdict verdict;
     sb_verdict expected;        /* the member of expected_set the verdict matched, else its first */
     sb_verdict_set expected_set; /* the verdicts accepted; 0: expected alone */
@@ -693,6 +712,8 @@ typedef struct sb_sweep_options {
     const char *work_dir;       /* run traces, children's stderr, locate dumps */
     const int *threads;         /* NULL: the case's thread counts */
     int n_threads;
+    const int *ranks;           /* a [parallel] case's rank counts; NULL: the case's */
+    int n_ranks;
     int repeats;                /* 0: the case's */
     double timeout_seconds;     /* 0: the case's */
     bool progress;              /* a progress line on stderr */
@@ -750,6 +771,7 @@ enum {
     SB_EXIT_INPUT = 2,          /* usage or input error: bad case, missing golden or data */
     SB_EXIT_CRASH = 3,          /* a configuration crashed or timed out */
     SB_EXIT_NONDETERMINISTIC = 4, /* a configuration did not repeat itself, unexpectedly */
+    SB_EXIT_NO_MPI = 5,         /* a rank sweep asked of a build without MPI (-Dmpi=enabled) */
 };
 
 /* The exit status of a sweep with these results: SB_EXIT_INPUT on an input

@@ -33,6 +33,13 @@ static inline void sb_class_shape_check(const sb_class_shape *s, int min_rows)
     SB_ASSERT(s->n >= min_rows && s->k > 0);
 }
 
+/* The divisor of the loss gradient: the rows the mean loss is over. */
+static inline float sb_class_mean_over(const sb_class_shape *s)
+{
+    SB_ASSERT(s->mean_over >= 0);
+    return (float)(s->mean_over > 0 ? s->mean_over : s->n);
+}
+
 /* The largest logit of a row (NaNs are skipped here; they reach the output
  * through the exponentials). Exact, so its order does not matter. */
 static inline float sb_row_max(const float *z /* [k] */, int k)

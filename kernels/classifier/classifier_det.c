@@ -56,7 +56,7 @@ void sb_softmax_xent_bwd_det(float *dlogits,            /* [n][k] */
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < s->n; i++)
         sb_xent_grad_row(dlogits + (size_t)i * k, prob + (size_t)i * k, labels[i], s->k,
-                         (float)s->n);
+                         sb_class_mean_over(s));
 }
 
 void sb_accuracy_det(float *acc,                /* [1] */

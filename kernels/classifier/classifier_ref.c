@@ -34,7 +34,7 @@ void sb_softmax_xent_bwd_ref(float *dlogits,            /* [n][k] */
     const size_t k = (size_t)s->k;
     for (int i = 0; i < s->n; i++)
         sb_xent_grad_row(dlogits + (size_t)i * k, prob + (size_t)i * k, labels[i], s->k,
-                         (float)s->n);
+                         sb_class_mean_over(s));
 }
 
 void sb_accuracy_ref(float *acc,                /* [1] */

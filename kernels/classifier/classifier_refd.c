@@ -104,12 +104,13 @@ void sb_softmax_xent_bwd_refd(double *value, double *bound, const sb_op_call *c,
 {
     (void)f;
     const int n = c->cls.n, k = c->cls.k;
+    const double mean_over = (double)sb_class_mean_over(&c->cls); /* a row count: exact */
     for (int i = 0; i < n; i++) {
         const int32_t y = SB_REFD_LABELS(c, 1)[i];
         SB_ASSERT(y >= 0 && y < k);
         for (int j = 0; j < k; j++) {
             const size_t e = (size_t)i * (size_t)k + (size_t)j;
-            value[e] = ((double)SB_REFD_IN(c, 0)[e] - (j == y ? 1.0 : 0.0)) / n;
+            value[e] = ((double)SB_REFD_IN(c, 0)[e] - (j == y ? 1.0 : 0.0)) / mean_over;
             bound[e] = (fabs(value[e]) * (2.0 * SB_REFD_U + SB_REFD_U * SB_REFD_U) + SB_REFD_UNDERFLOW) * slack;
         }
     }

@@ -47,6 +47,10 @@ static const char *const param_names[SB_CNN_PARAM_COUNT] = {
     "conv1.W", "conv1.b", "conv2.W", "conv2.b",
     "dense1.W", "dense1.b", "dense2.W", "dense2.b",
 };
+static const char *const grad_names[SB_CNN_PARAM_COUNT] = {
+    "conv1.bwd.dW", "conv1.bwd.db", "conv2.bwd.dW", "conv2.bwd.db",
+    "dense1.bwd.dW", "dense1.bwd.db", "dense2.bwd.dW", "dense2.bwd.db",
+};
 static const char *const init_names[SB_CNN_PARAM_COUNT] = {
     "init.conv1.W", "init.conv1.b", "init.conv2.W", "init.conv2.b",
     "init.dense1.W", "init.dense1.b", "init.dense2.W", "init.dense2.b",
@@ -171,9 +175,10 @@ static sb_op_call pool_call(sb_op op, int n, int c, int h, int w)
     return (sb_op_call){.op = op, .pool = {.n = n, .c = c, .h = h, .w = w}};
 }
 
-static sb_op_call class_call(sb_op op, int n)
+static sb_op_call class_call(const sb_cnn *m, sb_op op, int n)
 {
-    return (sb_op_call){.op = op, .cls = {.n = n, .k = SB_CNN_CLASSES}};
+    return (sb_op_call){.op = op, .cls = {.n = n, .k = SB_CNN_CLASSES,
+                                          .mean_over = m->mean_over}};
 }
 
 static sb_op_call mask_call(const sb_cnn *m, float rate, uint32_t layer, int64_t step,
@@ -266,6 +271,10 @@ sb_status sb_cnn_alloc(sb_cnn *m, const sb_kernel_table *k, const sb_train_confi
         snprintf(m->update_name[i], sizeof m->update_name[i], "%s.%s",
                  sb_optimizer_name(kind), param_names[i]);
         m->latest[i] = init_names[i];
+        /* data parallel, an update reads the gradient combined over the ranks */
+        snprintf(m->combined_name[i], sizeof m->combined_name[i], "allreduce.%s",
+                 param_names[i]);
+        m->grad_probe[i] = cfg->reduce == SB_REDUCE_NONE ? grad_names[i] : m->combined_name[i];
     }
 
     size_t b = (size_t)m->batch;
@@ -299,6 +308,8 @@ sb_status sb_cnn_alloc(sb_cnn *m, const sb_kernel_table *k, const sb_train_confi
         m->leaves[i] = calloc(n_leaves, sizeof *m->leaves[i]);
         ok = ok && m->leaves[i] != NULL;
     }
+    if (cfg->reduce != SB_REDUCE_NONE)
+        ok = ok && sb_cnn_parallel_alloc(m);
     if (!ok) {
         sb_cnn_free(m);
         return SB_ERR_NOMEM;
@@ -323,6 +334,7 @@ void sb_cnn_free(sb_cnn *m)
     for (int i = 0; i < SB_CNN_LEAF_SLOTS; i++)
         free(m->leaves[i]);
     free(m->labels);
+    free(m->partials);
     memset(m, 0, sizeof *m);
 }
 
@@ -396,9 +408,10 @@ void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_mo
         run(m, p, pool, nm[T_POOL], PTRS(m->pool), PTRS(m->relu2), NAMES(nm[T_RELU2]));
     float *dense1_in = m->pool;
     const char *dense1_in_name = nm[T_POOL];
-    if (train) {
+    if (train && !m->masks_given)
         hold(m, p, mask_call(m, m->cfg->dropout1, LAYER_DROPOUT1, p->step, a3), nm[T_MASK1],
              PTRS(m->mask1), NULL, NULL, 0);
+    if (train) {
         run(m, p, vec_call(SB_OP_dropout_fwd, a3), nm[T_DROP1], PTRS(m->drop1),
             PTRS(m->pool, m->mask1), NAMES(nm[T_POOL], nm[T_MASK1]));
         dense1_in = m->drop1, dense1_in_name = nm[T_DROP1];
@@ -411,9 +424,10 @@ void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_mo
 
     float *dense2_in = m->relu3;
     const char *dense2_in_name = nm[T_RELU3];
-    if (train) {
+    if (train && !m->masks_given)
         hold(m, p, mask_call(m, m->cfg->dropout2, LAYER_DROPOUT2, p->step, hid), nm[T_MASK2],
              PTRS(m->mask2), NULL, NULL, 0);
+    if (train) {
         run(m, p, vec_call(SB_OP_dropout_fwd, hid), nm[T_DROP2], PTRS(m->drop2),
             PTRS(m->relu3, m->mask2), NAMES(nm[T_RELU3], nm[T_MASK2]));
         dense2_in = m->drop2, dense2_in_name = nm[T_DROP2];
@@ -424,9 +438,9 @@ void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_mo
     if (!train)
         return;
 
-    run(m, p, class_call(SB_OP_softmax_fwd, n), nm[T_PROB], PTRS(m->prob), PTRS(logits),
+    run(m, p, class_call(m, SB_OP_softmax_fwd, n), nm[T_PROB], PTRS(m->prob), PTRS(logits),
         NAMES(nm[T_DENSE2]));
-    run(m, p, class_call(SB_OP_xent_loss, n), nm[T_LOSS], PTRS(&m->loss),
+    run(m, p, class_call(m, SB_OP_xent_loss, n), nm[T_LOSS], PTRS(&m->loss),
         PTRS(logits, m->labels), NAMES(nm[T_DENSE2], "batch.labels"));
 }
 
@@ -444,7 +458,7 @@ void sb_cnn_backward(sb_cnn *m, int n, const sb_model_probe *p)
     size_t a2 = (size_t)n * SB_CNN_CONV2_K * (size_t)(m->h2 * m->w2);
     size_t a3 = (size_t)n * (size_t)m->features, hid = (size_t)n * SB_CNN_HIDDEN;
 
-    run(m, p, class_call(SB_OP_softmax_xent_bwd, n), "loss.bwd.dlogits", PTRS(m->dlogits),
+    run(m, p, class_call(m, SB_OP_softmax_xent_bwd, n), "loss.bwd.dlogits", PTRS(m->dlogits),
         PTRS(m->prob, m->labels), NAMES(nm[T_PROB], "batch.labels"));
 
     sb_op_call d2 = dense_call(SB_OP_dense_bwd_weights, n, SB_CNN_HIDDEN, SB_CNN_CLASSES);
@@ -503,11 +517,6 @@ void sb_cnn_backward(sb_cnn *m, int n, const sb_model_probe *p)
 
 /* ---- update ---------------------------------------------------------------- */
 
-static const char *const grad_names[SB_CNN_PARAM_COUNT] = {
-    "conv1.bwd.dW", "conv1.bwd.db", "conv2.bwd.dW", "conv2.bwd.db",
-    "dense1.bwd.dW", "dense1.bwd.db", "dense2.bwd.dW", "dense2.bwd.db",
-};
-
 void sb_cnn_update(sb_cnn *m, const sb_model_probe *p)
 {
     SB_ASSERT(m->n_held == 0); /* no probe waits across passes */
@@ -519,7 +528,53 @@ void sb_cnn_update(sb_cnn *m, const sb_model_probe *p)
         /* The parameter and its accumulators are updated in place: the probe
          * names the parameter's previous value, the live input is the gradient. */
         run(m, p, c, m->update_name[i], PTRS(m->param[i], m->state[i][0], m->state[i][1]),
-            PTRS(m->grad[i]), NAMES(grad_names[i], m->latest[i]));
+            PTRS(m->grad[i]), NAMES(m->grad_probe[i], m->latest[i]));
         m->latest[i] = m->update_name[i];
     }
+}
+
+/* ---- for the data-parallel step (cnn_parallel.c) ----------------------------- */
+
+void sb_cnn_masks(sb_cnn *m, int n, int64_t step)
+{
+    size_t a3 = (size_t)n * (size_t)m->features, hid = (size_t)n * SB_CNN_HIDDEN;
+    sb_op_call c = mask_call(m, m->cfg->dropout1, LAYER_DROPOUT1, step, a3);
+    sb_model_call(m->k, &c, PTRS(m->mask1), NULL);
+    c = mask_call(m, m->cfg->dropout2, LAYER_DROPOUT2, step, hid);
+    sb_model_call(m->k, &c, PTRS(m->mask2), NULL);
+}
+
+sb_op_call sb_cnn_grad_call(const sb_cnn *m, sb_cnn_param i, int n)
+{
+    sb_op_call c;
+    switch (i) {
+    case SB_CNN_CONV1_W:
+    case SB_CNN_CONV1_B:
+        c = conv_call(i == SB_CNN_CONV1_W ? SB_OP_conv2d_bwd_filter : SB_OP_conv2d_bwd_bias, n,
+                      1, m->h, m->w, SB_CNN_CONV1_K);
+        sb_model_bind(&c, PTRS(m->grad[i]), PTRS(m->dconv1, m->x));
+        return c;
+    case SB_CNN_CONV2_W:
+    case SB_CNN_CONV2_B:
+        c = conv_call(i == SB_CNN_CONV2_W ? SB_OP_conv2d_bwd_filter : SB_OP_conv2d_bwd_bias, n,
+                      SB_CNN_CONV1_K, m->h1, m->w1, SB_CNN_CONV2_K);
+        sb_model_bind(&c, PTRS(m->grad[i]), PTRS(m->dconv2, m->relu1));
+        return c;
+    case SB_CNN_DENSE1_W:
+    case SB_CNN_DENSE1_B:
+        c = dense_call(i == SB_CNN_DENSE1_W ? SB_OP_dense_bwd_weights : SB_OP_dense_bwd_bias, n,
+                       m->features, SB_CNN_HIDDEN);
+        sb_model_bind(&c, PTRS(m->grad[i]), PTRS(m->ddense1, m->drop1));
+        return c;
+    case SB_CNN_DENSE2_W:
+    case SB_CNN_DENSE2_B:
+        c = dense_call(i == SB_CNN_DENSE2_W ? SB_OP_dense_bwd_weights : SB_OP_dense_bwd_bias, n,
+                       SB_CNN_HIDDEN, SB_CNN_CLASSES);
+        sb_model_bind(&c, PTRS(m->grad[i]), PTRS(m->dlogits, m->drop2));
+        return c;
+    case SB_CNN_PARAM_COUNT:
+        break;
+    }
+    SB_ASSERT(!"no such parameter");
+    return (sb_op_call){0};
 }

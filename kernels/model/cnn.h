@@ -52,6 +52,17 @@ typedef struct sb_cnn {
     sb_tensor param_view[SB_CNN_PARAM_COUNT]; /* shape of each parameter */
     char update_name[SB_CNN_PARAM_COUNT][48]; /* "adadelta.conv1.W" */
     const char *latest[SB_CNN_PARAM_COUNT];   /* probe holding the current value */
+    const char *grad_probe[SB_CNN_PARAM_COUNT]; /* probe of the gradient an update reads */
+
+    /* data parallel (cnn_parallel.c): the gradient of one chunk (det) or of
+     * the rank's share (loose) is a row of `partials`: every parameter's
+     * gradient at grad_offset[i], then the chunk's part of the batch loss */
+    float *partials;            /* [batch / chunk rounded up, or 1][grad_total] */
+    size_t grad_offset[SB_CNN_PARAM_COUNT], grad_total;
+    char combined_name[SB_CNN_PARAM_COUNT][48]; /* "allreduce.conv1.W" */
+    bool masks_given;           /* a pass over rows of a batch whose dropout masks were drawn
+                                 * for the whole batch: the forward draws none */
+    int mean_over;              /* the rows the loss is the mean over; 0: the pass's own */
 
     /* forward */
     float *x;           /* [batch][1][h][w] */
@@ -104,5 +115,20 @@ void sb_cnn_eval_name(char out[SB_CNN_NAME_SIZE], int batch, const char *tensor)
 void sb_cnn_backward(sb_cnn *m, int n, const sb_model_probe *p);
 /* One optimiser step on every parameter; p->step is the 0-based step. */
 void sb_cnn_update(sb_cnn *m, const sb_model_probe *p);
+
+/* Data parallel (cfg->reduce): the forward and backward of this rank's part
+ * of the global batch m->x[0..n), the gradients combined over the ranks
+ * (cfg->combine) into m->grad, and m->loss the batch loss. Probes, in
+ * order: allreduce.<param> for every parameter (the combined gradient). */
+void sb_cnn_parallel_step(sb_cnn *m, int n, const sb_model_probe *p);
+/* The buffers of the step; called by sb_cnn_alloc. */
+bool sb_cnn_parallel_alloc(sb_cnn *m);
+/* Both dropout masks of a training step for rows 0..n, unprobed: a pass over
+ * some of those rows (masks_given) then uses the rows' own masks, drawn at
+ * the samples' places in the batch, whoever computes them. */
+void sb_cnn_masks(sb_cnn *m, int n, int64_t step);
+/* The op that makes parameter i's gradient over rows 0..n of the backward
+ * buffers, bound to them (its output m->grad[i]). */
+sb_op_call sb_cnn_grad_call(const sb_cnn *m, sb_cnn_param i, int n);
 
 #endif

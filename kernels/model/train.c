@@ -41,6 +41,11 @@ static sb_status config_check(const sb_train_config *cfg, const sb_dataset *trai
         (unsigned)cfg->optim.kind >= SB_OPTIM_COUNT || !(cfg->dropout1 >= 0.0f) ||
         !(cfg->dropout1 < 1.0f) || !(cfg->dropout2 >= 0.0f) || !(cfg->dropout2 < 1.0f))
         return SB_ERR_USAGE;
+    if ((unsigned)cfg->reduce > SB_REDUCE_LOOSE ||
+        (cfg->reduce == SB_REDUCE_DET && cfg->chunk < 1) ||
+        (cfg->combine && (cfg->combine->ranks < 1 || cfg->combine->rank < 0 ||
+                          cfg->combine->rank >= cfg->combine->ranks)))
+        return SB_ERR_USAGE;
     if (train->n < 1 || test->n < 1 || train->rows != test->rows ||
         train->cols != test->cols)
         return SB_ERR_SHAPE;
@@ -153,8 +158,12 @@ sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,
             int n = train->n - start < cfg->batch ? (int)(train->n - start) : cfg->batch;
             batch_load(&m, train, order, start, n);
             batch_probe(&m, n, "batch.x", "batch.labels", &p);
-            sb_cnn_forward(&m, n, SB_CNN_TRAIN, NULL, &p);
-            sb_cnn_backward(&m, n, &p);
+            if (cfg->reduce == SB_REDUCE_NONE) {
+                sb_cnn_forward(&m, n, SB_CNN_TRAIN, NULL, &p);
+                sb_cnn_backward(&m, n, &p);
+            } else {
+                sb_cnn_parallel_step(&m, n, &p);
+            }
             sb_cnn_update(&m, &p);
             loss_sum += (double)m.loss;
             batches++;

@@ -6,7 +6,9 @@
 #include "op_kernels.h"
 
 #define SB_MUTANT(name, kind, op, fault) sb_##op##_fn sb_mutant_##name;
+#define SB_RANK_MUTANT(name, fault_enum, fault)
 #include "mutants.def"
+#undef SB_RANK_MUTANT
 #undef SB_MUTANT
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mutants.h"
+#include "sb_model.h"
 
 typedef struct mutant {
     const char *name;
@@ -15,7 +16,9 @@ typedef struct mutant {
 
 static const mutant mutants[] = {
 #define SB_MUTANT(name, kind, op, fault) {#name, SB_MUTANT_##kind, SB_OP_##op, fault},
+#define SB_RANK_MUTANT(name, fault_enum, fault)
 #include "mutants.def"
+#undef SB_RANK_MUTANT
 #undef SB_MUTANT
 };
 
@@ -64,7 +67,9 @@ void sb_mutant_install(int i, sb_kernel_table *t)
         t->op = sb_mutant_##name;                                                         \
         return;                                                                           \
     }
+#define SB_RANK_MUTANT(name, fault_enum, fault)
 #include "mutants.def"
+#undef SB_RANK_MUTANT
 #undef SB_MUTANT
 }
 
@@ -76,4 +81,44 @@ const sb_kernel_table *sb_kernels_mutant(const char *name)
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, build_tables);
     return &tables[i];
+}
+
+/* ---- rank mutants: faults of the data-parallel step, not of a kernel ---- */
+
+typedef struct rank_mutant {
+    const char *name;
+    sb_rank_fault fault_kind;
+    const char *fault;
+} rank_mutant;
+
+static const rank_mutant rank_mutants[] = {
+#define SB_MUTANT(name, kind, op, fault)
+#define SB_RANK_MUTANT(name, fault_enum, fault) {#name, SB_RANK_FAULT_##fault_enum, fault},
+#include "mutants.def"
+#undef SB_RANK_MUTANT
+#undef SB_MUTANT
+};
+
+enum { N_RANK_MUTANTS = sizeof rank_mutants / sizeof rank_mutants[0] };
+_Static_assert(N_RANK_MUTANTS + 1 == SB_RANK_FAULT_COUNT,
+               "one SB_RANK_MUTANT line per sb_rank_fault");
+
+int sb_rank_mutant_find(const char *name)
+{
+    for (int i = 0; name && i < N_RANK_MUTANTS; i++)
+        if (strcmp(rank_mutants[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+sb_rank_fault sb_rank_mutant_fault_kind(int i)
+{
+    SB_ASSERT(i >= 0 && i < N_RANK_MUTANTS);
+    return rank_mutants[i].fault_kind;
+}
+
+const char *sb_rank_mutant_fault(int i)
+{
+    SB_ASSERT(i >= 0 && i < N_RANK_MUTANTS);
+    return rank_mutants[i].fault;
 }

@@ -28,19 +28,30 @@ def batch_of(run):
     return run.get("batch", 0) if run.get("axis", "threads") == "batch" else 0
 
 
+def ranked(run):
+    """A run of a data-parallel job (the ranks axis, harness/REPORTS.md)."""
+    return run.get("axis") == "ranks"
+
+
 def run_key(build, case, run):
-    return (build, case, run["threads"], run["repeat"], batch_of(run))
+    return (build, case, run.get("ranks", 1), run["threads"], run["repeat"], batch_of(run))
 
 
 def run_id(build, case, run):
     batch = f"-b{batch_of(run)}" if batch_of(run) else ""
-    return f"d-{build}-{case}{batch}-t{run['threads']}-r{run['repeat']}".replace(".", "_")
+    ranks = f"-n{run['ranks']}" if ranked(run) else ""
+    return f"d-{build}-{case}{batch}{ranks}-t{run['threads']}-r{run['repeat']}".replace(".", "_")
 
 
 def run_config(run):
-    """'2 threads', or on the batch axis 'batch 16 at 2 threads'."""
+    """'2 threads'; on the batch axis 'batch 16 at 2 threads'; on the ranks axis
+    '3 ranks, 2 threads'."""
     threads = f"{run['threads']} thread{'s' if run['threads'] != 1 else ''}"
-    return f"batch {batch_of(run)} at {threads}" if batch_of(run) else threads
+    if batch_of(run):
+        return f"batch {batch_of(run)} at {threads}"
+    if ranked(run):
+        return f"{run['ranks']} rank{'s' if run['ranks'] > 1 else ''}, {threads}"
+    return threads
 
 
 def duration(seconds):
@@ -97,16 +108,25 @@ def summary_html(night):
 
 # ---- the matrix: case x build -------------------------------------------------------
 
+def configs_list(runs):
+    """Thread counts, or on the ranks axis (ranks x threads) pairs: '1x1, 2x1, 3x2'."""
+    if not any(ranked(r) for r in runs):
+        return threads_list(r["threads"] for r in runs)
+    pairs = sorted({(r.get("ranks", 1), r["threads"]) for r in runs})
+    return "ranks x threads " + ", ".join(f"{n}x{t}" for n, t in pairs)
+
+
 def verdicts_text(runs):
-    """The verdicts of a cell's runs with their thread counts: 'identical at 1; reordering at
-    2, 4'; the batch axis's after them by batch size: 'identical at batch 3, 16'."""
+    """The verdicts of a cell's runs with their configurations: 'identical at 1; reordering
+    at 2, 4' ('identical at ranks x threads 1x1, 2x1' on the ranks axis); the batch axis's
+    after them by batch size: 'identical at batch 3, 16'."""
     by, batch = {}, {}
     for r in runs:
         if batch_of(r):
             batch.setdefault(r["verdict"], []).append(batch_of(r))
         else:
-            by.setdefault(r["verdict"], []).append(r["threads"])
-    return "; ".join([f"{v} at {threads_list(t)}" for v, t in by.items()] +
+            by.setdefault(r["verdict"], []).append(r)
+    return "; ".join([f"{v} at {configs_list(rs)}" for v, rs in by.items()] +
                      [f"{v} at batch {threads_list(b)}" for v, b in batch.items()])
 
 
@@ -123,7 +143,7 @@ def cell_html(build, case, runs):
     symbol, word = OUTCOMES[outcome]
     off = [r for r in runs if failed(r)]
     label = f"{word} ({len(off)} of {len(runs)} runs)" if off else word
-    links = "".join(f' <a href="#{run_id(build["name"], case, r)}">{run_config(r)}'
+    links = "".join(f' <a href="#{run_id(build["name"], case, r)}">{esc(run_config(r))}'
                     f'{" r" + str(r["repeat"]) if r["repeat"] > 1 else ""}</a>' for r in off)
     return (f'<td class="cell {outcome}" data-outcome="{outcome}" data-build="{esc(build["name"])}" '
             f'data-case="{esc(case)}"><span class="symbol" aria-hidden="true">{symbol}</span> '
@@ -185,11 +205,16 @@ def limit_note(build):
 
 def reproduce_command(build, case, run):
     """The build's samebits locating the run's divergence against the reference (on the
-    batch axis: sweeping that batch size against the case's reference size)."""
+    batch axis: sweeping that batch size against the case's reference size; on the ranks
+    axis, which locate does not take: sweeping that configuration again)."""
     if batch_of(run):
         return shlex.join([build["samebits"], "sweep", case["path"], "--axis", "batch"])
-    cmd = [build["samebits"], "locate", case["path"], "--threads",
-           f"{case['reference_threads']},{run['threads']}"]
+    if ranked(run):
+        cmd = [build["samebits"], "sweep", case["path"], "--ranks", str(run["ranks"]),
+               "--threads", str(run["threads"])]
+    else:
+        cmd = [build["samebits"], "locate", case["path"], "--threads",
+               f"{case['reference_threads']},{run['threads']}"]
     if run.get("truncated"):
         cmd += ["--max-steps", str(run["truncated"]["max_steps"])]
     return shlex.join(cmd)
@@ -219,7 +244,7 @@ def divergence_sentences(d):
 
 
 def run_details_html(build, case, run):
-    title = (f"{esc(case['name'])} on {esc(build['name'])}: {run_config(run)}"
+    title = (f"{esc(case['name'])} on {esc(build['name'])}: {esc(run_config(run))}"
              f"{', repeat ' + str(run['repeat']) if run['repeat'] > 1 else ''}")
     said = [f"The case expects <strong>{esc(run['expected'])}</strong>; this run gave "
             f"<strong>{esc(run['verdict'])}</strong>."]
@@ -282,7 +307,7 @@ def expected_divergences_html(builds):
 
 
 def unreached_html(builds):
-    items = [f"<li>{esc(b['name'])}: {esc(c['name'])}, {r['threads']} threads: expected "
+    items = [f"<li>{esc(b['name'])}: {esc(c['name'])}, {esc(run_config(r))}: expected "
              f"{esc(r['expected'])}, identical in the first {r['truncated']['max_steps']} steps</li>"
              for b in builds for c in b["cases"] for r in c["runs"] if r.get("not_reached")]
     if not items:
@@ -303,7 +328,7 @@ def curves_html(builds):
             if not runs:
                 continue
             plots = [curve_plot(f"{c['name']} ({b['name']})", ylabel,
-                                [(f"{r['threads']} thread{'s' if r['threads'] > 1 else ''}",
+                                [(run_config(r),
                                   [(e["epoch"], e[key]) for e in r["epochs"]]) for r in runs])
                      for key, ylabel in (("test_loss", "test loss"),
                                          ("test_accuracy", "test accuracy"),

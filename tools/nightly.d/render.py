@@ -72,8 +72,11 @@ def load_builds(manifest, sweeps):
             for run in case["runs"]:
                 if case["kind"] == "train":
                     truncated = run.get("truncated")
+                    # a rank run's trace: <case>.n<ranks>.t<threads>.r<repeat>.trace
+                    ranks = f".n{run['ranks']}" if page.ranked(run) else ""
                     run["epochs"] = read_epochs(os.path.join(
-                        sweeps, row["name"], f"{case['name']}.t{run['threads']}.r{run['repeat']}.trace"),
+                        sweeps, row["name"],
+                        f"{case['name']}{ranks}.t{run['threads']}.r{run['repeat']}.trace"),
                         truncated and truncated["max_steps"])
         builds.append(b)
     return builds
