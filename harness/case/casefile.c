@@ -848,6 +848,9 @@ static sb_status load_invariance_section(loader *ld, sb_case *c)
     if (!sb_batch_list_parse(e->value, c->batch_sizes, &c->n_batch, why, sizeof why))
         return fail(ld, e->line, "batch as sizes in [1, %d] and ranges a..b, each size once, "
                                  "at most %d (%s)", SB_MAX_BATCH, SB_MAX_BATCH_SIZES, why);
+    if (c->kind == SB_CASE_TRAIN && strcmp(c->model, "keras_mnist_cnn") != 0)
+        return fail(ld, at, "[invariance] with model keras_mnist_cnn: model %s has no "
+                            "batch-axis forward pass yet", c->model);
     if (c->kind == SB_CASE_KERNEL && !sb_op_per_sample(c->call.op))
         return fail(ld, at, "no [invariance] for op %s: its output has no row per sample "
                             "(the batch axis takes conv, dense, pool and classifier ops "

@@ -256,7 +256,7 @@ static sb_status train_batch_run(const sb_case *c, const sb_run_options *o, sb_r
                                  char *err, size_t errlen)
 {
     if (strcmp(c->model, "keras_mnist_cnn") != 0) {
-        sb_err_set(err, errlen, "%s: model %s has no batch-axis forward pass", c->path,
+        sb_err_set(err, errlen, "%s: model %s has no batch-axis forward pass yet", c->path,
                    c->model);
         return SB_ERR_INPUT;
     }

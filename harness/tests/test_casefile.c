@@ -497,6 +497,7 @@ START_TEST(gpt_train_case)
         {7, "dataset = mnist\n", 7, "dataset as fortunes (for model char_gpt)"},
         {6, "model = char_rnn\n", 6, "model as keras_mnist_cnn or char_gpt"},
         {0, "[parallel]\nranks = 1,2\nreduce = det\n", 13, "char_gpt has no data-parallel step yet"},
+        {0, "[invariance]\nbatch = 1,16\n", 13, "char_gpt has no batch-axis forward pass yet"},
     };
     refusals_check(good, bad, sizeof bad / sizeof bad[0]);
 }
