@@ -213,9 +213,10 @@ sb_op_roles sb_op_roles_of(sb_op op);
  * optimiser updates): they are inputs too. */
 bool sb_op_updates_in_place(sb_op op);
 
-/* Batches. In the conv, dense, pool and classifier ops the roles x, y, z
- * and labels lead with the batch dimension n, one row per sample: a
- * sample's slice of them is one row. */
+/* Batches. In the conv, dense, pool, classifier and norm ops the roles x,
+ * y, z and labels lead with the batch dimension n, one row per sample, and
+ * in the attn ops x and y lead with the sequences b, one sequence per
+ * sample: a sample's slice of them is one row (one sequence). */
 bool sb_role_per_sample(sb_op op, sb_role r);
 /* The op's output is per sample (a row per sample, a function of that
  * sample alone; not a batch-level reduction such as a loss or a weight

@@ -853,8 +853,9 @@ static sb_status load_invariance_section(loader *ld, sb_case *c)
                             "batch-axis forward pass yet", c->model);
     if (c->kind == SB_CASE_KERNEL && !sb_op_per_sample(c->call.op))
         return fail(ld, at, "no [invariance] for op %s: its output has no row per sample "
-                            "(the batch axis takes conv, dense, pool and classifier ops "
-                            "with a per-sample output)", sb_op_name(c->call.op));
+                            "(the batch axis takes conv, dense, pool, classifier, layer-norm "
+                            "and attention ops with a per-sample output)",
+                    sb_op_name(c->call.op));
     int64_t v = 2;
     sb_status st = SB_OK;
     if ((e = find(ld, "invariance", "samples")) != NULL)

@@ -80,13 +80,30 @@ START_TEST(test_pool_and_classifier_batch_invariant)
 }
 END_TEST
 
+/* The char GPT's per-row and per-sequence ops: a layer norm's row and an
+ * attention's sequence (all its heads) are one sample each. */
+START_TEST(test_norm_and_attention_batch_invariant)
+{
+    sb_op_call c = {.op = SB_OP_layernorm_fwd, .norm = {.c = 128, .eps = 1e-5f}};
+    check_batch_invariant(&c);
+    c.op = SB_OP_layernorm_bwd_data;
+    check_batch_invariant(&c);
+    c = (sb_op_call){.op = SB_OP_attention_fwd, .attn = {.t = 64, .h = 4, .d = 32}};
+    check_batch_invariant(&c);
+    c.op = SB_OP_attention_bwd;
+    check_batch_invariant(&c);
+}
+END_TEST
+
 /* Every op the batch axis takes is covered above (softmax_xent_bwd is
  * not one: the loss gradient carries the batch's 1/n). */
 START_TEST(test_every_per_sample_op_covered)
 {
     static const sb_op covered[] = {SB_OP_dense_fwd, SB_OP_dense_bwd_data, SB_OP_conv2d_fwd,
                                     SB_OP_conv2d_bwd_data, SB_OP_maxpool_fwd,
-                                    SB_OP_maxpool_bwd, SB_OP_softmax_fwd};
+                                    SB_OP_maxpool_bwd, SB_OP_softmax_fwd,
+                                    SB_OP_layernorm_fwd, SB_OP_layernorm_bwd_data,
+                                    SB_OP_attention_fwd, SB_OP_attention_bwd};
     for (int op = 0; op < SB_OP_COUNT; op++) {
         bool listed = false;
         for (size_t i = 0; i < sizeof covered / sizeof covered[0]; i++)
@@ -124,6 +141,7 @@ Suite *make_batch_suite(void)
     tcase_add_test(tc, test_dense_batch_invariant);
     tcase_add_test(tc, test_conv_batch_invariant);
     tcase_add_test(tc, test_pool_and_classifier_batch_invariant);
+    tcase_add_test(tc, test_norm_and_attention_batch_invariant);
     tcase_add_test(tc, test_every_per_sample_op_covered);
     tcase_add_test(tc, test_loose_follows_the_batch);
     suite_add_tcase(s, tc);
