@@ -392,31 +392,9 @@ static const char *const good_train = "[case]\n"          /* 1 */
                                       "[sweep]\n"         /* 11 */
                                       "threads = 1..8\n"; /* 12 */
 
-/* The case at path fails to load, its message naming err_line and saying `says`. */
-static void load_fails(size_t i, int err_line, const char *says)
-{
-    sb_case c;
-    char err[512] = "", prefix[256];
-    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_ERR_INPUT, "case %zu", i);
-    snprintf(prefix, sizeof prefix, "%s:%d: expected ", path, err_line);
-    ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0, "case %zu: \"%s\"", i, err);
-    ck_assert_msg(strstr(err, says) != NULL, "case %zu: \"%s\"", i, err);
-}
-
 START_TEST(train_errors)
 {
-    static const char *const good = "[case]\n"          /* 1 */
-                                    "kind = train\n"    /* 2 */
-                                    "family = det\n"    /* 3 */
-                                    "seed = 1\n"        /* 4 */
-                                    "[train]\n"         /* 5 */
-                                    "model = keras_mnist_cnn\n"
-                                    "dataset = mnist\n" /* 7 */
-                                    "train = 0..600\n"  /* 8 */
-                                    "test = 9000..10000\n"
-                                    "optimizer = sgd\n" /* 10 */
-                                    "[sweep]\n"         /* 11 */
-                                    "threads = 1..8\n"; /* 12 */
+    const char *const good = good_train;
     static const refusal bad[] = {
         {8, "train = 600..0\n", 8, "train as begin..end with begin < end"},
         {8, "train = 5..5\n", 8, "begin < end"},
@@ -542,22 +520,15 @@ START_TEST(parallel_section)
     ck_assert_str_ne(det, loose);
     ck_assert_str_ne(det, chunk8);
 
-    static const struct {
-        const char *text;
-        int err_line;
-        const char *says;
-    } bad[] = {
-        {"[parallel]\nreduce = det\n", 13, "key ranks"},
-        {"[parallel]\nranks = 1,17\nreduce = det\n", 14, "rank counts in [1, 16]"},
-        {"[parallel]\nranks = 1,2\n", 13, "key reduce"},
-        {"[parallel]\nranks = 1,2\nreduce = fast\n", 15, "reduce as det or loose"},
-        {"[parallel]\nranks = 2\nreduce = det\nchunk = 0\n", 16, "chunk"},
-        {"[parallel]\nranks = 2\nreduce = det\nrank = 2\n", 16, "a key of [parallel]"},
+    static const refusal bad[] = {
+        {0, "[parallel]\nreduce = det\n", 13, "key ranks"},
+        {0, "[parallel]\nranks = 1,17\nreduce = det\n", 14, "rank counts in [1, 16]"},
+        {0, "[parallel]\nranks = 1,2\n", 13, "key reduce"},
+        {0, "[parallel]\nranks = 1,2\nreduce = fast\n", 15, "reduce as det or loose"},
+        {0, "[parallel]\nranks = 2\nreduce = det\nchunk = 0\n", 16, "chunk"},
+        {0, "[parallel]\nranks = 2\nreduce = det\nrank = 2\n", 16, "a key of [parallel]"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        write_variant(good, 0, bad[i].text);
-        load_fails(i, bad[i].err_line, bad[i].says);
-    }
+    refusals_check(good, bad, sizeof bad / sizeof bad[0]);
 }
 END_TEST
 
