@@ -904,6 +904,9 @@ static sb_status load_parallel_section(loader *ld, sb_case *c)
         return SB_OK;
     if (c->kind != SB_CASE_TRAIN)
         return fail(ld, at, "[parallel] only in a kind = train case");
+    if (c->n_batch > 0)
+        return fail(ld, at, "[parallel] or [invariance], not both: a case sweeps one axis "
+                            "besides its thread counts");
     if (strcmp(c->model, "keras_mnist_cnn") != 0)
         return fail(ld, at, "[parallel] with model keras_mnist_cnn: model %s has no "
                             "data-parallel step yet", c->model);
@@ -1217,6 +1220,16 @@ sb_status sb_case_batch_override(sb_case *c, const int *sizes, int n, char *err,
     if (c->kind == SB_CASE_KERNEL && !sb_op_per_sample(c->call.op)) {
         sb_err_set(err, errlen, "%s: op %s has no per-sample output: no batch axis", c->path,
                    sb_op_name(c->call.op));
+        return SB_ERR_USAGE;
+    }
+    if (c->kind == SB_CASE_TRAIN && strcmp(c->model, "keras_mnist_cnn") != 0) {
+        sb_err_set(err, errlen, "%s: model %s has no batch-axis forward pass yet", c->path,
+                   c->model);
+        return SB_ERR_USAGE;
+    }
+    if (c->n_ranks > 0) {
+        sb_err_set(err, errlen, "%s: a [parallel] case has no batch axis (one axis a case)",
+                   c->path);
         return SB_ERR_USAGE;
     }
     SB_ASSERT(n >= 1 && n <= SB_MAX_BATCH_SIZES);

@@ -87,8 +87,13 @@ int cli_run_rank(int argc, char **argv, const sb_grad_combine *combine)
     sb_case c;
     if (!cli_case_load(&c, case_path))
         return SB_EXIT_INPUT;
-    if (batch > 0 && c.n_batch == 0) {
-        fprintf(stderr, "%s: --batch needs an [invariance] section (FORMATS.md)\n", case_path);
+    /* a case without [invariance] swept with `sweep --batch`: the same
+     * defaults the sweep gave it (sb_case_batch_override) */
+    char err[512] = "";
+    const int size = (int)batch;
+    if (batch > 0 && c.n_batch == 0 &&
+        sb_case_batch_override(&c, &size, 1, err, sizeof err) != SB_OK) {
+        fprintf(stderr, "%s\n", err);
         return SB_EXIT_INPUT;
     }
     c.run_batch = (int)batch;
@@ -118,7 +123,6 @@ int cli_run_rank(int argc, char **argv, const sb_grad_combine *combine)
                         .combine = combine};
     sb_trace t;
     sb_trace_init(&t);
-    char err[512] = "";
     sb_status st = sb_run_case(&c, &o, &t, err, sizeof err);
     if (st != SB_OK) {
         fprintf(stderr, "%s\n", err[0] ? err : sb_status_name(st));

@@ -122,7 +122,12 @@ sb_status sb_census_build(sb_census *cs, const sb_case_result *r, const sb_trace
 {
     memset(cs, 0, sizeof *cs);
     cs->c = r->c;
+    /* the census is of the threads axis: a run on the batch or the ranks
+     * axis is another computation than the golden's, and has a row of the
+     * sweep's table, not a column here */
     for (int i = 0; i < r->n_runs; i++) {
+        if (r->runs[i].axis != SB_AXIS_THREADS)
+            continue;
         bool seen = false;
         for (int k = 0; k < cs->n_threads; k++)
             seen = seen || cs->threads[k] == r->runs[i].threads;
@@ -141,7 +146,8 @@ sb_status sb_census_build(sb_census *cs, const sb_case_result *r, const sb_trace
         return SB_ERR_NOMEM;
     }
     for (int i = 0; i < r->n_runs; i++)
-        traces[i] = run_trace_read(cs, &r->runs[i], work_dir);
+        traces[i] = r->runs[i].axis == SB_AXIS_THREADS
+                        ? run_trace_read(cs, &r->runs[i], work_dir) : NULL;
     int row_i = 0;
     for (size_t g = 0; g < golden->n_records; g++) {
         const sb_record *rec = &golden->records[g];
@@ -153,10 +159,13 @@ sb_status sb_census_build(sb_census *cs, const sb_case_result *r, const sb_trace
         snprintf(row->op, sizeof row->op, "%s", rec->op);
         for (int i = 0; i < r->n_runs; i++) {
             const sb_run_result *x = &r->runs[i];
+            if (x->axis != SB_AXIS_THREADS)
+                continue;
             char *cell = &row->cell[x->threads];
             cell_worsen(cell, run_mark(x, golden, traces[i], g, row));
             for (int j = 0; j < i; j++)
-                if (r->runs[j].threads == x->threads && repeats_part_at(traces[i], traces[j], g))
+                if (r->runs[j].axis == SB_AXIS_THREADS && r->runs[j].threads == x->threads &&
+                    repeats_part_at(traces[i], traces[j], g))
                     cell_worsen(cell, 'N');
         }
     }
@@ -176,9 +185,15 @@ void sb_census_free(sb_census *cs)
 void sb_census_remove_traces(const sb_case_result *r, const char *work_dir)
 {
     for (int i = 0; i < r->n_runs; i++) {
-        char path[1200];
-        snprintf(path, sizeof path, "%s/%s.t%d.r%d.trace", work_dir, r->c->name,
-                 r->runs[i].threads, r->runs[i].repeat);
+        /* sweep/sweep.c's names: <case>[.b<B>|.n<R>].t<T>.r<K>.trace */
+        const sb_run_result *x = &r->runs[i];
+        char path[1200], axis[24] = "";
+        if (x->axis == SB_AXIS_BATCH)
+            snprintf(axis, sizeof axis, ".b%d", x->batch);
+        else if (x->axis == SB_AXIS_RANKS)
+            snprintf(axis, sizeof axis, ".n%d", x->ranks);
+        snprintf(path, sizeof path, "%s/%s%s.t%d.r%d.trace", work_dir, r->c->name, axis,
+                 x->threads, x->repeat);
         unlink(path);
     }
 }

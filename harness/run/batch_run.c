@@ -180,7 +180,7 @@ static void kernel_rows_fill(const sb_case *c, sb_tensor *t, int i, int pos, int
             int32_t *row = (int32_t *)t->data + (size_t)r * per;
             for (size_t j = 0; j < per; j++)
                 row[j] = (int32_t)(sb_rng_u32(c->seed, stream, 0, first + j) %
-                                   (uint32_t)c->call.cls.k);
+                                   (uint32_t)sb_op_call_label_range(&c->call));
         } else {
             sb_rng_fill_uniform_from((float *)t->data + (size_t)r * per, per, -1.0f, 1.0f,
                                      c->seed, stream, 0, first);

@@ -527,6 +527,8 @@ START_TEST(parallel_section)
         {0, "[parallel]\nranks = 1,2\nreduce = fast\n", 15, "reduce as det or loose"},
         {0, "[parallel]\nranks = 2\nreduce = det\nchunk = 0\n", 16, "chunk"},
         {0, "[parallel]\nranks = 2\nreduce = det\nrank = 2\n", 16, "a key of [parallel]"},
+        {0, "[invariance]\nbatch = 1,16\n[parallel]\nranks = 2\nreduce = det\n", 15,
+         "[parallel] or [invariance], not both"},
     };
     refusals_check(good, bad, sizeof bad / sizeof bad[0]);
 }

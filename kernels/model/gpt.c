@@ -205,6 +205,9 @@ sb_status sb_gpt_alloc(sb_gpt *g, const sb_kernel_table *k, const sb_train_confi
     if (!shapes_ok(g))
         return SB_ERR_SHAPE;
     params_list(g);
+    /* the gradient norm and the updates take every parameter as one vector */
+    if (g->total > ((size_t)1 << 28))
+        return SB_ERR_SHAPE;
 
     bool ok = true;
     g->params = floats(g->total, &ok);

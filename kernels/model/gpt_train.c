@@ -192,8 +192,10 @@ sb_status sb_gpt_run(const sb_model_run *r, sb_epoch_metrics *metrics, int *n_me
         sb_text_free(&all);
         if (st == SB_ERR_SHAPE)
             return sb_msg(err, errlen, SB_ERR_INPUT, "%s: the model cannot take these sizes "
-                          "(layers 1..%d, width a multiple of heads, batch * context * 4 * "
-                          "width at most 2^28)", r->what, SB_GPT_MAX_LAYERS);
+                          "(layers 1..%d, width a multiple of heads, every tensor and the "
+                          "parameters together at most 2^28 floats: batch * context * 4 * "
+                          "width, batch * context * %d, the parameter count)", r->what,
+                          SB_GPT_MAX_LAYERS, SB_TEXT_VOCAB);
         return sb_msg(err, errlen, st, "%s: %s", r->what, sb_status_name(st));
     }
     const int t = g.context;
