@@ -61,7 +61,7 @@ static inline sb_err sb_err_div(sb_err a, sb_err b)
 {
     const double v = a.v / b.v;
     if (!(fabs(b.v) > b.e))
-        return (sb_err){v, INFINITY};
+        return (sb_err){v, (double)INFINITY};
     return sb_err_round(v, (a.e + fabs(v) * b.e) / (fabs(b.v) - b.e));
 }
 
