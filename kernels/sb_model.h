@@ -181,6 +181,10 @@ typedef struct sb_model_kind {
      * why on failure: SB_ERR_INPUT for data or settings the model cannot take. */
     sb_status (*run)(const sb_model_run *r, sb_epoch_metrics *metrics, int *n_metrics,
                      char *err, size_t errlen);
+    /* The other axes the model takes: a batch-axis forward pass
+     * (sb_model_forward_samples), a data-parallel step (sb_grad_combine). */
+    bool batch_axis;
+    bool data_parallel;
 } sb_model_kind;
 
 int sb_model_count(void);

@@ -255,7 +255,7 @@ static sb_status kernel_batch_run(const sb_case *c, sb_run_sink *sink, char *err
 static sb_status train_batch_run(const sb_case *c, const sb_run_options *o, sb_run_sink *sink,
                                  char *err, size_t errlen)
 {
-    if (strcmp(c->model, "keras_mnist_cnn") != 0) {
+    if (!sb_model_find(c->model)->batch_axis) {
         sb_err_set(err, errlen, "%s: model %s has no batch-axis forward pass yet", c->path,
                    c->model);
         return SB_ERR_INPUT;

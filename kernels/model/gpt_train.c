@@ -267,4 +267,6 @@ const sb_model_kind sb_gpt_kind = {
     .steps = sb_gpt_train_steps,
     .evaluations = sb_gpt_evaluations,
     .run = gpt_run,
+    .batch_axis = false,
+    .data_parallel = false,
 };

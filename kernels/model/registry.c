@@ -53,6 +53,8 @@ static const sb_model_kind cnn_kind = {
     .steps = sb_model_train_steps,
     .evaluations = cnn_evaluations,
     .run = cnn_run,
+    .batch_axis = true,
+    .data_parallel = true,
 };
 
 static const sb_model_kind *const models[] = {&cnn_kind, &sb_gpt_kind};
