@@ -136,9 +136,8 @@ sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,
  * probes, at step 0: every parameter (sources init.<param>), then x
  * (source) and every per-sample tensor, each [n][...] or a flat vector of
  * n equal rows: conv1.out relu1.out conv2.out relu2.out pool.out dense1.out
- * relu3.out dense2.out. Every model of the project has one such function
- * (harness/run/batch_run.c picks it by the case's model). SB_ERR_USAGE for
- * n < 1 or a sample outside data; else as sb_model_train. */
+ * relu3.out dense2.out. It is the CNN's samples_forward (sb_model_kind).
+ * SB_ERR_USAGE for n < 1 or a sample outside data; else as sb_model_train. */
 sb_status sb_model_forward_samples(const sb_kernel_table *k, const sb_train_config *cfg,
                                    const sb_dataset *data, const int64_t *samples, int n,
                                    sb_probe_fn *hook, void *hook_ctx);
@@ -166,6 +165,15 @@ typedef struct sb_model_run {
     const char *what;           /* names the run in messages (the case file) */
 } sb_model_run;
 
+/* A model's samples for the batch axis: the run they belong to (its
+ * settings, data set, ranges and probe hook), the model's opened data, and
+ * how many samples the training range holds. */
+typedef struct sb_model_samples {
+    sb_model_run run;
+    void *data;                 /* the model's own (samples_open, samples_close) */
+    int64_t count;
+} sb_model_samples;
+
 typedef struct sb_model_kind {
     const char *name;           /* "keras_mnist_cnn", the [train] model key */
     const char *datasets;       /* the data sets it takes, for messages */
@@ -181,9 +189,22 @@ typedef struct sb_model_kind {
      * why on failure: SB_ERR_INPUT for data or settings the model cannot take. */
     sb_status (*run)(const sb_model_run *r, sb_epoch_metrics *metrics, int *n_metrics,
                      char *err, size_t errlen);
-    /* The other axes the model takes: a batch-axis forward pass
-     * (sb_model_forward_samples), a data-parallel step (sb_grad_combine). */
-    bool batch_axis;
+    /* The batch axis (harness/run/batch_run.c); NULL when the model has
+     * none. samples_open opens the data set s->run names and keeps its
+     * training range: s->count samples (the CNN's images; char_gpt's
+     * windows of context characters, window w starting at character w *
+     * context). samples_forward runs one batch of n of them, row i sample
+     * samples[i], through the forward pass in evaluation mode from the
+     * initial weights of s->run.cfg->seed, probing s->run.hook at step 0:
+     * every parameter as a source init.<param>, then every per-sample
+     * tensor, each [n][...] or a flat vector of n equal rows. Both say why
+     * in err on failure (SB_ERR_INPUT for data or sizes the model cannot
+     * take). */
+    sb_status (*samples_open)(sb_model_samples *s, char *err, size_t errlen);
+    sb_status (*samples_forward)(const sb_model_samples *s, const int64_t *samples, int n,
+                                 char *err, size_t errlen);
+    void (*samples_close)(sb_model_samples *s);
+    /* The model has a data-parallel step (sb_grad_combine). */
     bool data_parallel;
 } sb_model_kind;
 

@@ -848,9 +848,9 @@ static sb_status load_invariance_section(loader *ld, sb_case *c)
     if (!sb_batch_list_parse(e->value, c->batch_sizes, &c->n_batch, why, sizeof why))
         return fail(ld, e->line, "batch as sizes in [1, %d] and ranges a..b, each size once, "
                                  "at most %d (%s)", SB_MAX_BATCH, SB_MAX_BATCH_SIZES, why);
-    if (c->kind == SB_CASE_TRAIN && !sb_model_find(c->model)->batch_axis)
-        return fail(ld, at, "[invariance] with model keras_mnist_cnn: model %s has no "
-                            "batch-axis forward pass yet", c->model);
+    if (c->kind == SB_CASE_TRAIN && !sb_model_find(c->model)->samples_open)
+        return fail(ld, at, "[invariance] with a model that has a batch-axis forward pass: "
+                            "model %s has none yet", c->model);
     if (c->kind == SB_CASE_KERNEL && !sb_op_per_sample(c->call.op))
         return fail(ld, at, "no [invariance] for op %s: its output has no row per sample "
                             "(the batch axis takes conv, dense, pool, classifier, layer-norm "
@@ -1222,7 +1222,7 @@ sb_status sb_case_batch_override(sb_case *c, const int *sizes, int n, char *err,
                    sb_op_name(c->call.op));
         return SB_ERR_USAGE;
     }
-    if (c->kind == SB_CASE_TRAIN && !sb_model_find(c->model)->batch_axis) {
+    if (c->kind == SB_CASE_TRAIN && !sb_model_find(c->model)->samples_open) {
         sb_err_set(err, errlen, "%s: model %s has no batch-axis forward pass yet", c->path,
                    c->model);
         return SB_ERR_USAGE;

@@ -17,7 +17,8 @@
  * counter-based RNG by sample (row j of the case's own input tensor is
  * sample j), so a sample has the same inputs in every batch. A training
  * case runs its model's forward pass in evaluation mode from the initial
- * weights (sb_model_forward_samples) on samples of its training range. */
+ * weights (sb_model_kind.samples_forward) on samples of its training range:
+ * the CNN's images, char_gpt's windows. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,8 +89,8 @@ static bool is_whole(const slicer *s, const char *name)
     return false;
 }
 
-/* A model's parameters are batch-level: sb_model_forward_samples probes
- * them as sources init.<param>. */
+/* A model's parameters are batch-level: samples_forward probes them as
+ * sources init.<param>. */
 static bool shared_source(const sb_probe_point *p)
 {
     return strcmp(p->op, "source") == 0 && strncmp(p->name, "init.", 5) == 0;
@@ -255,44 +256,45 @@ static sb_status kernel_batch_run(const sb_case *c, sb_run_sink *sink, char *err
 static sb_status train_batch_run(const sb_case *c, const sb_run_options *o, sb_run_sink *sink,
                                  char *err, size_t errlen)
 {
-    if (!sb_model_find(c->model)->batch_axis) {
+    const sb_model_kind *kind = sb_model_find(c->model);
+    if (!kind->samples_open) {
         sb_err_set(err, errlen, "%s: model %s has no batch-axis forward pass yet", c->path,
                    c->model);
         return SB_ERR_INPUT;
     }
-    sb_dataset all, train;
-    if (sb_dataset_open(&all, c->dataset, o->data_dir, err, errlen) != SB_OK)
-        return SB_ERR_INPUT;
-    sb_status st = sb_dataset_slice(&train, &all, c->train_begin, c->train_end);
+    slicer sl = {.sink = sink};
+    sb_model_samples samples = {
+        .run = {.k = sb_case_kernels(c), .cfg = &c->train, .dataset = c->dataset,
+                .data_dir = o->data_dir, .train_begin = c->train_begin,
+                .train_end = c->train_end, .hook = slicer_probe, .hook_ctx = &sl,
+                .what = c->path},
+    };
+    sb_status st = kind->samples_open(&samples, err, errlen);
+    if (st != SB_OK)
+        return st;
     int64_t need = (int64_t)c->batch_samples + c->run_batch;
-    if (st != SB_OK || train.n < need) {
-        sb_err_set(err, errlen, "%s: the batch axis needs %lld training samples (%d followed, "
-                   "%d to pad a batch of %d), the train range has %lld",
+    if (samples.count < need) {
+        sb_err_set(err, errlen, "%s: the batch axis needs %lld samples of the train range (%d "
+                   "followed, %d to pad a batch of %d), the range has %lld",
                    c->path, (long long)need, c->batch_samples, c->run_batch - 1, c->run_batch,
-                   st == SB_OK ? (long long)train.n : 0LL);
-        sb_dataset_free(&all);
+                   (long long)samples.count);
+        kind->samples_close(&samples);
         return SB_ERR_INPUT;
     }
     int64_t *rows = malloc((size_t)c->run_batch * sizeof *rows);
     st = rows ? SB_OK : SB_ERR_NOMEM;
-    slicer sl = {.sink = sink};
     for (int pos = 0; st == SB_OK && pos < POS_COUNT; pos++)
         for (int s = 0; st == SB_OK && s < c->batch_samples && !dump_done(sink); s++) {
             slicer_pass(&sl, c, pos, s);
             for (int r = 0; r < c->run_batch; r++)
-                rows[r] = row_sample(c, pos, s, r, train.n);
-            st = sb_model_forward_samples(sb_case_kernels(c), &c->train, &train, rows,
-                                          c->run_batch, slicer_probe, &sl);
+                rows[r] = row_sample(c, pos, s, r, samples.count);
+            st = kind->samples_forward(&samples, rows, c->run_batch, err, errlen);
         }
-    if (st == SB_ERR_SHAPE)
-        sb_err_set(err, errlen, "%s: the model cannot take the images of %s", c->path,
-                   c->dataset);
-    else if (st != SB_OK)
-        sb_err_set(err, errlen, "%s: the batch-axis forward pass failed: %s", c->path,
-                   sb_status_name(st));
+    if (st == SB_ERR_NOMEM && !rows)
+        sb_err_set(err, errlen, "%s: out of memory", c->path);
     free(rows);
-    sb_dataset_free(&all);
-    return st == SB_ERR_SHAPE ? SB_ERR_INPUT : st;
+    kind->samples_close(&samples);
+    return st;
 }
 
 sb_status sb_run_batch(const sb_case *c, const sb_run_options *o, sb_run_sink *sink, char *err,

@@ -1,5 +1,6 @@
 /* dense, loose family: the long reductions split over the threads the usual
- * way: split-K for the forward pass (K = in) and for the weight gradient
+ * way: the loose GEMM (split-K, or split rows in a tall product:
+ * sb_gemm.h) for the forward pass (K = in) and for the weight gradient
  * (K = batch), per-thread partial sums added in thread order for the bias
  * gradient (not a reduction clause, whose partials libgomp combines in the
  * order the threads arrive, so that its bits change from run to run). (The data gradient,

@@ -347,6 +347,27 @@ void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdi
     }
 }
 
+/* From this many rows the loose GEMM gives each thread a block of rows
+ * rather than a slice of K: a tall product, where every thread of a large
+ * node still gets a few hundred rows, partitioned over M the way BLAS
+ * libraries thread one. */
+#define LOOSE_TALL_ROWS 2048
+
+/* Rows [i0, i1) of C (+)= the sum of `parts` partial products of m x n,
+ * added in part order. */
+static void loose_combine(float *c, ptrdiff_t ldc, const float *part, int parts, int m, int n,
+                          int i0, int i1, bool accumulate)
+{
+    size_t mn = (size_t)m * (size_t)n;
+    for (int i = i0; i < i1; i++)
+        for (int j = 0; j < n; j++) {
+            float s = accumulate ? c[i * ldc + j] : 0.0f;
+            for (int u = 0; u < parts; u++)
+                s += part[mn * (size_t)u + (size_t)i * (size_t)n + (size_t)j];
+            c[i * ldc + j] = s;
+        }
+}
+
 void sb_gemm_loose(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
                    int n, int k, bool accumulate)
 {
@@ -361,10 +382,31 @@ void sb_gemm_loose(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
         sb_gemm_work_free(w);
         return;
     }
-    /* split-K: thread t multiplies its slice of the reduction into its own
-     * partial product; the partials are then added in thread order. */
     int threads = omp_get_max_threads();
     size_t mn = (size_t)m * (size_t)n;
+    if (m >= LOOSE_TALL_ROWS) {
+        /* a tall product: thread t's rows over all of K into one partial
+         * product, then added to C. On one thread the same sums as split-K
+         * below; on more, a row's bits follow whether its batch made the
+         * product tall. */
+        float *part = sb_floats_try(mn);
+        SB_ASSERT(part != NULL);
+#pragma omp parallel num_threads(threads)
+        {
+            int t = omp_get_thread_num(), nth = omp_get_num_threads();
+            int i0 = (int)((long)m * t / nth), i1 = (int)((long)m * (t + 1) / nth);
+            sb_gemm_work *w = sb_gemm_work_new(i1 - i0, n, k);
+            SB_ASSERT(w != NULL);
+            sb_gemm_det_serial(part + (size_t)i0 * (size_t)n, sub(a, i0, 0), b, w, n, i1 - i0,
+                               n, k, false);
+            sb_gemm_work_free(w);
+            loose_combine(c, ldc, part, 1, m, n, i0, i1, accumulate);
+        }
+        free(part);
+        return;
+    }
+    /* split-K: thread t multiplies its slice of the reduction into its own
+     * partial product; the partials are then added in thread order. */
     float *part = sb_floats_try(mn * (size_t)threads);
     SB_ASSERT(part != NULL);
 #pragma omp parallel num_threads(threads)
@@ -377,14 +419,8 @@ void sb_gemm_loose(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
                            n, m, n, k1 - k0, false);
         sb_gemm_work_free(w);
 #pragma omp barrier
-#pragma omp for schedule(static)
-        for (int i = 0; i < m; i++)
-            for (int j = 0; j < n; j++) {
-                float s = accumulate ? c[i * ldc + j] : 0.0f;
-                for (int u = 0; u < nth; u++)
-                    s += part[mn * (size_t)u + (size_t)i * (size_t)n + (size_t)j];
-                c[i * ldc + j] = s;
-            }
+        int i0 = (int)((long)m * t / nth), i1 = (int)((long)m * (t + 1) / nth);
+        loose_combine(c, ldc, part, nth, m, n, i0, i1, accumulate);
     }
     free(part);
 }

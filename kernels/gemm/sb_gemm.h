@@ -118,7 +118,8 @@ void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdi
 /* The loose GEMM: split-K over omp_get_max_threads() threads, per-thread
  * partial products combined in thread order; a product of fewer than
  * SB_GEMM_MR rows (a batch of a few samples) serially, as a BLAS's GEMV
- * path. Bits follow the thread count, and the batch size. */
+ * path; a tall one (2048 rows or more) split over its rows, each row over
+ * all of K. Bits follow the thread count, and the batch size. */
 void sb_gemm_loose(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
                    int n, int k, bool accumulate);
 

@@ -99,5 +99,10 @@ void sb_gpt_update(sb_gpt *g, const sb_model_probe *p);
 extern const sb_model_kind sb_gpt_kind;
 int64_t sb_gpt_train_steps(const sb_train_config *cfg, int64_t n_train);
 int sb_gpt_evaluations(const sb_train_config *cfg);
+/* Its batch axis (gpt_samples.c). */
+sb_status sb_gpt_samples_open(sb_model_samples *s, char *err, size_t errlen);
+sb_status sb_gpt_samples_forward(const sb_model_samples *s, const int64_t *samples, int n,
+                                 char *err, size_t errlen);
+void sb_gpt_samples_close(sb_model_samples *s);
 
 #endif

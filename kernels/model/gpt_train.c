@@ -267,6 +267,8 @@ const sb_model_kind sb_gpt_kind = {
     .steps = sb_gpt_train_steps,
     .evaluations = sb_gpt_evaluations,
     .run = gpt_run,
-    .batch_axis = false,
+    .samples_open = sb_gpt_samples_open,
+    .samples_forward = sb_gpt_samples_forward,
+    .samples_close = sb_gpt_samples_close,
     .data_parallel = false,
 };

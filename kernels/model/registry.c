@@ -1,5 +1,7 @@
-/* The models by name, and the seed CNN's entry: its data sets, and a run
- * that loads and slices the image data set before sb_model_train. */
+/* The models by name, and the seed CNN's entry: its data sets, a run that
+ * loads and slices the image data set before sb_model_train, and the batch
+ * axis's samples (the training range's images, sb_model_forward_samples). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpt.h"
@@ -45,6 +47,58 @@ static sb_status cnn_run(const sb_model_run *r, sb_epoch_metrics *metrics, int *
     return st;
 }
 
+/* The batch axis's samples: the images of the training range. */
+typedef struct cnn_samples {
+    sb_dataset all, train;
+} cnn_samples;
+
+static sb_status cnn_samples_open(sb_model_samples *s, char *err, size_t errlen)
+{
+    const sb_model_run *r = &s->run;
+    cnn_samples *d = calloc(1, sizeof *d);
+    if (!d)
+        return sb_msg(err, errlen, SB_ERR_NOMEM, "%s: out of memory", r->what);
+    if (sb_dataset_open(&d->all, r->dataset, r->data_dir, err, errlen) != SB_OK) {
+        free(d);
+        return SB_ERR_INPUT;
+    }
+    if (sb_dataset_slice(&d->train, &d->all, r->train_begin, r->train_end) != SB_OK) {
+        sb_msg(err, errlen, SB_ERR_INPUT, "%s: the train range is outside data set %s "
+               "(%lld samples)", r->what, r->dataset, (long long)d->all.n);
+        sb_dataset_free(&d->all);
+        free(d);
+        return SB_ERR_INPUT;
+    }
+    s->data = d;
+    s->count = d->train.n;
+    return SB_OK;
+}
+
+static sb_status cnn_samples_forward(const sb_model_samples *s, const int64_t *samples, int n,
+                                     char *err, size_t errlen)
+{
+    const sb_model_run *r = &s->run;
+    const cnn_samples *d = s->data;
+    sb_status st = sb_model_forward_samples(r->k, r->cfg, &d->train, samples, n, r->hook,
+                                            r->hook_ctx);
+    if (st == SB_ERR_SHAPE)
+        return sb_msg(err, errlen, SB_ERR_INPUT, "%s: the model cannot take the images of %s",
+                      r->what, r->dataset);
+    if (st != SB_OK)
+        sb_msg(err, errlen, st, "%s: the batch-axis forward pass failed: %s", r->what,
+               sb_status_name(st));
+    return st;
+}
+
+static void cnn_samples_close(sb_model_samples *s)
+{
+    cnn_samples *d = s->data;
+    if (d)
+        sb_dataset_free(&d->all);
+    free(d);
+    s->data = NULL;
+}
+
 static const sb_model_kind cnn_kind = {
     .name = "keras_mnist_cnn",
     .datasets = "mnist or fashion-mnist",
@@ -53,7 +107,9 @@ static const sb_model_kind cnn_kind = {
     .steps = sb_model_train_steps,
     .evaluations = cnn_evaluations,
     .run = cnn_run,
-    .batch_axis = true,
+    .samples_open = cnn_samples_open,
+    .samples_forward = cnn_samples_forward,
+    .samples_close = cnn_samples_close,
     .data_parallel = true,
 };
 
