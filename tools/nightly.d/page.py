@@ -151,20 +151,28 @@ def cell_html(build, case, runs):
             f'{"<br>details:" + links if links else ""}</td>')
 
 
-def batch_cell_html(builds, name):
-    """The batch-invariance column: a case's batch-axis runs over every build, its
-    outcome and verdicts by batch size; 'no batch axis' for a case without one."""
+# The axes with a column of their own: (key, picks the axis's runs, the column's
+# heading, the words of a case without that axis).
+AXIS_COLUMNS = {"batch": (batch_of, "batch invariance", "no batch axis"),
+                "ranks": (ranked, "rank-count invariance", "no ranks axis")}
+
+
+def axis_cell_html(builds, name, axis):
+    """An axis's column: a case's runs on that axis over every build, their
+    outcome and verdicts by configuration (batch size; ranks x threads); the
+    axis's words for a case without one."""
+    picks, _, none = AXIS_COLUMNS[axis]
     runs = [r for b in builds for c in b["cases"] if c["name"] == name for r in c["runs"]
-            if batch_of(r)]
+            if picks(r)]
     if not runs:
-        return '<td class="batch none" data-batch-outcome="none">no batch axis</td>'
+        return f'<td class="{axis} none" data-{axis}-outcome="none">{none}</td>'
     off = [r for r in runs if failed(r)]
     outcome = "off" if off else "ok"
     symbol, word = OUTCOMES[outcome]
     label = f"{word} ({len(off)} of {len(runs)} runs)" if off else word
     built = len({b["name"] for b in builds for c in b["cases"] if c["name"] == name
-                 for r in c["runs"] if batch_of(r)})
-    return (f'<td class="batch {outcome}" data-batch-outcome="{outcome}" data-case="{esc(name)}">'
+                 for r in c["runs"] if picks(r)})
+    return (f'<td class="{axis} {outcome}" data-{axis}-outcome="{outcome}" data-case="{esc(name)}">'
             f'<span class="symbol" aria-hidden="true">{symbol}</span> '
             f'<span class="outcome">{esc(label)}</span><br><span class="verdict">'
             f'{esc(verdicts_text(runs))} on {built} build{"s" if built != 1 else ""}</span></td>')
@@ -176,20 +184,28 @@ def matrix_html(builds):
         for c in b["cases"]:
             if c["name"] not in cases:
                 cases.append(c["name"])
+    # the batch column always; the ranks column where a build ran the ranks axis (MPI)
+    axes = ["batch"] + (["ranks"] if any(ranked(r) for b in builds for c in b["cases"]
+                                         for r in c["runs"]) else [])
     head = "".join(f'<th scope="col">{esc(b["name"])}{limit_note(b)}</th>' for b in builds)
-    head += '<th scope="col">batch invariance</th>'
+    head += "".join(f'<th scope="col">{AXIS_COLUMNS[a][1]}</th>' for a in axes)
     rows = []
     for name in cases:
         cells = "".join(cell_html(b, name, [r for c in b["cases"] if c["name"] == name
                                             for r in c["runs"]]) for b in builds)
-        cells += batch_cell_html(builds, name)
+        cells += "".join(axis_cell_html(builds, name, a) for a in axes)
         rows.append(f'<tr><th scope="row">{esc(name)}</th>{cells}</tr>')
     legend = " ".join(f'<span class="cell {k}">{s} {w}</span>' for k, (s, w) in OUTCOMES.items())
+    ranks_words = (' The rank-count column, where the builds have MPI, is the ranks axis of a '
+                   'case with a [parallel] section over every build: each (ranks, threads) '
+                   'data-parallel job against the golden of one rank at one thread.'
+                   if "ranks" in axes else '')
     return (f'<p class="legend">{legend}. A cell is one case on one build: its outcome first, '
-            'then the verdicts by thread count (and by batch size on the batch axis). The last '
-            'column is the batch axis of a case with an [invariance] section over every build: '
+            'then the verdicts by thread count (by batch size on the batch axis, by ranks x '
+            'threads on the ranks axis). The batch-invariance column '
+            'is the batch axis of a case with an [invariance] section over every build: '
             'its samples computed in batches of each size against the reference size '
-            '(harness/CLI.md). Builds with a step limit compare the first steps '
+            f'(harness/CLI.md).{ranks_words} Builds with a step limit compare the first steps '
             'of longer training cases only; a run that did not reach an expected divergence in '
             f'them is "not reached", neither a pass nor a failure.</p>'
             f'<div class="scroll"><table id="matrix"><thead><tr><th>case</th>{head}</tr></thead>'
@@ -395,10 +411,10 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .cell.unreached { background: #e8e8e8; font-style: italic; }
 .cell.missing { background: #f4f4f4; color: #666; }
 .cell.build { background: #444; color: white; }
-.batch { min-width: 9em; }
-.batch.ok { background: #d9f0df; }
-.batch.off { background: #f8d0cd; font-weight: bold; }
-.batch.none { background: #f4f4f4; color: #666; }
+.batch, .ranks { min-width: 9em; }
+.batch.ok, .ranks.ok { background: #d9f0df; }
+.batch.off, .ranks.off { background: #f8d0cd; font-weight: bold; }
+.batch.none, .ranks.none { background: #f4f4f4; color: #666; }
 .symbol { font-size: 1.1em; }
 .verdict { font-weight: normal; font-size: 90%; color: #333; }
 .legend .cell { display: inline-block; padding: 0 0.4em; min-width: 0; border: 1px solid #999; }
