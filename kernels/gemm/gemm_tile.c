@@ -377,10 +377,11 @@ const sb_gemm_tiles *sb_gemm_tiles_select(void)
     return all[0];
 }
 
-sb_gemm_tile sb_gemm_tile_for(const sb_gemm_tiles *t, int n, ptrdiff_t ars, ptrdiff_t acs)
+sb_gemm_tile sb_gemm_tile_for(const sb_gemm_tiles *t, int m, int n, ptrdiff_t ars,
+                              ptrdiff_t acs)
 {
     SB_ASSERT(ars == 1 || acs == 1);
-    if (n <= NRT)
+    if (n <= NRT && m > MRN)
         return (sb_gemm_tile){t->tall, MRT, NRN};
     if (n <= NRN)
         return (sb_gemm_tile){t->narrow, MRN, NRN};

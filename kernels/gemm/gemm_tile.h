@@ -62,8 +62,12 @@ const sb_gemm_tiles *sb_gemm_tiles_select(void);
  * they agree bit for bit; returns how many. */
 int sb_gemm_tiles_variants(const sb_gemm_tiles *out[3]);
 
-/* The tile for a product of n columns with A's strides (one of them 1;
- * SB_ASSERT otherwise): tall, narrow or wide, as above. */
-sb_gemm_tile sb_gemm_tile_for(const sb_gemm_tiles *t, int n, ptrdiff_t ars, ptrdiff_t acs);
+/* The tile for a product of m rows and n columns with A's strides (one of
+ * them 1; SB_ASSERT otherwise): tall, narrow or wide, as above, except that
+ * a product of at most SB_GEMM_MRN rows takes the narrow tile for n <=
+ * SB_GEMM_NRT too (the tall one would compute 32 rows for them: a batch of
+ * one through a 10-class head). */
+sb_gemm_tile sb_gemm_tile_for(const sb_gemm_tiles *t, int m, int n, ptrdiff_t ars,
+                              ptrdiff_t acs);
 
 #endif

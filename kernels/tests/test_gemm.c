@@ -180,8 +180,10 @@ START_TEST(test_tile_variants_agree)
     const sb_gemm_tiles *variants[3];
     int nv = sb_gemm_tiles_variants(variants);
     ck_assert_int_ge(nv, 1);
-    /* product widths and A layouts that pick each tile (sb_gemm_tile_for):
-     * wide, narrow and tall, each by rows and by columns */
+    /* product widths and A layouts that pick each tile (sb_gemm_tile_for)
+     * in a product of tall_m rows: wide, narrow and tall, each by rows and by
+     * columns (fewer rows take the narrow tile for the tall's widths) */
+    const int tall_m = 1000;
     const struct {
         int n;
         bool cols;
@@ -193,7 +195,7 @@ START_TEST(test_tile_variants_agree)
             const bool cols = kinds[kind].cols;
             /* the wide tile's rows depend on the instruction set, its width not */
             sb_gemm_tile probe =
-                sb_gemm_tile_for(variants[v], nmax, cols ? 1 : 2, cols ? 2 : 1);
+                sb_gemm_tile_for(variants[v], tall_m, nmax, cols ? 1 : 2, cols ? 2 : 1);
             const int mr = probe.rows, nr = probe.width;
             float *a = uniform_new((size_t)mr * KC, 4), *a_copy = uniform_new((size_t)mr * KC, 0);
             float *b = uniform_new((size_t)KC * nr, 5), *c0 = uniform_new((size_t)mr * nr, 6);
@@ -207,7 +209,7 @@ START_TEST(test_tile_variants_agree)
                                     {3, nmax < 20 ? nmax : 20},     {16, nmax},
                                     {8, nmax},   {13, nmax}};
             const int n_edges = (int)(sizeof edges / sizeof edges[0]);
-            sb_gemm_tile t = sb_gemm_tile_for(variants[v], nmax, av.rs, av.cs);
+            sb_gemm_tile t = sb_gemm_tile_for(variants[v], tall_m, nmax, av.rs, av.cs);
             ck_assert_int_eq(t.rows, mr);
             ck_assert_int_eq(t.width, nr);
             /* mode 0 accumulates, 1 overwrites, 2 overwrites onto a row bias */
