@@ -158,8 +158,16 @@ static void batch_input_fill(sb_tensor *t, int i, int n, int r, uint32_t sample,
     op_test_fill_rng((float *)t->data + (size_t)r * per, per, -1.0f, 1.0f, seed, sample);
 }
 
-float *op_test_batch_row(const sb_op_call *base, const sb_kernel_table *k, int n, int row,
-                         int threads)
+static bool row_listed(int r, const int *rows, int n_rows)
+{
+    for (int i = 0; i < n_rows; i++)
+        if (rows[i] == r)
+            return true;
+    return false;
+}
+
+float *op_test_batch_rows(const sb_op_call *base, const sb_kernel_table *k, int n,
+                          const int *rows, int n_rows, int threads)
 {
     sb_op_call c = *base;
     sb_op_call_set_batch(&c, n);
@@ -172,9 +180,10 @@ float *op_test_batch_row(const sb_op_call *base, const sb_kernel_table *k, int n
             op_test_fill_uniform(c.in[i].data, sb_tensor_count(&c.in[i]), 16 + (uint64_t)i);
             continue;
         }
-        /* the other rows: other samples, a different run at each row */
+        /* the other rows: other samples, a different run for each first row */
         for (int r = 0; r < n; r++)
-            batch_input_fill(&c.in[i], i, n, r, r == row ? 0u : (uint32_t)(1 + r + row * n),
+            batch_input_fill(&c.in[i], i, n, r,
+                             row_listed(r, rows, n_rows) ? 0u : (uint32_t)(1 + r + rows[0] * n),
                              c.cls.k);
     }
     c.out[0].data = malloc(sb_tensor_bytes(&c.out[0]));
@@ -182,12 +191,20 @@ float *op_test_batch_row(const sb_op_call *base, const sb_kernel_table *k, int n
     omp_set_num_threads(threads);
     sb_op_call_run(k, &c);
     size_t per = sb_tensor_count(&c.out[0]) / (size_t)n;
-    float *out = op_test_alloc_floats(per);
-    memcpy(out, (const float *)c.out[0].data + (size_t)row * per, per * sizeof *out);
+    float *out = op_test_alloc_floats(per * (size_t)n_rows);
+    for (int j = 0; j < n_rows; j++)
+        memcpy(out + (size_t)j * per, (const float *)c.out[0].data + (size_t)rows[j] * per,
+               per * sizeof *out);
     for (int i = 0; i < c.n_in; i++)
         free(c.in[i].data);
     free(c.out[0].data);
     return out;
+}
+
+float *op_test_batch_row(const sb_op_call *base, const sb_kernel_table *k, int n, int row,
+                         int threads)
+{
+    return op_test_batch_rows(base, k, n, &row, 1, threads);
 }
 
 size_t op_test_batch_row_count(const sb_op_call *base)

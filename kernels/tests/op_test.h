@@ -58,6 +58,10 @@ double *op_test_doubles(const sb_tensor *t);
  * floats are op_test_batch_row_count(base). */
 float *op_test_batch_row(const sb_op_call *base, const sb_kernel_table *k, int n, int row,
                          int threads);
+/* The same with sample 0 in every one of rows[0..n_rows) (distinct) of one
+ * batch: their n_rows output rows, one after the other. */
+float *op_test_batch_rows(const sb_op_call *base, const sb_kernel_table *k, int n,
+                          const int *rows, int n_rows, int threads);
 size_t op_test_batch_row_count(const sb_op_call *base);
 
 #endif
