@@ -428,7 +428,7 @@ START_TEST(train_errors)
 END_TEST
 
 /* char_gpt: its defaults, its own keys (and not the CNN's), adamw only, a
- * text data set; its digest lists its keys. */
+ * text data set, a [parallel] section; its digest lists its keys. */
 START_TEST(gpt_train_case)
 {
     static const char *const good = "[case]\n"          /* 1 */
@@ -465,6 +465,13 @@ START_TEST(gpt_train_case)
     ck_assert(c.train.gpt.clip > 0.49f && c.train.gpt.clip < 0.51f);
     ck_assert(c.train.optim.weight_decay > 0.09f && c.train.optim.weight_decay < 0.11f);
     ck_assert_str_ne(c.digest, plain);
+    /* the data-parallel step: [parallel] is taken, and in the digest */
+    write_variant(good, 0, "[parallel]\nranks = 1,2\nreduce = det\nchunk = 4\n");
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_int_eq(c.train.reduce, SB_REDUCE_DET);
+    ck_assert_int_eq(c.train.chunk, 4);
+    ck_assert_int_eq(c.n_ranks, 2);
+    ck_assert_str_ne(c.digest, plain);
 
     static const refusal bad[] = {
         {10, "epochs = 2\n", 10, "a key of [train] for model char_gpt"},
@@ -474,7 +481,6 @@ START_TEST(gpt_train_case)
         {10, "optimizer = adam\n", 10, "optimizer as adamw for model char_gpt"},
         {7, "dataset = mnist\n", 7, "dataset as fortunes (for model char_gpt)"},
         {6, "model = char_rnn\n", 6, "model as keras_mnist_cnn or char_gpt"},
-        {0, "[parallel]\nranks = 1,2\nreduce = det\n", 13, "char_gpt has no data-parallel step yet"},
         {0, "[invariance]\nbatch = 1,16\n", 13, "char_gpt has no batch-axis forward pass yet"},
     };
     refusals_check(good, bad, sizeof bad / sizeof bad[0]);
