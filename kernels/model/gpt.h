@@ -79,7 +79,8 @@ typedef struct sb_gpt {
 
 /* SB_ERR_SHAPE for sizes the ops cannot take (width not a multiple of heads,
  * more than SB_GPT_MAX_LAYERS blocks, a tensor over 2^28 elements);
- * SB_ERR_NOMEM. */
+ * SB_ERR_USAGE for a meaningless data-parallel setting (reduce, chunk,
+ * combine); SB_ERR_NOMEM. */
 sb_status sb_gpt_alloc(sb_gpt *g, const sb_kernel_table *k, const sb_train_config *cfg,
                        int vocab);
 void sb_gpt_free(sb_gpt *g);

@@ -77,7 +77,7 @@ typedef struct whole_bound {
     float *bound;       /* the output, while the pass runs */
 } whole_bound;
 
-static void bound_catch(void *ctx, const sb_probe_point *pt)
+static void bound_take(void *ctx, const sb_probe_point *pt)
 {
     const whole_bound *wb = ctx;
     if (strcmp(pt->name, wb->g->param[wb->param].grad_name) == 0)
@@ -93,9 +93,9 @@ static void whole_batch_bound(float *bound, const void *ctx, int out_index)
     v.grads = sb_floats_try(v.total);
     SB_ASSERT(v.grads != NULL);
     v.mean_over = 0;
-    sb_model_probe catch = {.hook = bound_catch, .ctx = &wb};
-    sb_gpt_forward(&v, wb.windows, v.context, SB_GPT_TRAIN, NULL, &catch);
-    sb_gpt_backward(&v, wb.windows, &catch);
+    sb_model_probe finder = {.hook = bound_take, .ctx = &wb};
+    sb_gpt_forward(&v, wb.windows, v.context, SB_GPT_TRAIN, NULL, &finder);
+    sb_gpt_backward(&v, wb.windows, &finder);
     free(v.grads);
 }
 
