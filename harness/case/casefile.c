@@ -908,8 +908,8 @@ static sb_status load_parallel_section(loader *ld, sb_case *c)
         return fail(ld, at, "[parallel] or [invariance], not both: a case sweeps one axis "
                             "besides its thread counts");
     if (!sb_model_find(c->model)->data_parallel)
-        return fail(ld, at, "[parallel] with model keras_mnist_cnn: model %s has no "
-                            "data-parallel step yet", c->model);
+        return fail(ld, at, "[parallel] with a model that has a data-parallel step: model %s "
+                            "has none", c->model);
     static const char *const keys[] = {"ranks", "reduce", "chunk", "expect", NULL};
     for (int i = 0; i < ld->n_entries; i++) {
         const entry *e = &ld->entries[i];

@@ -428,7 +428,7 @@ START_TEST(train_errors)
 END_TEST
 
 /* char_gpt: its defaults, its own keys (and not the CNN's), adamw only, a
- * text data set; its digest lists its keys. */
+ * text data set, a [parallel] section; its digest lists its keys. */
 START_TEST(gpt_train_case)
 {
     static const char *const good = "[case]\n"          /* 1 */
@@ -468,6 +468,13 @@ START_TEST(gpt_train_case)
     write_variant(good, 0, "[invariance]\nbatch = 1,16\n");
     ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
     ck_assert_int_eq(c.n_batch, 2);
+    /* the data-parallel step: [parallel] is taken, and in the digest */
+    write_variant(good, 0, "[parallel]\nranks = 1,2\nreduce = det\nchunk = 4\n");
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_int_eq(c.train.reduce, SB_REDUCE_DET);
+    ck_assert_int_eq(c.train.chunk, 4);
+    ck_assert_int_eq(c.n_ranks, 2);
+    ck_assert_str_ne(c.digest, plain);
 
     static const refusal bad[] = {
         {10, "epochs = 2\n", 10, "a key of [train] for model char_gpt"},
@@ -477,7 +484,6 @@ START_TEST(gpt_train_case)
         {10, "optimizer = adam\n", 10, "optimizer as adamw for model char_gpt"},
         {7, "dataset = mnist\n", 7, "dataset as fortunes (for model char_gpt)"},
         {6, "model = char_rnn\n", 6, "model as keras_mnist_cnn or char_gpt"},
-        {0, "[parallel]\nranks = 1,2\nreduce = det\n", 13, "char_gpt has no data-parallel step yet"},
     };
     refusals_check(good, bad, sizeof bad / sizeof bad[0]);
 }

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "data_parallel.h"
 #include "gpt.h"
 #include "sb_rng.h"
 
@@ -123,6 +124,9 @@ static void param_add(sb_gpt *g, const char *name, int64_t d0, int64_t d1, bool 
     const char *dot = strrchr(name, '.');
     int layer_len = dot ? (int)(dot - name) : (int)strlen(name);
     snprintf(q->grad_name, sizeof q->grad_name, "%.*s.bwd.%s", layer_len, name, grad);
+    snprintf(q->combined_name, sizeof q->combined_name, "allreduce.%s", name);
+    /* data parallel, the update reads the gradient combined over the ranks */
+    q->grad_probe = g->cfg->reduce == SB_REDUCE_NONE ? q->grad_name : q->combined_name;
     q->latest = q->init_name;
     g->total += q->count;
 }
@@ -196,6 +200,8 @@ sb_status sb_gpt_alloc(sb_gpt *g, const sb_kernel_table *k, const sb_train_confi
         c->width % c->heads != 0 || c->context < 1 || cfg->batch < 1 || vocab < 1 ||
         (int64_t)cfg->batch * c->context * 4 * c->width > ((int64_t)1 << 28))
         return SB_ERR_SHAPE;
+    if (!sb_data_parallel_config_ok(cfg))
+        return SB_ERR_USAGE;
     g->k = k;
     g->cfg = cfg;
     g->layers = c->layers, g->heads = c->heads, g->width = c->width;
@@ -238,6 +244,8 @@ sb_status sb_gpt_alloc(sb_gpt *g, const sb_kernel_table *k, const sb_train_confi
     g->dqkv = floats(n * 3 * C, &ok);
     g->dgelu = floats(n * 4 * C, &ok), g->dfc = floats(n * 4 * C, &ok);
     g->dlogits = floats(n * V, &ok);
+    if (cfg->reduce != SB_REDUCE_NONE)
+        ok = ok && sb_gpt_parallel_alloc(g);
     if (!ok) {
         sb_gpt_free(g);
         return SB_ERR_NOMEM;
@@ -249,7 +257,7 @@ void sb_gpt_free(sb_gpt *g)
 {
     float *bufs[] = {g->params, g->grads, g->m, g->v, g->embed, g->lnf, g->logits, g->prob,
                      g->dres[0], g->dres[1], g->dres[2], g->dln, g->dattn, g->dqkv,
-                     g->dgelu, g->dfc, g->dlogits};
+                     g->dgelu, g->dfc, g->dlogits, g->partials};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         free(bufs[i]);
     for (int l = 0; l < g->layers; l++) {
@@ -469,7 +477,8 @@ void sb_gpt_backward(sb_gpt *g, int windows, const sb_model_probe *p)
     name_t lnf, head, x_name, dout_name, d_head, d_lnf;
     fwd_name(lnf, ps, -1, "lnf");
     fwd_name(head, ps, -1, "head");
-    sb_op_call cls = {.op = SB_OP_softmax_xent_bwd, .cls = {.n = n, .k = g->vocab}};
+    sb_op_call cls = {.op = SB_OP_softmax_xent_bwd,
+                      .cls = {.n = n, .k = g->vocab, .mean_over = g->mean_over}};
     run(g, p, cls, "loss.bwd.dlogits", PTRS(g->dlogits), PTRS(g->prob, g->targets),
         NAMES("softmax.fwd.prob", "batch.targets"));
 
@@ -516,7 +525,7 @@ void sb_gpt_update(sb_gpt *g, const sb_model_probe *p)
      * probe (SB_GPT_MAX_LAYERS keeps them within a record's inputs). */
     const char *grad_names[SB_GPT_MAX_PARAMS];
     for (int i = 0; i < g->n_params; i++)
-        grad_names[i] = g->param[i].grad_name;
+        grad_names[i] = g->param[i].grad_probe;
     sb_op_call c = vec_call(SB_OP_grad_norm, g->total);
     run(g, p, c, "gradnorm.fwd.norm", PTRS(&g->norm), PTRS(g->grads), grad_names, g->n_params);
 
@@ -541,7 +550,7 @@ void sb_gpt_update(sb_gpt *g, const sb_model_probe *p)
          * the scale came from; the live input is the gradient. */
         run(g, p, c, q->update_name,
             PTRS(pw(g, i), g->m + q->offset, g->v + q->offset), PTRS(gw(g, i)),
-            NAMES(q->grad_name, q->latest, "gradnorm.fwd.norm"));
+            NAMES(q->grad_probe, q->latest, "gradnorm.fwd.norm"));
         q->latest = q->update_name;
     }
 }

@@ -32,6 +32,8 @@ typedef struct sb_gpt_param {
     char init_name[SB_GPT_NAME_SIZE];   /* "init.h0.qkv.W" */
     char update_name[SB_GPT_NAME_SIZE]; /* "adamw.h0.qkv.W" */
     char grad_name[SB_GPT_NAME_SIZE];   /* "h0.qkv.bwd.dW" */
+    char combined_name[SB_GPT_NAME_SIZE]; /* "allreduce.h0.qkv.W": data parallel */
+    const char *grad_probe;     /* the probe of the gradient the update reads */
     const char *latest;         /* the probe holding the current value */
 } sb_gpt_param;
 
@@ -66,11 +68,19 @@ typedef struct sb_gpt {
     float *dqkv;                /* [rows][3C] */
     float *dgelu, *dfc;         /* [rows][4C] */
     float *dlogits;             /* [rows][V] */
+
+    /* data parallel (gpt_parallel.c): the gradient of one chunk of windows
+     * (det) or of the rank's share (loose) is a row of `partials`, laid out
+     * as g->grads, then the pass's part of the batch loss */
+    float *partials;            /* [batch / chunk rounded up, or 1][grad_total] */
+    size_t grad_total;          /* total + 1 */
+    int mean_over;              /* the rows the loss is the mean over; 0: the pass's own */
 } sb_gpt;
 
 /* SB_ERR_SHAPE for sizes the ops cannot take (width not a multiple of heads,
  * more than SB_GPT_MAX_LAYERS blocks, a tensor over 2^28 elements);
- * SB_ERR_NOMEM. */
+ * SB_ERR_USAGE for a meaningless data-parallel setting (reduce, chunk,
+ * combine); SB_ERR_NOMEM. */
 sb_status sb_gpt_alloc(sb_gpt *g, const sb_kernel_table *k, const sb_train_config *cfg,
                        int vocab);
 void sb_gpt_free(sb_gpt *g);
@@ -89,11 +99,21 @@ void sb_gpt_init(sb_gpt *g, const sb_model_probe *p);
  * stops at the logits, written to `logits` (g->logits when NULL). */
 void sb_gpt_forward(sb_gpt *g, int windows, int t, int eval_batch, float *logits,
                     const sb_model_probe *p);
-/* Backward of the training pass just run; every gradient lands in g->grads. */
+/* Backward of the training pass just run; every gradient lands in g->grads,
+ * the loss gradient divided by g->mean_over rows (0: the pass's own). */
 void sb_gpt_backward(sb_gpt *g, int windows, const sb_model_probe *p);
 /* The global gradient norm, the clipping factor, and AdamW on every
  * parameter; p->step is the 0-based step. */
 void sb_gpt_update(sb_gpt *g, const sb_model_probe *p);
+
+/* Data parallel (cfg->reduce): the forward and backward of this rank's part
+ * of the global batch of `windows` windows in g->tokens and g->targets, the
+ * gradients combined over the ranks (cfg->combine) into g->grads, and
+ * g->loss the batch loss. Probes, in order: allreduce.<param> for every
+ * parameter (the combined gradient). */
+void sb_gpt_parallel_step(sb_gpt *g, int windows, const sb_model_probe *p);
+/* The buffers of the step; called by sb_gpt_alloc. */
+bool sb_gpt_parallel_alloc(sb_gpt *g);
 
 /* The registry's entry (gpt_train.c), and what it is made of. */
 extern const sb_model_kind sb_gpt_kind;

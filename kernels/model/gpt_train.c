@@ -1,5 +1,6 @@
 /* char_gpt's training loop around the GPT of gpt.c: the windows of each
- * step, the periodic evaluation on fixed validation windows, the metrics,
+ * step, its forward and backward (or, data parallel, gpt_parallel.c's
+ * step), the periodic evaluation on fixed validation windows, the metrics,
  * the registry entry, and the sampler.
  *
  * Probes besides those of gpt.c: before every step batch.tokens and
@@ -220,8 +221,12 @@ sb_status sb_gpt_run(const sb_model_run *r, sb_epoch_metrics *metrics, int *n_me
         for (int b = 0; b < g.batch; b++)
             window_load(&g, b, train.tokens + window_start(cfg->seed, p.step, b, starts), t);
         tokens_probe(&g, g.rows, "batch.tokens", "batch.targets", &p);
-        sb_gpt_forward(&g, g.batch, t, SB_GPT_TRAIN, NULL, &p);
-        sb_gpt_backward(&g, g.batch, &p);
+        if (cfg->reduce == SB_REDUCE_NONE) {
+            sb_gpt_forward(&g, g.batch, t, SB_GPT_TRAIN, NULL, &p);
+            sb_gpt_backward(&g, g.batch, &p);
+        } else {
+            sb_gpt_parallel_step(&g, g.batch, &p);
+        }
         sb_gpt_update(&g, &p);
         loss_sum += (double)g.loss;
         losses++;
@@ -270,5 +275,5 @@ const sb_model_kind sb_gpt_kind = {
     .samples_open = sb_gpt_samples_open,
     .samples_forward = sb_gpt_samples_forward,
     .samples_close = sb_gpt_samples_close,
-    .data_parallel = false,
+    .data_parallel = true,
 };

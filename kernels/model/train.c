@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cnn.h"
+#include "data_parallel.h"
 #include "sb_rng.h"
 
 void sb_train_config_defaults(sb_train_config *cfg)
@@ -41,10 +42,7 @@ static sb_status config_check(const sb_train_config *cfg, const sb_dataset *trai
         (unsigned)cfg->optim.kind >= SB_OPTIM_COUNT || !(cfg->dropout1 >= 0.0f) ||
         !(cfg->dropout1 < 1.0f) || !(cfg->dropout2 >= 0.0f) || !(cfg->dropout2 < 1.0f))
         return SB_ERR_USAGE;
-    if ((unsigned)cfg->reduce > SB_REDUCE_LOOSE ||
-        (cfg->reduce == SB_REDUCE_DET && cfg->chunk < 1) ||
-        (cfg->combine && (cfg->combine->ranks < 1 || cfg->combine->rank < 0 ||
-                          cfg->combine->rank >= cfg->combine->ranks)))
+    if (!sb_data_parallel_config_ok(cfg))
         return SB_ERR_USAGE;
     if (train->n < 1 || test->n < 1 || train->rows != test->rows ||
         train->cols != test->cols)
