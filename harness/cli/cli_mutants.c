@@ -16,7 +16,8 @@ static const char mutants_usage[] =
     "repeats against the golden of the clean case it mutates, and scores the harness:\n"
     "  detected    some run diverges from the golden ([expect] detected, default yes)\n"
     "  localised   every divergent run's first divergent probe (for a nondeterministic\n"
-    "              run, the first probe where its repeats part; for a run that\n"
+    "              run, the first probe where its repeats part, a repeat with the\n"
+    "              golden's bits having none; for a run that\n"
     "              crashed or timed out before diverging, the op it died in) is in\n"
     "              the expected op ([expect] op, default the op the mutant replaces)\n"
     "  classified  every run's verdict is the one [sweep] expect / expect.T names\n"
@@ -114,9 +115,14 @@ static void score_case(mutant_score *s, const sb_case_result *r)
         s->n_as_expected += x->verdict == x->expected;
         if (x->verdict == SB_VERDICT_IDENTICAL)
             continue;
-        s->n_divergent++;
         const sb_divergence *d = run_divergence(x);
         const char *at = run_fault_op(x);
+        /* A repeat of a nondeterministic configuration with the golden's bits
+         * and its first repeat's has no divergence of its own to localise:
+         * where the repeats part is in the ones that parted. */
+        if (x->verdict == SB_VERDICT_NONDETERMINISTIC && !at)
+            continue;
+        s->n_divergent++;
         if (at && strcmp(at, op) == 0)
             s->n_in_op++;
         if (!d->found && x->crash.in_op && !s->died)
