@@ -1,7 +1,7 @@
 /* dense, loose family: the long reductions split over the threads the usual
- * way: the loose GEMM (split-K, or split rows in a tall product:
- * sb_gemm.h) for the forward pass (K = in) and for the weight gradient
- * (K = batch), per-thread partial sums added in thread order for the bias
+ * way: split-K for the forward pass (K = in; its rows, the batch, split
+ * instead in a tall product: sb_gemm_loose_batch) and for the weight
+ * gradient (K = batch), per-thread partial sums added in thread order for the bias
  * gradient (not a reduction clause, whose partials libgomp combines in the
  * order the threads arrive, so that its bits change from run to run). (The data gradient,
  * K = out, short, is split over outputs as usual, which is det's code:
@@ -16,7 +16,7 @@ void sb_dense_fwd_loose(float *y, const float *x, const float *w, const float *b
                         const sb_dense_shape *s)
 {
     sb_dense_fill_bias(y, b, s);
-    sb_gemm_loose(y, sb_matview_rows(x, s->in), sb_matview_rows(w, s->out), s->out,
+    sb_gemm_loose_batch(y, sb_matview_rows(x, s->in), sb_matview_rows(w, s->out), s->out,
                   s->n, s->out, s->in, true);
 }
 

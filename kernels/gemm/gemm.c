@@ -347,10 +347,10 @@ void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdi
     }
 }
 
-/* From this many rows the loose GEMM gives each thread a block of rows
- * rather than a slice of K: a tall product, where every thread of a large
- * node still gets a few hundred rows, partitioned over M the way BLAS
- * libraries thread one. */
+/* From this many rows a loose product over a batch gives each thread a
+ * block of rows rather than a slice of K: a tall product, where every
+ * thread of a large node still gets a few hundred rows, partitioned over M
+ * the way BLAS libraries thread one. */
 #define LOOSE_TALL_ROWS 2048
 
 /* Rows [i0, i1) of C (+)= the sum of `parts` partial products of m x n,
@@ -382,31 +382,10 @@ void sb_gemm_loose(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
         sb_gemm_work_free(w);
         return;
     }
-    int threads = omp_get_max_threads();
-    size_t mn = (size_t)m * (size_t)n;
-    if (m >= LOOSE_TALL_ROWS) {
-        /* a tall product: thread t's rows over all of K into one partial
-         * product, then added to C. On one thread the same sums as split-K
-         * below; on more, a row's bits follow whether its batch made the
-         * product tall. */
-        float *part = sb_floats_try(mn);
-        SB_ASSERT(part != NULL);
-#pragma omp parallel num_threads(threads)
-        {
-            int t = omp_get_thread_num(), nth = omp_get_num_threads();
-            int i0 = (int)((long)m * t / nth), i1 = (int)((long)m * (t + 1) / nth);
-            sb_gemm_work *w = sb_gemm_work_new(i1 - i0, n, k);
-            SB_ASSERT(w != NULL);
-            sb_gemm_det_serial(part + (size_t)i0 * (size_t)n, sub(a, i0, 0), b, w, n, i1 - i0,
-                               n, k, false);
-            sb_gemm_work_free(w);
-            loose_combine(c, ldc, part, 1, m, n, i0, i1, accumulate);
-        }
-        free(part);
-        return;
-    }
     /* split-K: thread t multiplies its slice of the reduction into its own
      * partial product; the partials are then added in thread order. */
+    int threads = omp_get_max_threads();
+    size_t mn = (size_t)m * (size_t)n;
     float *part = sb_floats_try(mn * (size_t)threads);
     SB_ASSERT(part != NULL);
 #pragma omp parallel num_threads(threads)
@@ -421,6 +400,32 @@ void sb_gemm_loose(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
 #pragma omp barrier
         int i0 = (int)((long)m * t / nth), i1 = (int)((long)m * (t + 1) / nth);
         loose_combine(c, ldc, part, nth, m, n, i0, i1, accumulate);
+    }
+    free(part);
+}
+
+void sb_gemm_loose_batch(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
+                         int n, int k, bool accumulate)
+{
+    if (m < LOOSE_TALL_ROWS) {
+        sb_gemm_loose(c, a, b, ldc, m, n, k, accumulate);
+        return;
+    }
+    /* a tall product: thread t's rows over all of K into one partial
+     * product, then added to C. On one thread the same sums as split-K; on
+     * more, a row's bits follow whether its batch made the product tall. */
+    float *part = sb_floats_try((size_t)m * (size_t)n);
+    SB_ASSERT(part != NULL);
+#pragma omp parallel
+    {
+        int t = omp_get_thread_num(), nth = omp_get_num_threads();
+        int i0 = (int)((long)m * t / nth), i1 = (int)((long)m * (t + 1) / nth);
+        sb_gemm_work *w = sb_gemm_work_new(i1 - i0, n, k);
+        SB_ASSERT(w != NULL);
+        sb_gemm_det_serial(part + (size_t)i0 * (size_t)n, sub(a, i0, 0), b, w, n, i1 - i0, n,
+                           k, false);
+        sb_gemm_work_free(w);
+        loose_combine(c, ldc, part, 1, m, n, i0, i1, accumulate);
     }
     free(part);
 }

@@ -118,10 +118,16 @@ void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdi
 /* The loose GEMM: split-K over omp_get_max_threads() threads, per-thread
  * partial products combined in thread order; a product of fewer than
  * SB_GEMM_MR rows (a batch of a few samples) serially, as a BLAS's GEMV
- * path; a tall one (2048 rows or more) split over its rows, each row over
- * all of K. Bits follow the thread count, and the batch size. */
+ * path. Bits follow the thread count, and the batch size. */
 void sb_gemm_loose(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
                    int n, int k, bool accumulate);
+/* The loose GEMM of a product whose rows are a batch's samples (a dense
+ * layer's forward pass): sb_gemm_loose, except that a tall product (2048
+ * rows or more) splits its rows over the threads, each row over all of K,
+ * as BLAS libraries thread a tall GEMM. Its bits do not follow the thread
+ * count; a sample's follow whether its batch made the product tall. */
+void sb_gemm_loose_batch(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
+                         int n, int k, bool accumulate);
 
 /* Det sum of n floats x[i*stride]: chunks of SB_GEMM_KC summed left to right
  * from +0, chunk sums added in chunk order onto `init`. */

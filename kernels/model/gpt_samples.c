@@ -46,7 +46,8 @@ sb_status sb_gpt_samples_forward(const sb_model_samples *s, const int64_t *sampl
     sb_status st = sb_gpt_alloc(&g, r->k, &one, SB_TEXT_VOCAB);
     if (st == SB_ERR_SHAPE)
         return sb_msg(err, errlen, SB_ERR_INPUT, "%s: the model cannot take a batch of %d "
-                      "windows at these sizes (every tensor at most 2^28 floats)", r->what, n);
+                      "windows at these sizes (layers 1..%d, width a multiple of heads, every "
+                      "tensor at most 2^28 floats)", r->what, n, SB_GPT_MAX_LAYERS);
     if (st != SB_OK)
         return sb_msg(err, errlen, st, "%s: %s", r->what, sb_status_name(st));
     const int t = g.context;

@@ -122,8 +122,9 @@ START_TEST(test_every_per_sample_op_covered)
 END_TEST
 
 /* Loose's GEMM runs a batch of fewer than 8 rows serially and splits K over
- * the threads above that: at 2 threads a sample's dense1 output is not the
- * same in a batch of 16 as alone. */
+ * the threads above that (and a dense forward's rows from 2048 rows on,
+ * test_gemm): at 2 threads a sample's dense1 output is not the same in a
+ * batch of 16 as alone. */
 START_TEST(test_loose_follows_the_batch)
 {
     const sb_kernel_table *loose = sb_kernels(SB_FAMILY_LOOSE);

@@ -326,11 +326,11 @@ START_TEST(test_loose_within_bound)
 }
 END_TEST
 
-/* loose on a tall product (2048 rows or more) splits rows, each over all of
- * K: at every thread count a row has the bits it has in a short product at
- * one thread, where split-K is one part; at 2 threads the short product
- * splits K and its rows part from the tall one's: the bits follow the rows,
- * that is the batch. */
+/* loose over a batch, on a tall product (2048 rows or more), splits rows,
+ * each over all of K: at every thread count a row has the bits it has in a
+ * short product at one thread, where split-K is one part; at 2 threads the
+ * short product splits K and its rows part from the tall one's: the bits
+ * follow the rows, that is the batch. */
 START_TEST(test_loose_tall_splits_rows)
 {
     const gemm_case g = {2050, 40, 600, false, false, true};
@@ -339,15 +339,15 @@ START_TEST(test_loose_tall_splits_rows)
     const size_t short_bytes = (size_t)short_m * d.ldc * sizeof(float);
     float *short1 = c_copy(&d, g), *short2 = c_copy(&d, g), *tall1 = NULL;
     omp_set_num_threads(1);
-    sb_gemm_loose(short1, d.av, d.bv, d.ldc, short_m, g.n, g.k, true);
+    sb_gemm_loose_batch(short1, d.av, d.bv, d.ldc, short_m, g.n, g.k, true);
     omp_set_num_threads(2);
-    sb_gemm_loose(short2, d.av, d.bv, d.ldc, short_m, g.n, g.k, true);
+    sb_gemm_loose_batch(short2, d.av, d.bv, d.ldc, short_m, g.n, g.k, true);
     ck_assert_msg(memcmp(short1, short2, short_bytes) != 0,
                   "a short loose product gave the same bits at 1 and 2 threads");
     for (int threads = 1; threads <= 4; threads++) {
         omp_set_num_threads(threads);
         float *c = c_copy(&d, g);
-        sb_gemm_loose(c, d.av, d.bv, d.ldc, g.m, g.n, g.k, true);
+        sb_gemm_loose_batch(c, d.av, d.bv, d.ldc, g.m, g.n, g.k, true);
         ck_assert_msg(memcmp(c, short1, short_bytes) == 0,
                       "%d threads: a tall product's first rows differ from a short one's at "
                       "1 thread", threads);
