@@ -408,12 +408,41 @@ static const char *const train_keys[] = {"model", "dataset", "train", "test", "o
 static const char *const sweep_keys[] = {"threads", "repeats", "timeout", "reference_threads",
                                          "expect", "golden", NULL};
 
+static const char *const expect_per_count[] = {"expect", NULL};
+
 static bool in_list(const char *const *list, const char *key)
 {
     for (; *list; list++)
         if (strcmp(*list, key) == 0)
             return true;
     return false;
+}
+
+/* True when key is one of the per-count keys "<prefix>.<N>" of prefixes
+ * ("expect", ...); N is read where the section reads it. */
+static bool per_count_key(const char *const *prefixes, const char *key)
+{
+    for (; *prefixes; prefixes++) {
+        size_t n = strlen(*prefixes);
+        if (strncmp(key, *prefixes, n) == 0 && key[n] == '.')
+            return true;
+    }
+    return false;
+}
+
+/* Fails at the first key of [section] that is neither in keys nor a
+ * per-count key of prefixes; `names` lists them all for the message. */
+static sb_status section_keys_check(loader *ld, const char *section, const char *const *keys,
+                                    const char *const *prefixes, const char *names)
+{
+    for (int i = 0; i < ld->n_entries; i++) {
+        const entry *e = &ld->entries[i];
+        if (strcmp(e->section, section) == 0 && !in_list(keys, e->key) &&
+            !per_count_key(prefixes, e->key))
+            return fail(ld, e->line, "a key of [%s] (%s), found \"%s\"", section, names,
+                        e->key);
+    }
+    return SB_OK;
 }
 
 static sb_status load_case_section(loader *ld, sb_case *c)
@@ -738,14 +767,12 @@ static sb_status load_sweep_section(loader *ld, sb_case *c)
     int at = section_line(ld, "sweep");
     if (at == 0)
         return fail(ld, 1, "a [sweep] section (with threads)");
-    for (int i = 0; i < ld->n_entries; i++) {
-        const entry *e = &ld->entries[i];
-        if (strcmp(e->section, "sweep") == 0 && !in_list(sweep_keys, e->key) &&
-            strncmp(e->key, "expect.", 7) != 0 && strncmp(e->key, "repeats.", 8) != 0)
-            return fail(ld, e->line, "a key of [sweep] (threads repeats repeats.<T> timeout "
-                                     "reference_threads expect expect.<T> golden), found \"%s\"",
-                        e->key);
-    }
+    static const char *const per_count[] = {"expect", "repeats", NULL};
+    sb_status keys_st = section_keys_check(ld, "sweep", sweep_keys, per_count,
+                           "threads repeats repeats.<T> timeout reference_threads expect "
+                           "expect.<T> golden");
+    if (keys_st != SB_OK)
+        return keys_st;
     const entry *e = find(ld, "sweep", "threads");
     if (e == NULL)
         return fail(ld, at, "key threads (e.g. 1..8 or 1,2,4,6,8) in [sweep]");
@@ -834,13 +861,10 @@ static sb_status load_invariance_section(loader *ld, sb_case *c)
     if (at == 0)
         return SB_OK;
     static const char *const keys[] = {"batch", "samples", "threads", "expect", NULL};
-    for (int i = 0; i < ld->n_entries; i++) {
-        const entry *e = &ld->entries[i];
-        if (strcmp(e->section, "invariance") == 0 && !in_list(keys, e->key) &&
-            strncmp(e->key, "expect.", 7) != 0)
-            return fail(ld, e->line, "a key of [invariance] (batch samples threads expect "
-                                     "expect.<B>), found \"%s\"", e->key);
-    }
+    sb_status keys_st = section_keys_check(ld, "invariance", keys, expect_per_count,
+                           "batch samples threads expect expect.<B>");
+    if (keys_st != SB_OK)
+        return keys_st;
     const entry *e = find(ld, "invariance", "batch");
     char why[160];
     if (e == NULL)
@@ -911,13 +935,10 @@ static sb_status load_parallel_section(loader *ld, sb_case *c)
         return fail(ld, at, "[parallel] with a model that has a data-parallel step: model %s "
                             "has none", c->model);
     static const char *const keys[] = {"ranks", "reduce", "chunk", "expect", NULL};
-    for (int i = 0; i < ld->n_entries; i++) {
-        const entry *e = &ld->entries[i];
-        if (strcmp(e->section, "parallel") == 0 && !in_list(keys, e->key) &&
-            strncmp(e->key, "expect.", 7) != 0)
-            return fail(ld, e->line, "a key of [parallel] (ranks reduce chunk expect expect.<R>), "
-                                     "found \"%s\"", e->key);
-    }
+    sb_status keys_st = section_keys_check(ld, "parallel", keys, expect_per_count,
+                           "ranks reduce chunk expect expect.<R>");
+    if (keys_st != SB_OK)
+        return keys_st;
     const entry *e = find(ld, "parallel", "ranks");
     char why[160];
     int ranks[SB_MAX_THREADS], n = 0;
