@@ -330,7 +330,7 @@ void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdi
         for (int i = 0; i < m; i++)
             for (int j = 0; j < n; j++)
                 c[i * ldc + j] = row_bias ? row_bias[i] : 0.0f;
-    sb_gemm_tile t = sb_gemm_tile_for(sb_gemm_tiles_select(), m, n, a.rs, a.cs);
+    sb_gemm_tile t = sb_gemm_tile_for(sb_gemm_tiles_select(), m, n, k, a.rs, a.cs);
     int mr = t.rows, nr = t.width;
     for (int jc = 0; jc < n; jc += NC) {
         int nc = min_int(NC, n - jc);

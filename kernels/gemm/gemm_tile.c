@@ -43,6 +43,7 @@
     }
 #endif
 #define ROWS_MAX 16
+#define SHORT_SN_MAX 24   /* the short tile's widest column block (short_body) */
 
 /* Before the loop over reduction steps: GCC takes two steps an iteration,
  * sharing the pointer updates (clang, unrolling this way, leaves the
@@ -322,14 +323,122 @@ SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrd
         tall_cols(c, pad, MRT, b, ldc, kc, mv, nv, overwrite, row_bias, sm, sn);      \
     }
 
+/* The short tile, for a reduction of at most SB_GEMM_KS steps (conv1's 9
+ * taps, dense2's 10 classes), where a block of the other tiles spends more
+ * on its setup and its stores than on its few steps. kc is a constant here
+ * (the switch in SHORT): the steps are unrolled, and the kc vectors of B
+ * one column block needs are loaded once and kept in registers while all
+ * the tile's rows of A pass them, sm rows at a time, each row's sn sums its
+ * own chains. (Groups of rows outside, GCC 12 hoists their broadcasts of A
+ * out of the loop over columns onto the stack.) Rows past mv in the last
+ * group are zero in the copy of A, columns past nv are computed on B's
+ * zero padding; neither is stored. The same fmaf chain per
+ * element as tile_body. */
+SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptrdiff_t ars,
+                                 ptrdiff_t acs, const float *restrict b, ptrdiff_t ldc, int kc,
+                                 int mv, int nv, bool overwrite, const float *row_bias, int sm,
+                                 int sn)
+{
+    /* A as [rows][kc], whole groups: every broadcast is then at a constant
+     * offset from its group's start (read through its strides, GCC 12 keeps
+     * an address per step and row on the stack). A row-major A of kc
+     * columns (conv1's filters, dense2's gradient) is that already, but for
+     * a last group of fewer than sm rows; any other A is copied. Rows past
+     * mv are zero. */
+    _Alignas(64) float ap[(SB_GEMM_MRS + ROWS_MAX) * SB_GEMM_KS];
+    bool in_place = acs == 1 && ars == kc;
+    int from = in_place ? mv / sm * sm : 0, rows_padded = (mv + sm - 1) / sm * sm;
+    for (int i = from; i < rows_padded; i++)
+        FOR_UNROLLED(p, kc, {
+            ap[(i - from) * kc + p] = i < mv ? a[i * ars + p * acs] : 0.0f;
+        })
+    for (int j0 = 0; j0 < nv; j0 += sn) {
+        const float *bp = b + j0;
+        int cj = nv - j0 < sn ? nv - j0 : sn;
+        for (int i0 = 0; i0 < mv; i0 += sm) {
+            const float *ag = i0 < from ? a + i0 * kc : ap + (i0 - from) * kc;
+            int rows = mv - i0 < sm ? mv - i0 : sm;
+            float acc[ROWS_MAX][SHORT_SN_MAX];
+            FOR_UNROLLED(i, sm, {
+                float ai = ag[i * kc];
+                _Pragma("omp simd")
+                for (int j = 0; j < sn; j++)
+                    acc[i][j] = fmaf(ai, bp[j], 0.0f);
+            })
+            FOR_UNROLLED(p, kc, {
+                if (p > 0)
+                    FOR_UNROLLED(i, sm, {
+                        float ai = ag[i * kc + p];
+                        _Pragma("omp simd")
+                        for (int j = 0; j < sn; j++)
+                            acc[i][j] = fmaf(ai, bp[p * NR + j], acc[i][j]);
+                    })
+            })
+            FOR_UNROLLED(i, sm, {
+                float *ci = c + (i0 + i) * ldc + j0;
+                if (i < rows && cj == sn) {
+                    if (overwrite && row_bias) {
+                        float bi = row_bias[i0 + i];
+                        _Pragma("omp simd")
+                        for (int j = 0; j < sn; j++)
+                            ci[j] = bi + acc[i][j];
+                    } else if (overwrite) {
+                        _Pragma("omp simd")
+                        for (int j = 0; j < sn; j++)
+                            ci[j] = acc[i][j];
+                    } else {
+                        _Pragma("omp simd")
+                        for (int j = 0; j < sn; j++)
+                            ci[j] += acc[i][j];
+                    }
+                } else if (i < rows) {
+                    /* the panel's last columns: the valid ones through a
+                     * copy, so that acc stays indexed by constants */
+                    float edge[SHORT_SN_MAX];
+                    for (int j = 0; j < sn; j++)
+                        edge[j] = acc[i][j];
+                    for (int j = 0; j < cj; j++)
+                        ci[j] = !overwrite ? ci[j] + edge[j]
+                                : row_bias ? row_bias[i0 + i] + edge[j]
+                                           : edge[j];
+                }
+            })
+        }
+    }
+}
+
+/* The short tile function: short_body with kc a constant, 1 to
+ * SB_GEMM_KS, and sm_of(kc) rows a group (as many as the registers hold
+ * beside kc vectors of B). */
+#define SHORT_CASE(k, sm_of, sn)                                                          \
+    case k:                                                                               \
+        short_body(c, a, ars, acs, b, ldc, k, mv, nv, overwrite, row_bias, sm_of(k), sn); \
+        return;
+#define SHORT(name, attr, sm_of, sn)                                                      \
+    attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,         \
+                          const float *b, ptrdiff_t ldc, int kc, int mv, int nv,          \
+                          bool overwrite, const float *row_bias)                          \
+    {                                                                                     \
+        switch (kc) {                                                                     \
+            SHORT_CASE(1, sm_of, sn) SHORT_CASE(2, sm_of, sn) SHORT_CASE(3, sm_of, sn)    \
+            SHORT_CASE(4, sm_of, sn) SHORT_CASE(5, sm_of, sn) SHORT_CASE(6, sm_of, sn)    \
+            SHORT_CASE(7, sm_of, sn) SHORT_CASE(8, sm_of, sn) SHORT_CASE(9, sm_of, sn)    \
+            SHORT_CASE(10, sm_of, sn) SHORT_CASE(11, sm_of, sn) SHORT_CASE(12, sm_of, sn) \
+        }                                                                                 \
+        SB_ASSERT(!"the short tile takes 1 to SB_GEMM_KS steps");                         \
+    }
+_Static_assert(SB_GEMM_KS == 12, "SHORT has a case for each step count");
+
 /* The four tiles of one instruction set, and their table. */
-#define TILES(isa, attr, wmr, wsm, wsn, nsm, nsn, tsm, tsteps)                  \
+#define TILES(isa, attr, wmr, wsm, wsn, nsm, nsn, tsm, tsteps, ssm_of, ssn)       \
     TILE(wide_cols_##isa, attr, wmr, NR, 1, wsm, wsn)                           \
     TILE(wide_rows_##isa, attr, wmr, NR, ars, wsm, wsn)                         \
     TILE(narrow_##isa, attr, MRN, NRN, ars, nsm, nsn)                           \
     TALL(tall_##isa, attr, tsm, NRT, tsteps)                                    \
+    SHORT(short_##isa, attr, ssm_of, ssn)                                       \
     static const sb_gemm_tiles tiles_##isa = {wide_cols_##isa, wide_rows_##isa, \
-                                              narrow_##isa, tall_##isa, wmr};
+                                              narrow_##isa, tall_##isa,         \
+                                              short_##isa, wmr};
 
 /* Blocks of the whole tile where the registers hold it (AVX-512: 8 x 48 in
  * 24 of 32 zmm, 16 x 16 in 16, 32 x 12 in 24), smaller where they do not.
@@ -338,20 +447,28 @@ SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrd
  * blocks had only the 8 accumulators that two FMA units of latency 4 keep
  * busy with nothing to spare (4 x 24 needs all 16 registers, and GCC 12
  * then reloads B for every row); narrow 4 x 16 in 8, tall 8 x 12 in 12.
+ * The short tile's groups (B read from memory as an FMA operand): AVX2's
+ * 4 rows x 24 columns in 12 accumulators, AVX-512's 16 x 16 in 16: rows
+ * that divide the model's 32 and 128 and the tile's 48, and enough chains
+ * to cover two FMA units of latency 4.
  * Unrolled counts up to 16 (FOR_UNROLLED); tall_cols picks 8, 10 or 12
  * columns. */
+#define SHORT_ROWS_YMM(k) 4
+#define SHORT_ROWS_ZMM(k) 16
 _Static_assert(SB_GEMM_MR % 8 == 0 && SB_GEMM_MR <= ROWS_MAX && SB_GEMM_MR <= SB_GEMM_MR_MAX &&
                    SB_GEMM_MR_AVX2 % 24 == 0 &&
                    SB_GEMM_MR_AVX2 <= SB_GEMM_MR_MAX && MRN % 4 == 0 && MRN <= ROWS_MAX &&
+                   SB_GEMM_MRS % 16 == 0 && SB_GEMM_MRS % 4 == 0 && NR % 24 == 0 &&
                    NRT == 12 && NRN >= NRT,
                "whole blocks in the wide tiles (8 rows; 6 and 4 on AVX2), tall_cols' widths");
-TILES(generic, , SB_GEMM_MR, SB_GEMM_MR, NR, MRN, NRN, MRT, 16)
+TILES(generic, , SB_GEMM_MR, SB_GEMM_MR, NR, MRN, NRN, MRT, 16, SHORT_ROWS_YMM, 24)
 #if defined(__x86_64__) && defined(__GNUC__)
 #if !defined(SB_WITHOUT_AVX512)
 TILES(avx512, __attribute__((target("avx512f,fma"))), SB_GEMM_MR, SB_GEMM_MR, NR, MRN, NRN, MRT,
-      16)
+      16, SHORT_ROWS_ZMM, 16)
 #endif
-TILES(avx2, __attribute__((target("avx2,fma"))), SB_GEMM_MR_AVX2, 6, 16, 4, NRN, 8, 8)
+TILES(avx2, __attribute__((target("avx2,fma"))), SB_GEMM_MR_AVX2, 6, 16, 4, NRN, 8, 8,
+      SHORT_ROWS_YMM, 24)
 #endif
 
 int sb_gemm_tiles_variants(const sb_gemm_tiles *out[3])
@@ -377,10 +494,12 @@ const sb_gemm_tiles *sb_gemm_tiles_select(void)
     return all[0];
 }
 
-sb_gemm_tile sb_gemm_tile_for(const sb_gemm_tiles *t, int m, int n, ptrdiff_t ars,
+sb_gemm_tile sb_gemm_tile_for(const sb_gemm_tiles *t, int m, int n, int k, ptrdiff_t ars,
                               ptrdiff_t acs)
 {
     SB_ASSERT(ars == 1 || acs == 1);
+    if (k <= SB_GEMM_KS && n > NRN)
+        return (sb_gemm_tile){t->short_k, SB_GEMM_MRS, NR};
     if (n <= NRT && m > MRN)
         return (sb_gemm_tile){t->tall, MRT, NRN};
     if (n <= NRN)

@@ -15,7 +15,10 @@
  *           a wide tile would compute three times the columns it keeps;
  *   tall    SB_GEMM_MRT x SB_GEMM_NRT (32 x 12), for n <= SB_GEMM_NRT:
  *           vectors run down C's columns, so that none of their lanes is
- *           wasted on the columns past n; B panels SB_GEMM_NRN wide.
+ *           wasted on the columns past n; B panels SB_GEMM_NRN wide;
+ *   short   SB_GEMM_MRS x SB_GEMM_NR (48 x 48), for a reduction of at most
+ *           SB_GEMM_KS steps (k <= 12) and n > SB_GEMM_NRN: the steps
+ *           unrolled, B held in registers while rows of A pass it.
  * A is read through its strides, a[i][p] at a[i*ars + p*acs], one of them 1:
  *   cols    ars == 1 (a packed panel, acs = the tile's rows; a transposed matrix)
  *   rows    acs == 1 (a row-major matrix)
@@ -43,7 +46,7 @@ typedef void sb_gemm_tile_fn(float *c, const float *a, ptrdiff_t ars, ptrdiff_t 
                              bool overwrite, const float *row_bias);
 
 typedef struct sb_gemm_tiles {
-    sb_gemm_tile_fn *wide_cols, *wide_rows, *narrow, *tall;
+    sb_gemm_tile_fn *wide_cols, *wide_rows, *narrow, *tall, *short_k;
     int wide_mr;   /* the wide tiles' rows, and so the height of packed A panels */
 } sb_gemm_tiles;
 
@@ -62,12 +65,13 @@ const sb_gemm_tiles *sb_gemm_tiles_select(void);
  * they agree bit for bit; returns how many. */
 int sb_gemm_tiles_variants(const sb_gemm_tiles *out[3]);
 
-/* The tile for a product of m rows and n columns with A's strides (one of
- * them 1; SB_ASSERT otherwise): tall, narrow or wide, as above, except that
- * a product of at most SB_GEMM_MRN rows takes the narrow tile for n <=
- * SB_GEMM_NRT too (the tall one would compute 32 rows for them: a batch of
- * one through a 10-class head). */
-sb_gemm_tile sb_gemm_tile_for(const sb_gemm_tiles *t, int m, int n, ptrdiff_t ars,
+/* The tile for a product of m rows, n columns and k reduction steps with
+ * A's strides (one of them 1; SB_ASSERT otherwise): short for k <=
+ * SB_GEMM_KS and n > SB_GEMM_NRN, else tall, narrow or wide, as above,
+ * except that a product of at most SB_GEMM_MRN rows takes the narrow tile
+ * for n <= SB_GEMM_NRT too (the tall one would compute 32 rows for them: a
+ * batch of one through a 10-class head). */
+sb_gemm_tile sb_gemm_tile_for(const sb_gemm_tiles *t, int m, int n, int k, ptrdiff_t ars,
                               ptrdiff_t acs);
 
 #endif

@@ -40,6 +40,10 @@
  * panels SB_GEMM_NRN wide. */
 #define SB_GEMM_MRT 32
 #define SB_GEMM_NRT 12
+/* The short tile, for a reduction of at most SB_GEMM_KS steps: its rows;
+ * it reads B panels SB_GEMM_NR wide. */
+#define SB_GEMM_KS 12
+#define SB_GEMM_MRS 48
 
 /* A read-only matrix view: element (i, j) is at p[i*rs + j*cs], so a
  * transpose is a view with the strides swapped. */
@@ -87,8 +91,8 @@ void sb_gemm_det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
  * materialised matrix. Small products (below the parallel threshold of
  * sb_gemm_det) take this path too: packing A would cost as much as the
  * product. The arithmetic is the det definition above; only the register
- * tile differs (gemm_tile.h): SB_GEMM_NR columns wide, or for n <= 16 the
- * narrow or (n <= 12) the tall one. */
+ * tile differs (gemm_tile.h): SB_GEMM_NR columns wide (the short tile for k
+ * <= SB_GEMM_KS), or for n <= 16 the narrow or (n <= 12) the tall one. */
 
 /* Packs B[p0 .. p0+kc)[j0 .. j0+nc) into panels of nr columns,
  * [panel][kc][nr], columns past nc zero. src is the source's own description

@@ -72,7 +72,10 @@ static const gemm_case cases[] = {
     {300, 13, 600, true, true, false},      /* narrow, general path */
     {70, 10, 300, true, false, true},       /* tall, A by columns (dense2.bwd_weights) */
     {33, 12, 600, true, true, false},       /* tall, widest */
-    {130, 100, 10, false, true, false},     /* short k (dense2.bwd_data) */
+    {130, 100, 10, false, true, false},     /* short k (dense2.bwd_data), A by rows */
+    {32, 676, 9, false, false, false},      /* short k, conv1.fwd's shape */
+    {53, 70, 12, true, false, true},        /* short k, A by columns, the longest */
+    {61, 17, 1, false, true, false},        /* short k, one step */
     {30, 50, 2000, false, false, true},     /* split by chunk at 2..8 threads */
     {21, 60, 1800, true, true, false},      /* the same, overwriting */
 };
@@ -170,8 +173,8 @@ static sb_matview tile_a_view(const float *m0, float *copy, int rows, int k, boo
     return sb_matview_trans(copy, rows);
 }
 
-/* Every ISA variant of every tile (wide, narrow and tall; A read by rows
- * and by columns): same bits as the definition, full and edge tiles,
+/* Every ISA variant of every tile (wide, narrow, tall and short; A read by
+ * rows and by columns): same bits as the definition, full and edge tiles,
  * overwrite and accumulate. */
 START_TEST(test_tile_variants_agree)
 {
@@ -180,28 +183,32 @@ START_TEST(test_tile_variants_agree)
     const sb_gemm_tiles *variants[3];
     int nv = sb_gemm_tiles_variants(variants);
     ck_assert_int_ge(nv, 1);
-    /* product widths and A layouts that pick each tile (sb_gemm_tile_for)
-     * in a product of tall_m rows: wide, narrow and tall, each by rows and by
-     * columns (fewer rows take the narrow tile for the tall's widths) */
+    /* product widths, reduction lengths and A layouts that pick each tile
+     * (sb_gemm_tile_for) in a product of tall_m rows: wide, narrow and tall,
+     * each by rows and by columns (fewer rows take the narrow tile for the
+     * tall's widths), and the short tile at its shortest, conv1's, dense2's
+     * and its longest reduction */
     const int tall_m = 1000;
     const struct {
-        int n;
+        int n, k;
         bool cols;
-    } kinds[] = {{SB_GEMM_NR, false}, {SB_GEMM_NR, true}, {SB_GEMM_NRN, false},
-                 {SB_GEMM_NRN, true}, {SB_GEMM_NRT, false}, {SB_GEMM_NRT, true}};
+    } kinds[] = {{SB_GEMM_NR, KC, false},  {SB_GEMM_NR, KC, true},  {SB_GEMM_NRN, KC, false},
+                 {SB_GEMM_NRN, KC, true},  {SB_GEMM_NRT, KC, false}, {SB_GEMM_NRT, KC, true},
+                 {SB_GEMM_NR, 1, false},   {SB_GEMM_NR, 9, false},   {SB_GEMM_NR, 10, true},
+                 {SB_GEMM_NR, SB_GEMM_KS, false}, {SB_GEMM_NR, SB_GEMM_KS, true}};
     for (size_t kind = 0; kind < sizeof kinds / sizeof kinds[0]; kind++)
         for (int v = 0; v < nv; v++) {
-            const int nmax = kinds[kind].n;
+            const int nmax = kinds[kind].n, kc = kinds[kind].k;
             const bool cols = kinds[kind].cols;
             /* the wide tile's rows depend on the instruction set, its width not */
             sb_gemm_tile probe =
-                sb_gemm_tile_for(variants[v], tall_m, nmax, cols ? 1 : 2, cols ? 2 : 1);
+                sb_gemm_tile_for(variants[v], tall_m, nmax, kc, cols ? 1 : 2, cols ? 2 : 1);
             const int mr = probe.rows, nr = probe.width;
             float *a = uniform_new((size_t)mr * KC, 4), *a_copy = uniform_new((size_t)mr * KC, 0);
             float *b = uniform_new((size_t)KC * nr, 5), *c0 = uniform_new((size_t)mr * nr, 6);
             float *c = malloc((size_t)mr * nr * sizeof(float)), *bias = uniform_new((size_t)mr, 7);
-            sb_matview av_def = sb_matview_rows(a, KC), bv = sb_matview_rows(b, nr);
-            sb_matview av = tile_a_view(a, a_copy, mr, KC, cols);
+            sb_matview av_def = sb_matview_rows(a, kc), bv = sb_matview_rows(b, nr);
+            sb_matview av = tile_a_view(a, a_copy, mr, kc, cols);
             /* full, few rows, few columns, one element, one short of full, the
              * 6 + 6 + 4 and 4 + 4 rows of AVX2's 24-row wide tile, and 13 */
             const int edges[][2] = {{mr, nmax},  {5, nmax},         {mr, 9},
@@ -209,7 +216,7 @@ START_TEST(test_tile_variants_agree)
                                     {3, nmax < 20 ? nmax : 20},     {16, nmax},
                                     {8, nmax},   {13, nmax}};
             const int n_edges = (int)(sizeof edges / sizeof edges[0]);
-            sb_gemm_tile t = sb_gemm_tile_for(variants[v], tall_m, nmax, av.rs, av.cs);
+            sb_gemm_tile t = sb_gemm_tile_for(variants[v], tall_m, nmax, kc, av.rs, av.cs);
             ck_assert_int_eq(t.rows, mr);
             ck_assert_int_eq(t.width, nr);
             /* mode 0 accumulates, 1 overwrites, 2 overwrites onto a row bias */
@@ -218,20 +225,20 @@ START_TEST(test_tile_variants_agree)
                     if (edges[e][0] > mr)
                         continue;
                     memcpy(c, c0, (size_t)mr * nr * sizeof(float));
-                    t.fn(c, av.p, av.rs, av.cs, b, nr, KC, edges[e][0], edges[e][1], mode > 0,
+                    t.fn(c, av.p, av.rs, av.cs, b, nr, kc, edges[e][0], edges[e][1], mode > 0,
                          mode == 2 ? bias : NULL);
                     for (int i = 0; i < mr; i++)
                         for (int j = 0; j < nr; j++) {
                             bool valid = i < edges[e][0] && j < edges[e][1];
                             float want = c0[i * nr + j];
                             if (valid) {
-                                float sum = det_definition(av_def, bv, i, j, KC, 0.0f, false);
+                                float sum = det_definition(av_def, bv, i, j, kc, 0.0f, false);
                                 want = mode == 0 ? want + sum : mode == 1 ? sum : bias[i] + sum;
                             }
                             if (!same_bits(want, c[i * nr + j]))
-                                ck_abort_msg("width %d cols %d variant %d edge %d "
+                                ck_abort_msg("width %d k %d cols %d variant %d edge %d "
                                              "mode %d: [%d][%d]",
-                                             nmax, (int)cols, v, e, mode, i, j);
+                                             nmax, kc, (int)cols, v, e, mode, i, j);
                         }
                 }
             free(a), free(a_copy), free(b), free(c0), free(c), free(bias);

@@ -2,7 +2,7 @@
  * the seed model's batch-128 shapes and the char GPT's matmuls, against OpenBLAS cblas_sgemm on the
  * equivalent GEMM, and each as a fraction of the machine's FMA peak.
  * Measurements are interleaved (every op, family and thread count once per
- * round, after the round's peak); medians over rounds are reported, a ratio
+ * round, after the round's peak, the families taking turns at going first); medians over rounds are reported, a ratio
  * as the median of its per-round ratios with their smallest and largest.
  * See tools/bench/README.md. */
 #include <cblas.h>
@@ -428,10 +428,16 @@ int main(int argc, char **argv)
         for (size_t c = 0; c < N_CASES; c++) {
             if (!selected[c])
                 continue;
+            /* the implementations take turns at going first (the one after
+             * another's calls, or after the peak loop's threads, finds the
+             * caches and the idle threads as that one left them) */
+            int n_impl = has_gemm(&cases[c]) ? N_IMPL : IMPL_BLAS;
             for (size_t t = 0; t < N_THREADS; t++)
-                for (int impl = 0; impl < (has_gemm(&cases[c]) ? N_IMPL : IMPL_BLAS); impl++)
+                for (int turn = 0; turn < n_impl; turn++) {
+                    int impl = (turn + r) % n_impl;
                     sec[((c * N_THREADS + t) * N_IMPL + (size_t)impl) * (size_t)rounds + (size_t)r] =
                         time_per_call(&st[c], &cases[c].gemm, impl, thread_counts[t], min_time);
+                }
         }
     }
     /* a peak is the best the loop reached: a round that ran slower was
