@@ -325,15 +325,18 @@ SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrd
 
 /* The short tile, for a reduction of at most SB_GEMM_KS steps (conv1's 9
  * taps, dense2's 10 classes), where a block of the other tiles spends more
- * on its setup and its stores than on its few steps. kc is a constant here
- * (the switch in SHORT): the steps are unrolled, and the kc vectors of B
- * one column block needs are loaded once and kept in registers while all
- * the tile's rows of A pass them, sm rows at a time, each row's sn sums its
- * own chains. (Groups of rows outside, GCC 12 hoists their broadcasts of A
- * out of the loop over columns onto the stack.) Rows past mv in the last
+ * on its setup and its stores than on its few steps. Where kc is a
+ * constant (SHORT), the steps are unrolled and A's offsets are immediates.
+ * For each block of sn
+ * columns, all the tile's rows of A pass the block's kc rows of B, sm rows
+ * at a time, each row's sn sums its own chains (B is read as an FMA
+ * operand; it stays in registers where they hold it, AVX-512's 32). With
+ * the groups of rows outside instead, GCC 12 hoists their broadcasts of A
+ * out of the loop over columns onto the stack. Rows past mv in the last
  * group are zero in the copy of A, columns past nv are computed on B's
- * zero padding; neither is stored. The same fmaf chain per
- * element as tile_body. */
+ * zero padding; neither is stored (the edge goes through a copy, so that
+ * acc stays indexed by constants). The same fmaf chain per element as
+ * tile_body. */
 SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptrdiff_t ars,
                                  ptrdiff_t acs, const float *restrict b, ptrdiff_t ldc, int kc,
                                  int mv, int nv, bool overwrite, const float *row_bias, int sm,
@@ -345,13 +348,12 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
      * columns (conv1's filters, dense2's gradient) is that already, but for
      * a last group of fewer than sm rows; any other A is copied. Rows past
      * mv are zero. */
-    _Alignas(64) float ap[(SB_GEMM_MRS + ROWS_MAX) * SB_GEMM_KS];
+    _Alignas(64) float ap[SB_GEMM_MRS * SB_GEMM_KS];
     bool in_place = acs == 1 && ars == kc;
     int from = in_place ? mv / sm * sm : 0, rows_padded = (mv + sm - 1) / sm * sm;
     for (int i = from; i < rows_padded; i++)
-        FOR_UNROLLED(p, kc, {
+        for (int p = 0; p < kc; p++)
             ap[(i - from) * kc + p] = i < mv ? a[i * ars + p * acs] : 0.0f;
-        })
     for (int j0 = 0; j0 < nv; j0 += sn) {
         const float *bp = b + j0;
         int cj = nv - j0 < sn ? nv - j0 : sn;
@@ -374,9 +376,9 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
                             acc[i][j] = fmaf(ai, bp[p * NR + j], acc[i][j]);
                     })
             })
-            FOR_UNROLLED(i, sm, {
-                float *ci = c + (i0 + i) * ldc + j0;
-                if (i < rows && cj == sn) {
+            if (rows == sm && cj == sn) {
+                FOR_UNROLLED(i, sm, {
+                    float *ci = c + (i0 + i) * ldc + j0;
                     if (overwrite && row_bias) {
                         float bi = row_bias[i0 + i];
                         _Pragma("omp simd")
@@ -391,51 +393,52 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
                         for (int j = 0; j < sn; j++)
                             ci[j] += acc[i][j];
                     }
-                } else if (i < rows) {
-                    /* the panel's last columns: the valid ones through a
-                     * copy, so that acc stays indexed by constants */
-                    float edge[SHORT_SN_MAX];
-                    for (int j = 0; j < sn; j++)
-                        edge[j] = acc[i][j];
-                    for (int j = 0; j < cj; j++)
-                        ci[j] = !overwrite ? ci[j] + edge[j]
-                                : row_bias ? row_bias[i0 + i] + edge[j]
-                                           : edge[j];
-                }
-            })
+                })
+                continue;
+            }
+            float edge[ROWS_MAX][SHORT_SN_MAX];
+            for (int i = 0; i < sm; i++)
+                for (int j = 0; j < sn; j++)
+                    edge[i][j] = acc[i][j];
+            for (int i = 0; i < rows; i++) {
+                float *ci = c + (i0 + i) * ldc + j0;
+                for (int j = 0; j < cj; j++)
+                    ci[j] = !overwrite ? ci[j] + edge[i][j]
+                            : row_bias ? row_bias[i0 + i] + edge[i][j]
+                                       : edge[i][j];
+            }
         }
     }
 }
 
-/* The short tile function: short_body with kc a constant, 1 to
- * SB_GEMM_KS, and sm_of(kc) rows a group (as many as the registers hold
- * beside kc vectors of B). */
-#define SHORT_CASE(k, sm_of, sn)                                                          \
-    case k:                                                                               \
-        short_body(c, a, ars, acs, b, ldc, k, mv, nv, overwrite, row_bias, sm_of(k), sn); \
-        return;
-#define SHORT(name, attr, sm_of, sn)                                                      \
-    attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,         \
-                          const float *b, ptrdiff_t ldc, int kc, int mv, int nv,          \
-                          bool overwrite, const float *row_bias)                          \
-    {                                                                                     \
-        switch (kc) {                                                                     \
-            SHORT_CASE(1, sm_of, sn) SHORT_CASE(2, sm_of, sn) SHORT_CASE(3, sm_of, sn)    \
-            SHORT_CASE(4, sm_of, sn) SHORT_CASE(5, sm_of, sn) SHORT_CASE(6, sm_of, sn)    \
-            SHORT_CASE(7, sm_of, sn) SHORT_CASE(8, sm_of, sn) SHORT_CASE(9, sm_of, sn)    \
-            SHORT_CASE(10, sm_of, sn) SHORT_CASE(11, sm_of, sn) SHORT_CASE(12, sm_of, sn) \
-        }                                                                                 \
-        SB_ASSERT(!"the short tile takes 1 to SB_GEMM_KS steps");                         \
+/* The short tile function: short_body in groups of sm rows by sn columns,
+ * with kc a constant for the model's short reductions, 9 (conv1's 3 x 3
+ * taps of one channel) and 10 (dense2's classes), so that their steps are
+ * unrolled and A's offsets are immediates (a quarter faster in conv1's
+ * forward pass); other step counts, and the baseline variant (whose fmaf
+ * is a library call), pass kc at run time. (A constant for every kc up to
+ * SB_GEMM_KS made this file take 10 times as long to compile.) */
+#define SHORT(name, attr, sm, sn, unrolled)                                              \
+    attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,        \
+                          const float *b, ptrdiff_t ldc, int kc, int mv, int nv,         \
+                          bool overwrite, const float *row_bias)                         \
+    {                                                                                    \
+        SB_ASSERT(kc >= 1 && kc <= SB_GEMM_KS && mv <= SB_GEMM_MRS && nv <= NR);         \
+        if (unrolled && kc == 9)                                                         \
+            short_body(c, a, ars, acs, b, ldc, 9, mv, nv, overwrite, row_bias, sm, sn);  \
+        else if (unrolled && kc == 10)                                                   \
+            short_body(c, a, ars, acs, b, ldc, 10, mv, nv, overwrite, row_bias, sm, sn); \
+        else                                                                             \
+            short_body(c, a, ars, acs, b, ldc, kc, mv, nv, overwrite, row_bias, sm, sn); \
     }
-_Static_assert(SB_GEMM_KS == 12, "SHORT has a case for each step count");
 
-/* The four tiles of one instruction set, and their table. */
-#define TILES(isa, attr, wmr, wsm, wsn, nsm, nsn, tsm, tsteps, ssm_of, ssn)       \
+/* The five tile functions of one instruction set, and their table. */
+#define TILES(isa, attr, wmr, wsm, wsn, nsm, nsn, tsm, tsteps, ssm, ssn, sunrolled)       \
     TILE(wide_cols_##isa, attr, wmr, NR, 1, wsm, wsn)                           \
     TILE(wide_rows_##isa, attr, wmr, NR, ars, wsm, wsn)                         \
     TILE(narrow_##isa, attr, MRN, NRN, ars, nsm, nsn)                           \
     TALL(tall_##isa, attr, tsm, NRT, tsteps)                                    \
-    SHORT(short_##isa, attr, ssm_of, ssn)                                       \
+    SHORT(short_##isa, attr, ssm, ssn, sunrolled)                                       \
     static const sb_gemm_tiles tiles_##isa = {wide_cols_##isa, wide_rows_##isa, \
                                               narrow_##isa, tall_##isa,         \
                                               short_##isa, wmr};
@@ -447,28 +450,28 @@ _Static_assert(SB_GEMM_KS == 12, "SHORT has a case for each step count");
  * blocks had only the 8 accumulators that two FMA units of latency 4 keep
  * busy with nothing to spare (4 x 24 needs all 16 registers, and GCC 12
  * then reloads B for every row); narrow 4 x 16 in 8, tall 8 x 12 in 12.
- * The short tile's groups (B read from memory as an FMA operand): AVX2's
- * 4 rows x 24 columns in 12 accumulators, AVX-512's 16 x 16 in 16: rows
- * that divide the model's 32 and 128 and the tile's 48, and enough chains
- * to cover two FMA units of latency 4.
+ * The short tile's groups: AVX2's 4 rows x 24 columns in 12 accumulators
+ * (B read from memory), AVX-512's 16 x 16 in 16 (with B's kc vectors in
+ * registers beside them): rows that divide the model's 32 and 128 and the
+ * tile's 48, and enough chains to cover two FMA units of latency 4.
  * Unrolled counts up to 16 (FOR_UNROLLED); tall_cols picks 8, 10 or 12
  * columns. */
-#define SHORT_ROWS_YMM(k) 4
-#define SHORT_ROWS_ZMM(k) 16
 _Static_assert(SB_GEMM_MR % 8 == 0 && SB_GEMM_MR <= ROWS_MAX && SB_GEMM_MR <= SB_GEMM_MR_MAX &&
                    SB_GEMM_MR_AVX2 % 24 == 0 &&
                    SB_GEMM_MR_AVX2 <= SB_GEMM_MR_MAX && MRN % 4 == 0 && MRN <= ROWS_MAX &&
                    SB_GEMM_MRS % 16 == 0 && SB_GEMM_MRS % 4 == 0 && NR % 24 == 0 &&
+                   NR % 16 == 0 &&
                    NRT == 12 && NRN >= NRT,
-               "whole blocks in the wide tiles (8 rows; 6 and 4 on AVX2), tall_cols' widths");
-TILES(generic, , SB_GEMM_MR, SB_GEMM_MR, NR, MRN, NRN, MRT, 16, SHORT_ROWS_YMM, 24)
+               "whole blocks in the wide tiles (8 rows; 6 and 4 on AVX2), tall_cols' widths, "
+               "whole groups in the short tile (16 x 16; 4 x 24 on AVX2)");
+TILES(generic, , SB_GEMM_MR, SB_GEMM_MR, NR, MRN, NRN, MRT, 16, 4, 24, false)
 #if defined(__x86_64__) && defined(__GNUC__)
 #if !defined(SB_WITHOUT_AVX512)
 TILES(avx512, __attribute__((target("avx512f,fma"))), SB_GEMM_MR, SB_GEMM_MR, NR, MRN, NRN, MRT,
-      16, SHORT_ROWS_ZMM, 16)
+      16, 16, 16, true)
 #endif
 TILES(avx2, __attribute__((target("avx2,fma"))), SB_GEMM_MR_AVX2, 6, 16, 4, NRN, 8, 8,
-      SHORT_ROWS_YMM, 24)
+      4, 24, true)
 #endif
 
 int sb_gemm_tiles_variants(const sb_gemm_tiles *out[3])

@@ -8,7 +8,8 @@
  * valid corner of C is touched, so an edge tile runs exactly the arithmetic
  * of a full one.
  *
- * Three shapes, chosen by the width of the product and the layout of A:
+ * Four shapes, chosen by the width of the product, the length of its
+ * reduction and the layout of A:
  *   wide    SB_GEMM_MR x SB_GEMM_NR   (8 x 48; 24 x 48 on AVX2,
  *           SB_GEMM_MR_AVX2), B panels SB_GEMM_NR wide;
  *   narrow  SB_GEMM_MRN x SB_GEMM_NRN (16 x 16), for n <= SB_GEMM_NRN, where
@@ -18,13 +19,15 @@
  *           wasted on the columns past n; B panels SB_GEMM_NRN wide;
  *   short   SB_GEMM_MRS x SB_GEMM_NR (48 x 48), for a reduction of at most
  *           SB_GEMM_KS steps (k <= 12) and n > SB_GEMM_NRN: the steps
- *           unrolled, B held in registers while rows of A pass it.
+ *           unrolled, all the tile's rows of A passing each block of B's
+ *           columns.
  * A is read through its strides, a[i][p] at a[i*ars + p*acs], one of them 1:
  *   cols    ars == 1 (a packed panel, acs = the tile's rows; a transposed matrix)
  *   rows    acs == 1 (a row-major matrix)
  * The wide shape has a tile for each (the compiler is told which stride is
  * 1), the narrow one serves both as they come, the tall one reads columns in
- * place and copies rows transposed, a tile at a time. Shape and
+ * place and copies rows transposed, a tile at a time, the short one reads a
+ * row-major A of kc columns in place and copies any other. Shape and
  * strides decide only which elements are computed together, never an
  * element's arithmetic. */
 #ifndef SB_GEMM_TILE_H

@@ -49,7 +49,8 @@ typedef struct gemm_case {
     bool a_trans, b_trans, accumulate;
 } gemm_case;
 
-/* tiles are 8 x 48 (16 x 16 for n <= 16, 32 x 12 for n <= 12), cache
+/* tiles are 8 x 48 (16 x 16 for n <= 16, 32 x 12 for n <= 12, 48 x 48 for
+ * k <= 12), cache
  * blocks 144 x 960, chunks 256: none divides these.
  * sb_gemm_det runs products below 2^21 multiply-adds on the direct path,
  * larger ones on the general path split over threads by output, or by chunk
@@ -217,6 +218,13 @@ START_TEST(test_tile_variants_agree)
                                     {8, nmax},   {13, nmax}};
             const int n_edges = (int)(sizeof edges / sizeof edges[0]);
             sb_gemm_tile t = sb_gemm_tile_for(variants[v], tall_m, nmax, kc, av.rs, av.cs);
+            /* the tile this kind is here to check, not another */
+            sb_gemm_tile_fn *kind_tile = kc <= SB_GEMM_KS     ? variants[v]->short_k
+                                         : nmax == SB_GEMM_NRT ? variants[v]->tall
+                                         : nmax == SB_GEMM_NRN ? variants[v]->narrow
+                                         : cols                ? variants[v]->wide_cols
+                                                               : variants[v]->wide_rows;
+            ck_assert_msg(t.fn == kind_tile, "kind %zu picked another tile", kind);
             ck_assert_int_eq(t.rows, mr);
             ck_assert_int_eq(t.width, nr);
             /* mode 0 accumulates, 1 overwrites, 2 overwrites onto a row bias */
@@ -247,9 +255,9 @@ START_TEST(test_tile_variants_agree)
 END_TEST
 
 /* The direct path (A in place, B packed chunk by chunk, the narrow or tall
- * tile for n <= 16), which small products and the conv kernels take: the
- * definition, and the same bits as the general path (sb_gemm_det_serial) on
- * the same product. */
+ * tile for n <= 16, the short one for k <= 12), which small products and
+ * the conv kernels take: the definition, and the same bits as the general
+ * path (sb_gemm_det_serial) on the same product. */
 START_TEST(test_det_direct_is_the_general_path)
 {
     for (size_t ci = 0; ci < N_CASES; ci++) {

@@ -2,7 +2,8 @@
  * the seed model's batch-128 shapes and the char GPT's matmuls, against OpenBLAS cblas_sgemm on the
  * equivalent GEMM, and each as a fraction of the machine's FMA peak.
  * Measurements are interleaved (every op, family and thread count once per
- * round, after the round's peak, the families taking turns at going first); medians over rounds are reported, a ratio
+ * round, after the round's peak, in an order that changes every round);
+ * medians over rounds are reported, a ratio
  * as the median of its per-round ratios with their smallest and largest.
  * See tools/bench/README.md. */
 #include <cblas.h>
@@ -93,7 +94,7 @@ static const bench_case cases[] = {
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
-enum { IMPL_DET, IMPL_LOOSE, IMPL_BLAS, N_IMPL };
+enum { IMPL_DET, IMPL_LOOSE, IMPL_BLAS, N_IMPL };   /* det and loose first: batch_cost */
 static const char *const impl_names[N_IMPL] = {"det", "loose", "openblas"};
 static const int thread_counts[] = {1, 2};
 #define MAX_ROUNDS 1000
@@ -197,6 +198,16 @@ static double now(int threads)
  * timeout, about 0.13 s here) after a call before they sleep: a core taken
  * from the next measurement, and CPU time charged to it under --clock cpu. */
 #define OPENBLAS_SPIN_SECONDS 0.15
+
+/* The implementation measured turn-th of n in round r: every order in turn
+ * over the rounds (rotations, reversed in odd rounds), so that none always
+ * goes first or always follows the same one (a measurement finds the caches
+ * and the idle threads as the one before it left them: for conv1.fwd, where
+ * det and loose run the same code, a fixed order put det/loose at 0.89). */
+static int impl_in_turn(int turn, int r, int n)
+{
+    return r % 2 == 0 ? (r / 2 + turn) % n : (r / 2 + n - 1 - turn) % n;
+}
 
 /* seconds per call: one warm-up call, then calls until min_time has passed */
 static double time_per_call(const bench_state *st, const bench_gemm *g, int impl, int threads,
@@ -344,11 +355,12 @@ static void batch_cost(int rounds, double min_time)
             state_new(&st, &bc);
             for (size_t t = 0; t < N_THREADS; t++) {
                 double det[MAX_ROUNDS], loose[MAX_ROUNDS];
-                for (int r = 0; r < rounds; r++) {
-                    det[r] = time_per_call(&st, &bc.gemm, IMPL_DET, thread_counts[t], min_time);
-                    loose[r] = time_per_call(&st, &bc.gemm, IMPL_LOOSE, thread_counts[t],
-                                             min_time);
-                }
+                for (int r = 0; r < rounds; r++)
+                    for (int turn = 0; turn < 2; turn++) {
+                        int impl = impl_in_turn(turn, r, 2);   /* IMPL_DET or IMPL_LOOSE */
+                        (impl == IMPL_DET ? det : loose)[r] =
+                            time_per_call(&st, &bc.gemm, impl, thread_counts[t], min_time);
+                    }
                 printf("%-18s %5d %3d %12.1f %12.1f", bc.name, batch_sizes[b], thread_counts[t],
                        median_of(det, rounds) * 1e6, median_of(loose, rounds) * 1e6);
                 print_spread(ratio_spread(loose, det, rounds));
@@ -428,13 +440,10 @@ int main(int argc, char **argv)
         for (size_t c = 0; c < N_CASES; c++) {
             if (!selected[c])
                 continue;
-            /* the implementations take turns at going first (the one after
-             * another's calls, or after the peak loop's threads, finds the
-             * caches and the idle threads as that one left them) */
             int n_impl = has_gemm(&cases[c]) ? N_IMPL : IMPL_BLAS;
             for (size_t t = 0; t < N_THREADS; t++)
                 for (int turn = 0; turn < n_impl; turn++) {
-                    int impl = (turn + r) % n_impl;
+                    int impl = impl_in_turn(turn, r, n_impl);
                     sec[((c * N_THREADS + t) * N_IMPL + (size_t)impl) * (size_t)rounds + (size_t)r] =
                         time_per_call(&st[c], &cases[c].gemm, impl, thread_counts[t], min_time);
                 }
