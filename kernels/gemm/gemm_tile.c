@@ -43,7 +43,6 @@
     }
 #endif
 #define ROWS_MAX 16
-#define SHORT_SN_MAX 24   /* the short tile's widest column block (short_body) */
 
 /* Before the loop over reduction steps: GCC takes two steps an iteration,
  * sharing the pointer updates (clang, unrolling this way, leaves the
@@ -53,6 +52,49 @@
 #else
 #define UNROLL_STEPS PRAGMA(GCC unroll 2)
 #endif
+
+/* A block's sums acc[0..sm)[0..sn) into C (cb: its first element; bias:
+ * its first row's, or NULL), of which only rows x cols are valid:
+ * overwritten, onto the bias, or added. A whole block is stored unrolled,
+ * as the steps are: a loop over the rows would index acc by a variable and
+ * so keep it in memory, the whole block stored onto the stack after the
+ * last step and read back in pieces (a third of conv1's time, K = 9). An
+ * edge goes through a copy, so that acc is only ever indexed by constants
+ * and stays in registers. */
+SB_ALWAYS_INLINE void store_block(float *restrict cb, ptrdiff_t ldc, float acc[ROWS_MAX][NR],
+                                  int rows, int cols, bool overwrite, const float *bias,
+                                  int sm, int sn)
+{
+    if (rows == sm && cols == sn) {
+        FOR_UNROLLED(i, sm, {
+            float *ci = cb + i * ldc;
+            if (overwrite && bias) {
+                float bi = bias[i];
+                _Pragma("omp simd")
+                for (int j = 0; j < sn; j++)
+                    ci[j] = bi + acc[i][j];
+            } else if (overwrite) {
+                _Pragma("omp simd")
+                for (int j = 0; j < sn; j++)
+                    ci[j] = acc[i][j];
+            } else {
+                _Pragma("omp simd")
+                for (int j = 0; j < sn; j++)
+                    ci[j] += acc[i][j];
+            }
+        })
+        return;
+    }
+    float edge[ROWS_MAX][NR];
+    for (int i = 0; i < sm; i++)
+        for (int j = 0; j < sn; j++)
+            edge[i][j] = acc[i][j];
+    for (int i = 0; i < rows; i++) {
+        float *ci = cb + i * ldc;
+        for (int j = 0; j < cols; j++)
+            ci[j] = !overwrite ? ci[j] + edge[i][j] : bias ? bias[i] + edge[i][j] : edge[i][j];
+    }
+}
 
 /* The tile as sm x sn blocks (constants after inlining), each block's
  * accumulators in registers for the whole chunk. Every row of A the body
@@ -100,45 +142,9 @@ SB_ALWAYS_INLINE void tile_body(float *restrict c, const float *restrict a, ptrd
                         acc[i][j] = fmaf(ai, bp[j], acc[i][j]);
                 })
             }
-            float *cb = c + i0 * ldc + j0;
-            if (mv - i0 >= sm && nv - j0 >= sn) {
-                /* unrolled, as the steps: a loop over the rows would index
-                 * acc by a variable and so keep it in memory, the whole
-                 * block stored onto the stack after the last step and read
-                 * back in pieces (a third of conv1's time, K = 9) */
-                FOR_UNROLLED(i, sm, {
-                    float *ci = cb + i * ldc;
-                    if (overwrite && row_bias) {
-                        float bi = row_bias[i0 + i];
-                        _Pragma("omp simd")
-                        for (int j = 0; j < sn; j++)
-                            ci[j] = bi + acc[i][j];
-                    } else if (overwrite) {
-                        _Pragma("omp simd")
-                        for (int j = 0; j < sn; j++)
-                            ci[j] = acc[i][j];
-                    } else {
-                        _Pragma("omp simd")
-                        for (int j = 0; j < sn; j++)
-                            ci[j] += acc[i][j];
-                    }
-                })
-                continue;
-            }
-            /* an edge: the valid corner through a copy, so that acc is only
-             * ever indexed by constants and stays in registers */
-            float edge[ROWS_MAX][NR];
-            for (int i = 0; i < sm; i++)
-                for (int j = 0; j < sn; j++)
-                    edge[i][j] = acc[i][j];
             int ri = mv - i0 < sm ? mv - i0 : sm, cj = nv - j0 < sn ? nv - j0 : sn;
-            for (int i = 0; i < ri; i++) {
-                float *ci = cb + i * ldc;
-                for (int j = 0; j < cj; j++)
-                    ci[j] = !overwrite ? ci[j] + edge[i][j]
-                            : row_bias ? row_bias[i0 + i] + edge[i][j]
-                                       : edge[i][j];
-            }
+            store_block(c + i0 * ldc + j0, ldc, acc, ri, cj, overwrite,
+                        row_bias ? row_bias + i0 : NULL, sm, sn);
         }
 }
 
@@ -334,8 +340,7 @@ SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrd
  * the groups of rows outside instead, GCC 12 hoists their broadcasts of A
  * out of the loop over columns onto the stack. Rows past mv in the last
  * group are zero in the copy of A, columns past nv are computed on B's
- * zero padding; neither is stored (the edge goes through a copy, so that
- * acc stays indexed by constants). The same fmaf chain per element as
+ * zero padding; neither is stored. The same fmaf chain per element as
  * tile_body. */
 SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptrdiff_t ars,
                                  ptrdiff_t acs, const float *restrict b, ptrdiff_t ldc, int kc,
@@ -360,7 +365,7 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
         for (int i0 = 0; i0 < mv; i0 += sm) {
             const float *ag = i0 < from ? a + i0 * kc : ap + (i0 - from) * kc;
             int rows = mv - i0 < sm ? mv - i0 : sm;
-            float acc[ROWS_MAX][SHORT_SN_MAX];
+            float acc[ROWS_MAX][NR];
             FOR_UNROLLED(i, sm, {
                 float ai = ag[i * kc];
                 _Pragma("omp simd")
@@ -376,37 +381,8 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
                             acc[i][j] = fmaf(ai, bp[p * NR + j], acc[i][j]);
                     })
             })
-            if (rows == sm && cj == sn) {
-                FOR_UNROLLED(i, sm, {
-                    float *ci = c + (i0 + i) * ldc + j0;
-                    if (overwrite && row_bias) {
-                        float bi = row_bias[i0 + i];
-                        _Pragma("omp simd")
-                        for (int j = 0; j < sn; j++)
-                            ci[j] = bi + acc[i][j];
-                    } else if (overwrite) {
-                        _Pragma("omp simd")
-                        for (int j = 0; j < sn; j++)
-                            ci[j] = acc[i][j];
-                    } else {
-                        _Pragma("omp simd")
-                        for (int j = 0; j < sn; j++)
-                            ci[j] += acc[i][j];
-                    }
-                })
-                continue;
-            }
-            float edge[ROWS_MAX][SHORT_SN_MAX];
-            for (int i = 0; i < sm; i++)
-                for (int j = 0; j < sn; j++)
-                    edge[i][j] = acc[i][j];
-            for (int i = 0; i < rows; i++) {
-                float *ci = c + (i0 + i) * ldc + j0;
-                for (int j = 0; j < cj; j++)
-                    ci[j] = !overwrite ? ci[j] + edge[i][j]
-                            : row_bias ? row_bias[i0 + i] + edge[i][j]
-                                       : edge[i][j];
-            }
+            store_block(c + i0 * ldc + j0, ldc, acc, rows, cj, overwrite,
+                        row_bias ? row_bias + i0 : NULL, sm, sn);
         }
     }
 }
