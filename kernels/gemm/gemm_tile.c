@@ -333,15 +333,14 @@ SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrd
  * taps, dense2's 10 classes), where a block of the other tiles spends more
  * on its setup and its stores than on its few steps. Where kc is a
  * constant (SHORT), the steps are unrolled and A's offsets are immediates.
- * For each block of sn
- * columns, all the tile's rows of A pass the block's kc rows of B, sm rows
- * at a time, each row's sn sums its own chains (B is read as an FMA
- * operand; it stays in registers where they hold it, AVX-512's 32). With
- * the groups of rows outside instead, GCC 12 hoists their broadcasts of A
- * out of the loop over columns onto the stack. Rows past mv in the last
- * group are zero in the copy of A, columns past nv are computed on B's
- * zero padding; neither is stored. The same fmaf chain per element as
- * tile_body. */
+ * For each block of sn columns, all the tile's rows of A pass the block's
+ * kc rows of B, sm rows at a time, each row's sn sums its own chains (B is
+ * read as an FMA operand; it stays in registers where they hold it,
+ * AVX-512's 32). With the groups of rows outside instead, GCC 12 hoists
+ * their broadcasts of A out of the loop over columns onto the stack. Rows
+ * past mv in the last group are zero in the copy of A, columns past nv are
+ * computed on B's zero padding; neither is stored. The same fmaf chain per
+ * element as tile_body. */
 SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptrdiff_t ars,
                                  ptrdiff_t acs, const float *restrict b, ptrdiff_t ldc, int kc,
                                  int mv, int nv, bool overwrite, const float *row_bias, int sm,
@@ -409,14 +408,14 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
     }
 
 /* The five tile functions of one instruction set, and their table. */
-#define TILES(isa, attr, wmr, wsm, wsn, nsm, nsn, tsm, tsteps, ssm, ssn, sunrolled)       \
-    TILE(wide_cols_##isa, attr, wmr, NR, 1, wsm, wsn)                           \
-    TILE(wide_rows_##isa, attr, wmr, NR, ars, wsm, wsn)                         \
-    TILE(narrow_##isa, attr, MRN, NRN, ars, nsm, nsn)                           \
-    TALL(tall_##isa, attr, tsm, NRT, tsteps)                                    \
-    SHORT(short_##isa, attr, ssm, ssn, sunrolled)                                       \
-    static const sb_gemm_tiles tiles_##isa = {wide_cols_##isa, wide_rows_##isa, \
-                                              narrow_##isa, tall_##isa,         \
+#define TILES(isa, attr, wmr, wsm, wsn, nsm, nsn, tsm, tsteps, ssm, ssn, sunrolled) \
+    TILE(wide_cols_##isa, attr, wmr, NR, 1, wsm, wsn)                               \
+    TILE(wide_rows_##isa, attr, wmr, NR, ars, wsm, wsn)                             \
+    TILE(narrow_##isa, attr, MRN, NRN, ars, nsm, nsn)                               \
+    TALL(tall_##isa, attr, tsm, NRT, tsteps)                                        \
+    SHORT(short_##isa, attr, ssm, ssn, sunrolled)                                   \
+    static const sb_gemm_tiles tiles_##isa = {wide_cols_##isa, wide_rows_##isa,     \
+                                              narrow_##isa, tall_##isa,             \
                                               short_##isa, wmr};
 
 /* Blocks of the whole tile where the registers hold it (AVX-512: 8 x 48 in
