@@ -59,6 +59,21 @@ typedef struct sb_gemm_tile {
     int rows, width;
 } sb_gemm_tile;
 
+/* The variants, one file each (gemm_tile_<isa>.c). AVX2 and AVX-512 are
+ * compiled for x86-64 with GCC's target attributes (GCC and clang), AVX-512
+ * unless the build leaves it out (meson -Davx512=false). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SB_GEMM_TILES_AVX2 1
+#else
+#define SB_GEMM_TILES_AVX2 0
+#endif
+#if SB_GEMM_TILES_AVX2 && !defined(SB_WITHOUT_AVX512)
+#define SB_GEMM_TILES_AVX512 1
+#else
+#define SB_GEMM_TILES_AVX512 0
+#endif
+extern const sb_gemm_tiles sb_gemm_tiles_generic, sb_gemm_tiles_avx2, sb_gemm_tiles_avx512;
+
 /* The tiles compiled for the best instruction set this CPU has. Every variant
  * is the same C source; fmaf is correctly rounded everywhere (an instruction
  * or a libm call), so every variant gives the same bits. */

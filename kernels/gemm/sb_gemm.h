@@ -28,7 +28,7 @@
  * SB_GEMM_NRN columns. Free to change: an element's arithmetic does not
  * depend on them. The wide tile's rows (the height of packed A panels)
  * depend on the instruction set: SB_GEMM_MR, or SB_GEMM_MR_AVX2 where the
- * tile is four blocks of 6 rows (gemm_tile.c); buffers are sized for
+ * tile is four blocks of 6 rows (gemm_tile_body.h); buffers are sized for
  * SB_GEMM_MR_MAX, the larger. */
 #define SB_GEMM_MR 8
 #define SB_GEMM_MR_AVX2 24

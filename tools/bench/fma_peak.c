@@ -1,8 +1,8 @@
 /* The FMA peak loop, one copy per instruction set as the GEMM tiles are
- * (kernels/gemm/gemm_tile.c): ROWS x width accumulators, each one fmaf chain,
- * where width is one vector's floats, so that ROWS chains per register file
- * cover the FMA latency of two FMA units (4 to 5 cycles, 8 to 10 in flight)
- * and ROWS vectors plus the two operands fit in 16 registers. */
+ * (kernels/gemm/gemm_tile_body.h): ROWS x width accumulators, each one fmaf
+ * chain, where width is one vector's floats, so that ROWS chains per
+ * register file cover the FMA latency of two FMA units (4 to 5 cycles, 8 to
+ * 10 in flight) and ROWS vectors plus the two operands fit in 16 registers. */
 #include <math.h>
 #include <omp.h>
 

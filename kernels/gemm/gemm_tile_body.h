@@ -1,0 +1,462 @@
+/* The bodies of the register tiles (internal to kernels/gemm/): included by
+ * gemm_tile_generic.c, gemm_tile_avx2.c and gemm_tile_avx512.c, each of
+ * which compiles them for one instruction set with TILES. One file per
+ * instruction set, so that a build compiles the three in parallel.
+ *
+ * The project builds for baseline x86-64, where fmaf is a libm call; the
+ * AVX-512 and AVX2 copies turn the same fmaf chains into vfmadd instructions.
+ * The accumulators are a local array whose indices are all constant after
+ * unrolling, so the compiler keeps them in registers. */
+#ifndef SB_GEMM_TILE_BODY_H
+#define SB_GEMM_TILE_BODY_H
+
+#include <math.h>
+#include <string.h>
+
+#include "sb_common.h"
+#include "gemm_tile.h"
+#include "sb_data_move.h"
+
+/* Under AddressSanitizer, which checks every access, the tiles' loops stay
+ * loops: unrolled, GCC 12 takes minutes to compile them there, where speed
+ * matters little. Unrolling never changes an element's chain, so the bits
+ * are the same. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SB_TILES_SANITIZED 1
+#elif defined(__has_feature)
+#define SB_TILES_SANITIZED __has_feature(address_sanitizer)
+#else
+#define SB_TILES_SANITIZED 0
+#endif
+
+#define NR SB_GEMM_NR
+#define MRN SB_GEMM_MRN
+#define NRN SB_GEMM_NRN
+#define KC SB_GEMM_KC
+#define MRT SB_GEMM_MRT
+#define NRT SB_GEMM_NRT
+
+/* for (int v = 0; v < count; v++) stmt, fully unrolled (count up to 16, a
+ * constant after inlining), so that the accumulators are indexed by
+ * constants and stay in registers. GCC unrolls fully when the unroll count
+ * is at least the trip count; clang only when the two are equal, so for
+ * clang the loop goes four at a time, each v past count skipped (a
+ * comparison of constants once unrolled). */
+#define PRAGMA(x) _Pragma(#x)
+#if SB_TILES_SANITIZED
+#define FOR_UNROLLED(v, count, stmt) for (int v = 0; v < (count); v++) stmt
+#elif defined(__clang__)
+#define FOR_UNROLLED(v, count, stmt)                       \
+    for (int v##4_ = 0; v##4_ < (count); v##4_ += 4) {     \
+        PRAGMA(GCC unroll 4)                               \
+        for (int v = v##4_; v < v##4_ + 4; v++)            \
+            if (v < (count))                               \
+                stmt                                       \
+    }
+#else
+#define FOR_UNROLLED(v, count, stmt)                       \
+    {                                                      \
+        PRAGMA(GCC unroll 16)                              \
+        for (int v = 0; v < (count); v++)                  \
+            stmt                                           \
+    }
+#endif
+#define ROWS_MAX 16
+
+/* Before the loop over reduction steps: GCC takes two steps an iteration,
+ * sharing the pointer updates (clang, unrolling this way, leaves the
+ * accumulators in memory). */
+#if defined(__clang__) || SB_TILES_SANITIZED
+#define UNROLL_STEPS
+#else
+#define UNROLL_STEPS PRAGMA(GCC unroll 2)
+#endif
+
+/* A block's sums acc[0..sm)[0..sn) into C (cb: its first element; bias:
+ * its first row's, or NULL), of which only rows x cols are valid:
+ * overwritten, onto the bias, or added. A whole block is stored unrolled,
+ * as the steps are: a loop over the rows would index acc by a variable and
+ * so keep it in memory, the whole block stored onto the stack after the
+ * last step and read back in pieces (a third of conv1's time, K = 9). An
+ * edge goes through a copy, so that acc is only ever indexed by constants
+ * and stays in registers. */
+SB_ALWAYS_INLINE void store_block(float *restrict cb, ptrdiff_t ldc, float acc[ROWS_MAX][NR],
+                                  int rows, int cols, bool overwrite, const float *bias,
+                                  int sm, int sn)
+{
+    if (rows == sm && cols == sn) {
+        FOR_UNROLLED(i, sm, {
+            float *ci = cb + i * ldc;
+            if (overwrite && bias) {
+                float bi = bias[i];
+                _Pragma("omp simd")
+                for (int j = 0; j < sn; j++)
+                    ci[j] = bi + acc[i][j];
+            } else if (overwrite) {
+                _Pragma("omp simd")
+                for (int j = 0; j < sn; j++)
+                    ci[j] = acc[i][j];
+            } else {
+                _Pragma("omp simd")
+                for (int j = 0; j < sn; j++)
+                    ci[j] += acc[i][j];
+            }
+        })
+        return;
+    }
+    float edge[ROWS_MAX][NR];
+    for (int i = 0; i < sm; i++)
+        for (int j = 0; j < sn; j++)
+            edge[i][j] = acc[i][j];
+    for (int i = 0; i < rows; i++) {
+        float *ci = cb + i * ldc;
+        for (int j = 0; j < cols; j++)
+            ci[j] = !overwrite ? ci[j] + edge[i][j] : bias ? bias[i] + edge[i][j] : edge[i][j];
+    }
+}
+
+/* The tile as sm x sn blocks (constants after inlining), each block's
+ * accumulators in registers for the whole chunk. Every row of A the body
+ * reads is valid (edge rows come zero-padded, see TILE below). A block wholly
+ * outside the valid rows or columns is skipped. a[i][p] is a[i*ars + p*acs];
+ * b has rows of nr floats. Every element is the same fmaf chain whatever the
+ * blocking. The loops over a row's columns are marked `omp simd`, as in
+ * tall_body: without the mark GCC 12 keeps one of the twelve accumulators
+ * of AVX2's 6 x 16 blocks in memory (a store and a load in its chain every
+ * step) while a register stays free; the mark changes which chains share a
+ * vector, never a chain. */
+SB_ALWAYS_INLINE void tile_body(float *restrict c, const float *restrict a, ptrdiff_t ars,
+                                ptrdiff_t acs, const float *restrict b, int nr, ptrdiff_t ldc,
+                                int kc, int mv, int nv, bool overwrite, const float *row_bias,
+                                int sm, int sn)
+{
+    for (int i0 = 0; i0 < mv; i0 += sm)
+        for (int j0 = 0; j0 < nv; j0 += sn) {
+            /* p = 0 peeled (kc >= 1): every chain's first step is
+             * fmaf(a, b, +0), and acc needs no zeroed copy in memory */
+            float acc[ROWS_MAX][NR];
+            {
+                const float *ap = a + i0 * ars, *bp = b + j0;
+                FOR_UNROLLED(i, sm, {
+                    _Pragma("omp simd")
+                    for (int j = 0; j < sn; j++)
+                        acc[i][j] = fmaf(ap[i * ars], bp[j], 0.0f);
+                })
+            }
+            UNROLL_STEPS
+            for (int p = 1; p < kc; p++) {
+                /* every fourth row a base of its own: row i is then
+                 * base[i / 4] + (i % 4) ars, three offsets in registers
+                 * instead of fifteen reloaded from the stack every step
+                 * (written as one base, GCC 12 also vectorises the narrow
+                 * tile's first row as scalars) */
+                const float *ap = a + p * acs + i0 * ars, *base[4];
+                for (int q = 0; q < 4; q++)   /* only rows of the block: sm may be 4 to 8 */
+                    base[q] = ap + (4 * q < sm ? 4 * q : 0) * ars;
+                const float *bp = b + (ptrdiff_t)p * nr + j0;
+                FOR_UNROLLED(i, sm, {
+                    float ai = base[i / 4][(i % 4) * ars];
+                    _Pragma("omp simd")
+                    for (int j = 0; j < sn; j++)
+                        acc[i][j] = fmaf(ai, bp[j], acc[i][j]);
+                })
+            }
+            int ri = mv - i0 < sm ? mv - i0 : sm, cj = nv - j0 < sn ? nv - j0 : sn;
+            store_block(c + i0 * ldc + j0, ldc, acc, ri, cj, overwrite,
+                        row_bias ? row_bias + i0 : NULL, sm, sn);
+        }
+}
+
+/* The tall tile: vectors run down the columns of C, for a product of at most
+ * 12 columns, A's columns contiguous (a[i][p] at a[i + p*acs]: dense2's
+ * weight gradient reads x^T in place; TALL below copies A by rows into this
+ * layout). Per step p, sm values of A's column p are one load and each
+ * b[p][j] one broadcast, where the narrow tile loads 16 broadcasts to fill
+ * 10 lanes. Blocks of sm rows x sn columns, acc[j][i]; the same fmaf chain
+ * per element as tile_body. Every row of A read is valid (edge rows come
+ * zero-padded). The loops over i are marked `omp simd`: their lanes are
+ * independent chains, and without the mark GCC 12 leaves AVX2's 8-row
+ * blocks as scalar fmaf with the accumulators on the stack (a tenth of the
+ * vector speed); the mark changes which chains share a vector, never a
+ * chain. */
+SB_ALWAYS_INLINE void tall_body(float *restrict c, const float *restrict a, ptrdiff_t acs,
+                                const float *restrict b, int nr, ptrdiff_t ldc, int kc, int mv,
+                                int nv, bool overwrite, const float *row_bias, int sm, int sn)
+{
+    for (int i0 = 0; i0 < mv; i0 += sm)
+        for (int j0 = 0; j0 < nv; j0 += sn) {
+            float acc[NRT][MRT];
+            {
+                const float *ap = a + i0, *bp = b + j0;
+                FOR_UNROLLED(j, sn, {
+                    float bj = bp[j];
+                    _Pragma("omp simd")
+                    for (int i = 0; i < sm; i++)
+                        acc[j][i] = fmaf(ap[i], bj, 0.0f);
+                })
+            }
+            for (int p = 1; p < kc; p++) {
+                const float *ap = a + p * acs + i0, *bp = b + (ptrdiff_t)p * nr + j0;
+                FOR_UNROLLED(j, sn, {
+                    float bj = bp[j];
+                    _Pragma("omp simd")
+                    for (int i = 0; i < sm; i++)
+                        acc[j][i] = fmaf(ap[i], bj, acc[j][i]);
+                })
+            }
+            /* C takes acc transposed, element by element */
+            int ri = mv - i0 < sm ? mv - i0 : sm, cj = nv - j0 < sn ? nv - j0 : sn;
+            for (int i = 0; i < ri; i++) {
+                float *ci = c + (i0 + i) * ldc + j0;
+                for (int j = 0; j < cj; j++)
+                    ci[j] = !overwrite ? ci[j] + acc[j][i]
+                            : row_bias ? row_bias[i0 + i] + acc[j][i]
+                                       : acc[j][i];
+            }
+        }
+}
+
+/* The mv < rows valid rows of A copied into zero-padded rows [rows][kc]: the
+ * body may then read every row of the tile. */
+static void pad_rows(float *restrict dst, const float *a, ptrdiff_t ars, ptrdiff_t acs,
+                     int kc, int rows, int mv)
+{
+    for (int i = 0; i < rows; i++)
+        for (int p = 0; p < kc; p++)
+            dst[i * kc + p] = i < mv ? a[i * ars + p * acs] : 0.0f;
+}
+
+/* tile_body with column blocks as narrow as the valid columns allow: a
+ * 48-column block (AVX-512's whole wide tile) computes 16 or 32 columns
+ * when no more are valid (n = 128 is 48 + 48 + 32), the others as given. */
+SB_ALWAYS_INLINE void tile_cols(float *restrict c, const float *restrict a, ptrdiff_t ars,
+                                ptrdiff_t acs, const float *restrict b, int nr, ptrdiff_t ldc,
+                                int kc, int mv, int nv, bool overwrite, const float *row_bias,
+                                int sm, int sn)
+{
+    if (sn == 48 && nv <= 16)
+        tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, row_bias, sm, 16);
+    else if (sn == 48 && nv <= 32)
+        tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, row_bias, sm, 32);
+    else
+        tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, row_bias, sm, sn);
+}
+
+/* tile_cols over the rows: sm-row blocks, except that 6-row blocks (AVX2)
+ * leave the rows past the last whole one to 4-row blocks (4 x 16 in 8
+ * accumulators) where that computes fewer rows past the valid ones: 8 rows
+ * as 4 + 4, 16 as 6 + 6 + 4. Every row read lies within the tile's rows
+ * (mv <= rows, and rows a multiple of 6 and of 4). */
+SB_ALWAYS_INLINE void tile_rows(float *restrict c, const float *restrict a, ptrdiff_t ars,
+                                ptrdiff_t acs, const float *restrict b, int nr, ptrdiff_t ldc,
+                                int kc, int mv, int nv, bool overwrite, const float *row_bias,
+                                int sm, int sn)
+{
+    if (sm != 6) {
+        tile_cols(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, row_bias, sm, sn);
+        return;
+    }
+    int six = mv / 6;
+    if ((mv - 6 * six) % 4 != 0 && six > 0 && (mv - 6 * (six - 1)) % 4 == 0)
+        six--;
+    int rows6 = mv - 6 * six == 5 ? mv : 6 * six;   /* 5 over: one 6-row block */
+    tile_cols(c, a, ars, acs, b, nr, ldc, kc, rows6, nv, overwrite, row_bias, 6, sn);
+    if (rows6 < mv)
+        tile_cols(c + rows6 * ldc, a + rows6 * ars, ars, acs, b, nr, ldc, kc, mv - rows6, nv,
+                  overwrite, row_bias ? row_bias + rows6 : NULL, 4, sn);
+}
+
+/* One tile function: full tiles read A in place, edge tiles the padded copy.
+ * A wide tile reading A by columns is told ars == 1, so that it loads A's
+ * contiguous values one by one as broadcasts; told the same, a narrow tile
+ * would load them as one vector and spread it with permutes on the FMA
+ * port, so the narrow tiles take both strides as they come. */
+#define TILE(name, attr, rows, nr, ars_full, sm, sn)                                   \
+    attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,      \
+                          const float *b, ptrdiff_t ldc, int kc, int mv, int nv,       \
+                          bool overwrite, const float *row_bias)                       \
+    {                                                                                  \
+        if (mv == (rows)) {                                                            \
+            tile_rows(c, a, ars_full, acs, b, nr, ldc, kc, mv, nv, overwrite, row_bias, \
+                      sm, sn);                                                         \
+            return;                                                                    \
+        }                                                                              \
+        _Alignas(64) float pad[KC * (rows)];   /* whole vectors, no split lines */    \
+        SB_ASSERT(kc <= KC);                                                           \
+        pad_rows(pad, a, ars, acs, kc, rows, mv);                                      \
+        tile_rows(c, pad, kc, 1, b, nr, ldc, kc, mv, nv, overwrite, row_bias, sm, sn); \
+    }
+
+/* The tile's rows of A, [kc][MRT] from p = 0, rows past mv zero: A by
+ * columns is copied a column at a time, A by rows is transposed 8 rows by
+ * `steps` (16 or 8) steps at a time (single elements at the edges): 8 x 16
+ * blocks where vectors hold 16 floats, 8 x 8 where they hold 8 (AVX2 has no
+ * 16-float shuffles; spelt out in 8-float halves they go through memory). */
+SB_ALWAYS_INLINE void pack_tall(float *restrict dst, const float *a, ptrdiff_t ars, ptrdiff_t acs,
+                                int kc, int mv, int steps)
+{
+    if (ars == 1) {
+        for (int p = 0; p < kc; p++)
+            for (int i = 0; i < MRT; i++)
+                dst[p * MRT + i] = i < mv ? a[i + p * acs] : 0.0f;
+        return;
+    }
+    for (int i0 = 0; i0 < MRT; i0 += 8) {
+        int p = 0;
+        if (i0 + 8 <= mv && steps == 16)
+            for (; p + 16 <= kc; p += 16)
+                sb_transpose8x16(dst + p * MRT + i0, MRT, a + i0 * ars + p, ars);
+        else if (i0 + 8 <= mv)
+            for (; p + 8 <= kc; p += 8)
+                sb_transpose8(dst + p * MRT + i0, MRT, a + i0 * ars + p, ars);
+        for (; p < kc; p++)
+            for (int i = i0; i < i0 + 8; i++)
+                dst[p * MRT + i] = i < mv ? a[i * ars + p] : 0.0f;
+    }
+}
+
+/* tall_body on B panels SB_GEMM_NRN wide, with as few of the tile's 12
+ * columns as the valid ones need: 8, 10 (dense2 has 10) or 12. */
+SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrdiff_t acs,
+                                const float *restrict b, ptrdiff_t ldc, int kc, int mv, int nv,
+                                bool overwrite, const float *row_bias, int sm, int sn)
+{
+    if (sn == 12 && nv <= 8)
+        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, row_bias, sm, 8);
+    else if (sn == 12 && nv <= 10)
+        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, row_bias, sm, 10);
+    else
+        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, row_bias, sm, sn);
+}
+
+/* The tall tile function: A by columns is read in place when the tile is
+ * full; edge rows, and A by rows, go through a copy [kc][MRT] (A by rows
+ * would otherwise take MRT strided loads a step where the copy takes two). */
+#define TALL(name, attr, sm, sn, steps)                                               \
+    attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,     \
+                          const float *b, ptrdiff_t ldc, int kc, int mv, int nv,      \
+                          bool overwrite, const float *row_bias)                      \
+    {                                                                                 \
+        SB_ASSERT((ars == 1 || acs == 1) && nv <= NRT);                               \
+        if (mv == MRT && ars == 1) {                                                  \
+            tall_cols(c, a, acs, b, ldc, kc, mv, nv, overwrite, row_bias, sm, sn);    \
+            return;                                                                   \
+        }                                                                             \
+        _Alignas(64) float pad[KC * MRT];                                             \
+        SB_ASSERT(kc <= KC);                                                          \
+        pack_tall(pad, a, ars, acs, kc, mv, steps);                                   \
+        tall_cols(c, pad, MRT, b, ldc, kc, mv, nv, overwrite, row_bias, sm, sn);      \
+    }
+
+/* The short tile, for a reduction of at most SB_GEMM_KS steps (conv1's 9
+ * taps, dense2's 10 classes), where a block of the other tiles spends more
+ * on its setup and its stores than on its few steps. Where kc is a
+ * constant (SHORT), the steps are unrolled and A's offsets are immediates.
+ * For each block of sn columns, all the tile's rows of A pass the block's
+ * kc rows of B, sm rows at a time, each row's sn sums its own chains (B is
+ * read as an FMA operand; it stays in registers where they hold it,
+ * AVX-512's 32). With the groups of rows outside instead, GCC 12 hoists
+ * their broadcasts of A out of the loop over columns onto the stack. Rows
+ * past mv in the last group are zero in the copy of A, columns past nv are
+ * computed on B's zero padding; neither is stored. The same fmaf chain per
+ * element as tile_body. */
+SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptrdiff_t ars,
+                                 ptrdiff_t acs, const float *restrict b, ptrdiff_t ldc, int kc,
+                                 int mv, int nv, bool overwrite, const float *row_bias, int sm,
+                                 int sn)
+{
+    /* A as [rows][kc], whole groups: every broadcast is then at a constant
+     * offset from its group's start (read through its strides, GCC 12 keeps
+     * an address per step and row on the stack). A row-major A of kc
+     * columns (conv1's filters, dense2's gradient) is that already, but for
+     * a last group of fewer than sm rows; any other A is copied. Rows past
+     * mv are zero. */
+    _Alignas(64) float ap[SB_GEMM_MRS * SB_GEMM_KS];
+    bool in_place = acs == 1 && ars == kc;
+    int from = in_place ? mv / sm * sm : 0, rows_padded = (mv + sm - 1) / sm * sm;
+    for (int i = from; i < rows_padded; i++)
+        for (int p = 0; p < kc; p++)
+            ap[(i - from) * kc + p] = i < mv ? a[i * ars + p * acs] : 0.0f;
+    for (int j0 = 0; j0 < nv; j0 += sn) {
+        const float *bp = b + j0;
+        int cj = nv - j0 < sn ? nv - j0 : sn;
+        for (int i0 = 0; i0 < mv; i0 += sm) {
+            const float *ag = i0 < from ? a + i0 * kc : ap + (i0 - from) * kc;
+            int rows = mv - i0 < sm ? mv - i0 : sm;
+            float acc[ROWS_MAX][NR];
+            FOR_UNROLLED(i, sm, {
+                float ai = ag[i * kc];
+                _Pragma("omp simd")
+                for (int j = 0; j < sn; j++)
+                    acc[i][j] = fmaf(ai, bp[j], 0.0f);
+            })
+            FOR_UNROLLED(p, kc, {
+                if (p > 0)
+                    FOR_UNROLLED(i, sm, {
+                        float ai = ag[i * kc + p];
+                        _Pragma("omp simd")
+                        for (int j = 0; j < sn; j++)
+                            acc[i][j] = fmaf(ai, bp[p * NR + j], acc[i][j]);
+                    })
+            })
+            store_block(c + i0 * ldc + j0, ldc, acc, rows, cj, overwrite,
+                        row_bias ? row_bias + i0 : NULL, sm, sn);
+        }
+    }
+}
+
+/* The short tile function: short_body in groups of sm rows by sn columns,
+ * with kc a constant for the model's short reductions, 9 (conv1's 3 x 3
+ * taps of one channel) and 10 (dense2's classes), so that their steps are
+ * unrolled and A's offsets are immediates (a quarter faster in conv1's
+ * forward pass); other step counts, and the baseline variant (whose fmaf
+ * is a library call), pass kc at run time. (A constant for every kc up to
+ * SB_GEMM_KS made this file take 10 times as long to compile.) */
+#define SHORT(name, attr, sm, sn, unrolled)                                              \
+    attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,        \
+                          const float *b, ptrdiff_t ldc, int kc, int mv, int nv,         \
+                          bool overwrite, const float *row_bias)                         \
+    {                                                                                    \
+        SB_ASSERT(kc >= 1 && kc <= SB_GEMM_KS && mv <= SB_GEMM_MRS && nv <= NR);         \
+        if (unrolled && kc == 9)                                                         \
+            short_body(c, a, ars, acs, b, ldc, 9, mv, nv, overwrite, row_bias, sm, sn);  \
+        else if (unrolled && kc == 10)                                                   \
+            short_body(c, a, ars, acs, b, ldc, 10, mv, nv, overwrite, row_bias, sm, sn); \
+        else                                                                             \
+            short_body(c, a, ars, acs, b, ldc, kc, mv, nv, overwrite, row_bias, sm, sn); \
+    }
+
+/* The five tile functions of one instruction set, and their table. */
+#define TILES(isa, attr, wmr, wsm, wsn, nsm, nsn, tsm, tsteps, ssm, ssn, sunrolled) \
+    TILE(wide_cols_##isa, attr, wmr, NR, 1, wsm, wsn)                               \
+    TILE(wide_rows_##isa, attr, wmr, NR, ars, wsm, wsn)                             \
+    TILE(narrow_##isa, attr, MRN, NRN, ars, nsm, nsn)                               \
+    TALL(tall_##isa, attr, tsm, NRT, tsteps)                                        \
+    SHORT(short_##isa, attr, ssm, ssn, sunrolled)                                   \
+    const sb_gemm_tiles sb_gemm_tiles_##isa = {wide_cols_##isa, wide_rows_##isa,    \
+                                               narrow_##isa, tall_##isa,            \
+                                               short_##isa, wmr};
+
+/* Blocks of the whole tile where the registers hold it (AVX-512: 8 x 48 in
+ * 24 of 32 zmm, 16 x 16 in 16, 32 x 12 in 24), smaller where they do not.
+ * AVX2 has 16 ymm: its wide tile is 24 rows (SB_GEMM_MR_AVX2) of 6 x 16
+ * blocks, 12 accumulators, two B vectors and a broadcast, where 4 x 16
+ * blocks had only the 8 accumulators that two FMA units of latency 4 keep
+ * busy with nothing to spare (4 x 24 needs all 16 registers, and GCC 12
+ * then reloads B for every row); narrow 4 x 16 in 8, tall 8 x 12 in 12.
+ * The short tile's groups: AVX2's 4 rows x 24 columns in 12 accumulators
+ * (B read from memory), AVX-512's 16 x 16 in 16 (with B's kc vectors in
+ * registers beside them): rows that divide the model's 32 and 128 and the
+ * tile's 48, and enough chains to cover two FMA units of latency 4.
+ * Unrolled counts up to 16 (FOR_UNROLLED); tall_cols picks 8, 10 or 12
+ * columns. */
+_Static_assert(SB_GEMM_MR % 8 == 0 && SB_GEMM_MR <= ROWS_MAX && SB_GEMM_MR <= SB_GEMM_MR_MAX &&
+                   SB_GEMM_MR_AVX2 % 24 == 0 &&
+                   SB_GEMM_MR_AVX2 <= SB_GEMM_MR_MAX && MRN % 4 == 0 && MRN <= ROWS_MAX &&
+                   SB_GEMM_MRS % 16 == 0 && SB_GEMM_MRS % 4 == 0 && NR % 24 == 0 &&
+                   NR % 16 == 0 &&
+                   NRT == 12 && NRN >= NRT,
+               "whole blocks in the wide tiles (8 rows; 6 and 4 on AVX2), tall_cols' widths, "
+               "whole groups in the short tile (16 x 16; 4 x 24 on AVX2)");
+
+#endif
