@@ -24,8 +24,11 @@
 #if defined(__SANITIZE_ADDRESS__)
 #define SB_TILES_SANITIZED 1
 #elif defined(__has_feature)
-#define SB_TILES_SANITIZED __has_feature(address_sanitizer)
-#else
+#if __has_feature(address_sanitizer)
+#define SB_TILES_SANITIZED 1
+#endif
+#endif
+#ifndef SB_TILES_SANITIZED
 #define SB_TILES_SANITIZED 0
 #endif
 
@@ -37,8 +40,8 @@
 #define NRT SB_GEMM_NRT
 
 /* for (int v = 0; v < count; v++) stmt, fully unrolled (count up to 16, a
- * constant after inlining), so that the accumulators are indexed by
- * constants and stay in registers. GCC unrolls fully when the unroll count
+ * constant after inlining; rolled under ASan, above), so that the
+ * accumulators are indexed by constants and stay in registers. GCC unrolls fully when the unroll count
  * is at least the trip count; clang only when the two are equal, so for
  * clang the loop goes four at a time, each v past count skipped (a
  * comparison of constants once unrolled). */
@@ -65,7 +68,7 @@
 
 /* Before the loop over reduction steps: GCC takes two steps an iteration,
  * sharing the pointer updates (clang, unrolling this way, leaves the
- * accumulators in memory). */
+ * accumulators in memory; under ASan, one step an iteration). */
 #if defined(__clang__) || SB_TILES_SANITIZED
 #define UNROLL_STEPS
 #else
@@ -411,7 +414,7 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
  * unrolled and A's offsets are immediates (a quarter faster in conv1's
  * forward pass); other step counts, and the baseline variant (whose fmaf
  * is a library call), pass kc at run time. (A constant for every kc up to
- * SB_GEMM_KS made this file take 10 times as long to compile.) */
+ * SB_GEMM_KS made each gemm_tile_<isa>.c take 10 times as long to compile.) */
 #define SHORT(name, attr, sm, sn, unrolled)                                              \
     attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,        \
                           const float *b, ptrdiff_t ldc, int kc, int mv, int nv,         \
