@@ -41,10 +41,10 @@
 
 /* for (int v = 0; v < count; v++) stmt, fully unrolled (count up to 16, a
  * constant after inlining; rolled under ASan, above), so that the
- * accumulators are indexed by constants and stay in registers. GCC unrolls fully when the unroll count
- * is at least the trip count; clang only when the two are equal, so for
- * clang the loop goes four at a time, each v past count skipped (a
- * comparison of constants once unrolled). */
+ * accumulators are indexed by constants and stay in registers. GCC unrolls
+ * fully when the unroll count is at least the trip count; clang only when
+ * the two are equal, so for clang the loop goes four at a time, each v past
+ * count skipped (a comparison of constants once unrolled). */
 #define PRAGMA(x) _Pragma(#x)
 #if SB_TILES_SANITIZED
 #define FOR_UNROLLED(v, count, stmt) for (int v = 0; v < (count); v++) stmt
