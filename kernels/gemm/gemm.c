@@ -170,20 +170,34 @@ void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
     const int mr = tiles->wide_mr;
     for (int jc = 0; jc < n; jc += NC) {
         int nc = min_int(NC, n - jc);
+        /* A last panel of at most SB_GEMM_NRT columns (gpt.head's 98 is 48 +
+         * 48 + 2) goes to the tall tile where A's columns lie contiguous,
+         * read in place: its vectors run down the columns, where a wide
+         * block would compute 16 columns for the 2. Its B panel is packed
+         * SB_GEMM_NRN wide after the others. */
+        int rest = nc % NR, wide = a.rs == 1 && rest <= SB_GEMM_NRT ? nc - rest : nc;
         /* pc walks the summation chunks in order: the det definition. */
         for (int pc = 0; pc < k; pc += KC) {
             int kc = min_int(KC, k - pc);
             bool overwrite = pc == 0 && !accumulate;
-            pack_b(w->b, sub(b, pc, jc), kc, nc, NR);
+            float *b_rest = w->b + (ptrdiff_t)wide * kc;
+            pack_b(w->b, sub(b, pc, jc), kc, wide, NR);
+            if (wide < nc)
+                pack_b(b_rest, sub(b, pc, jc + wide), kc, nc - wide, NRN);
             for (int ic = 0; ic < m; ic += MC) {
                 int mc = min_int(MC, m - ic);
-                pack_a(w->a, sub(a, ic, pc), mc, kc, mr);
-                for (int jr = 0; jr < nc; jr += NR)
+                if (wide > 0)
+                    pack_a(w->a, sub(a, ic, pc), mc, kc, mr);
+                for (int jr = 0; jr < wide; jr += NR)
                     for (int ir = 0; ir < mc; ir += mr)
                         tile(c + (ic + ir) * ldc + jc + jr, w->a + (ptrdiff_t)ir * kc,
                              1, mr, w->b + (ptrdiff_t)jr * kc,
-                             ldc, kc, min_int(mr, mc - ir), min_int(NR, nc - jr),
+                             ldc, kc, min_int(mr, mc - ir), min_int(NR, wide - jr),
                              overwrite, NULL);
+                for (int ir = 0; wide < nc && ir < mc; ir += SB_GEMM_MRT)
+                    tiles->tall(c + (ic + ir) * ldc + jc + wide, sub(a, ic + ir, pc).p,
+                                1, a.cs, b_rest, ldc, kc, min_int(SB_GEMM_MRT, mc - ir),
+                                nc - wide, overwrite, NULL);
             }
         }
     }

@@ -14,9 +14,11 @@
  *           SB_GEMM_MR_AVX2), B panels SB_GEMM_NR wide;
  *   narrow  SB_GEMM_MRN x SB_GEMM_NRN (16 x 16), for n <= SB_GEMM_NRN, where
  *           a wide tile would compute three times the columns it keeps;
- *   tall    SB_GEMM_MRT x SB_GEMM_NRT (32 x 12), for n <= SB_GEMM_NRT:
- *           vectors run down C's columns, so that none of their lanes is
- *           wasted on the columns past n; B panels SB_GEMM_NRN wide;
+ *   tall    SB_GEMM_MRT x SB_GEMM_NRT (32 x 12), for n <= SB_GEMM_NRT, and
+ *           for the last n % SB_GEMM_NR <= SB_GEMM_NRT columns of a wider
+ *           product whose A has contiguous columns (gemm.c): vectors run
+ *           down C's columns, so that none of their lanes is wasted on
+ *           the columns past n; B panels SB_GEMM_NRN wide;
  *   short   SB_GEMM_MRS x SB_GEMM_NR (48 x 48), for a reduction of at most
  *           SB_GEMM_KS steps (k <= 12) and n > SB_GEMM_NRN: the steps
  *           unrolled, all the tile's rows of A passing each block of B's

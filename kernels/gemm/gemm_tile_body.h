@@ -319,12 +319,16 @@ SB_ALWAYS_INLINE void pack_tall(float *restrict dst, const float *a, ptrdiff_t a
 }
 
 /* tall_body on B panels SB_GEMM_NRN wide, with as few of the tile's 12
- * columns as the valid ones need: 8, 10 (dense2 has 10) or 12. */
+ * columns as the valid ones need: 4 (a wide product's last few columns,
+ * gemm.c), 8, 10 (dense2 has 10) or 12. Fewer than 4 would leave AVX-512's
+ * two FMA units of latency 4 fewer than the 8 chains that keep them busy. */
 SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrdiff_t acs,
                                 const float *restrict b, ptrdiff_t ldc, int kc, int mv, int nv,
                                 bool overwrite, const float *row_bias, int sm, int sn)
 {
-    if (sn == 12 && nv <= 8)
+    if (sn == 12 && nv <= 4)
+        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, row_bias, sm, 4);
+    else if (sn == 12 && nv <= 8)
         tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, row_bias, sm, 8);
     else if (sn == 12 && nv <= 10)
         tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, row_bias, sm, 10);
@@ -451,7 +455,7 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
  * (B read from memory), AVX-512's 16 x 16 in 16 (with B's kc vectors in
  * registers beside them): rows that divide the model's 32 and 128 and the
  * tile's 48, and enough chains to cover two FMA units of latency 4.
- * Unrolled counts up to 16 (FOR_UNROLLED); tall_cols picks 8, 10 or 12
+ * Unrolled counts up to 16 (FOR_UNROLLED); tall_cols picks 4, 8, 10 or 12
  * columns. */
 _Static_assert(SB_GEMM_MR % 8 == 0 && SB_GEMM_MR <= ROWS_MAX && SB_GEMM_MR <= SB_GEMM_MR_MAX &&
                    SB_GEMM_MR_AVX2 % 24 == 0 &&

@@ -79,6 +79,7 @@ static const gemm_case cases[] = {
     {61, 17, 1, false, true, false},        /* short k, one step */
     {30, 50, 2000, false, false, true},     /* split by chunk at 2..8 threads */
     {21, 60, 1800, true, true, false},      /* the same, overwriting */
+    {150, 98, 600, true, false, true},      /* wide, the last 2 columns tall (gpt.head) */
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -211,11 +212,12 @@ START_TEST(test_tile_variants_agree)
             sb_matview av_def = sb_matview_rows(a, kc), bv = sb_matview_rows(b, nr);
             sb_matview av = tile_a_view(a, a_copy, mr, kc, cols);
             /* full, few rows, few columns, one element, one short of full, the
-             * 6 + 6 + 4 and 4 + 4 rows of AVX2's 24-row wide tile, and 13 */
+             * 6 + 6 + 4 and 4 + 4 rows of AVX2's 24-row wide tile, 13, and 3
+             * columns (the tall tile's narrowest blocks, 4 columns) */
             const int edges[][2] = {{mr, nmax},  {5, nmax},         {mr, 9},
                                     {1, 1},      {mr - 1, nmax - 1}, {mr, nmax < 32 ? nmax : 32},
                                     {3, nmax < 20 ? nmax : 20},     {16, nmax},
-                                    {8, nmax},   {13, nmax}};
+                                    {8, nmax},   {13, nmax},        {mr, 3}};
             const int n_edges = (int)(sizeof edges / sizeof edges[0]);
             sb_gemm_tile t = sb_gemm_tile_for(variants[v], tall_m, nmax, kc, av.rs, av.cs);
             /* the tile this kind is here to check, not another */
