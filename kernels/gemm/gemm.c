@@ -25,7 +25,7 @@ _Static_assert(MC % SB_GEMM_MR == 0 && MC % SB_GEMM_MR_AVX2 == 0 && NC % NR == 0
 struct sb_gemm_work {
     int m, n, k;    /* the largest problem the buffers fit */
     float *a;       /* [MC/mr][KC][mr], mr the wide tile's rows */
-    float *b;       /* [NC/NR][KC][NR] */
+    float *b;       /* [NC/NR][KC][NR], or panels of NR then one [KC][NRN] (the tall rest) */
 };
 
 static int min_int(int a, int b) { return a < b ? a : b; }
@@ -172,9 +172,9 @@ void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
         int nc = min_int(NC, n - jc);
         /* A last panel of at most SB_GEMM_NRT columns (gpt.head's 98 is 48 +
          * 48 + 2) goes to the tall tile where A's columns lie contiguous,
-         * read in place: its vectors run down the columns, where a wide
-         * block would compute 16 columns for the 2. Its B panel is packed
-         * SB_GEMM_NRN wide after the others. */
+         * read in place (edge rows through its copy): its vectors run down
+         * the columns, where a wide block would compute 16 columns for the
+         * 2. Its B panel is packed SB_GEMM_NRN wide after the others. */
         int rest = nc % NR, wide = a.rs == 1 && rest <= SB_GEMM_NRT ? nc - rest : nc;
         /* pc walks the summation chunks in order: the det definition. */
         for (int pc = 0; pc < k; pc += KC) {

@@ -321,7 +321,9 @@ SB_ALWAYS_INLINE void pack_tall(float *restrict dst, const float *a, ptrdiff_t a
 /* tall_body on B panels SB_GEMM_NRN wide, with as few of the tile's 12
  * columns as the valid ones need: 4 (a wide product's last few columns,
  * gemm.c), 8, 10 (dense2 has 10) or 12. Fewer than 4 would leave AVX-512's
- * two FMA units of latency 4 fewer than the 8 chains that keep them busy. */
+ * two FMA units of latency 4 fewer than the 8 chains that keep them busy
+ * (AVX2's 8-row blocks have 4 chains at 4 columns: no slower than 8 columns,
+ * which take the same time). */
 SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrdiff_t acs,
                                 const float *restrict b, ptrdiff_t ldc, int kc, int mv, int nv,
                                 bool overwrite, const float *row_bias, int sm, int sn)

@@ -49,8 +49,8 @@ typedef struct gemm_case {
     bool a_trans, b_trans, accumulate;
 } gemm_case;
 
-/* tiles are 8 x 48 (16 x 16 for n <= 16, 32 x 12 for n <= 12, 48 x 48 for
- * k <= 12), cache
+/* tiles are 8 x 48 (16 x 16 for n <= 16, 32 x 12 for n <= 12 and for the
+ * last n % 48 <= 12 columns with A by columns, 48 x 48 for k <= 12), cache
  * blocks 144 x 960, chunks 256: none divides these.
  * sb_gemm_det runs products below 2^21 multiply-adds on the direct path,
  * larger ones on the general path split over threads by output, or by chunk
