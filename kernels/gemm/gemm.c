@@ -194,11 +194,14 @@ void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
                              1, mr, w->b + (ptrdiff_t)jr * kc,
                              ldc, kc, min_int(mr, mc - ir), min_int(NR, wide - jr),
                              overwrite, NULL);
-                for (int ir = 0; wide < nc && ir < mc; ir += SB_GEMM_MRT)
-                    tiles->tall(c + (ic + ir) * ldc + jc + wide, sub(a, ic + ir, pc).p,
-                                1, a.cs, b_rest, ldc, kc, min_int(SB_GEMM_MRT, mc - ir),
-                                nc - wide, overwrite, NULL);
             }
+            /* the tall rest reads A in place, not the cache blocks' packed
+             * copy: all of M in one pass, whole 32-row tiles but the last */
+            if (wide < nc)
+                for (int i = 0; i < m; i += SB_GEMM_MRT)
+                    tiles->tall(c + i * ldc + jc + wide, sub(a, i, pc).p, 1, a.cs, b_rest,
+                                ldc, kc, min_int(SB_GEMM_MRT, m - i), nc - wide, overwrite,
+                                NULL);
         }
     }
 }
