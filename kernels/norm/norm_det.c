@@ -1,8 +1,9 @@
 /* Layer norm, det family. The forward pass and the data gradient are
- * parallel over rows, each row the ref arithmetic (norm.h): ref's bits for
- * every thread count, and the usual parallel loop too (loose runs them:
- * kernels.def). Gamma's gradient, a column sum over rows, first computes
- * every row's mean and rstd (parallel over rows), then runs tasks of
+ * parallel over groups of rows (SB_NORM_GROUP), each row the ref arithmetic
+ * (norm.h): ref's bits for every thread count, and the usual parallel loop
+ * too (loose runs them: kernels.def). Gamma's gradient, a column sum over
+ * rows, first computes every row's mean and rstd (parallel over groups of
+ * rows), then runs tasks of
  * (chunk of SB_GEMM_KC rows, block of SB_NORM_COLS columns), each summing
  * its chunk's rows in order from +0; the chunk sums are added in chunk
  * order: a fixed blocking, nothing the thread count decides. */
@@ -12,23 +13,39 @@
 #include "gemm/sb_gemm.h"
 #include "norm.h"
 
+/* Rows in groups of SB_NORM_GROUP (norm.h), the last few one by one. */
 void sb_layernorm_fwd_det(float *y, const float *x, const float *gamma, const float *beta,
                           const sb_norm_shape *s)
 {
     const size_t c = (size_t)s->c;
+    const int groups = (s->n + SB_NORM_GROUP - 1) / SB_NORM_GROUP;
 #pragma omp parallel for schedule(static)
-    for (int i = 0; i < s->n; i++)
-        sb_layernorm_row(y + (size_t)i * c, x + (size_t)i * c, gamma, beta, c, s->eps);
+    for (int g = 0; g < groups; g++) {
+        const size_t i0 = (size_t)g * SB_NORM_GROUP;
+        if (i0 + SB_NORM_GROUP <= (size_t)s->n) {
+            sb_layernorm_group(y + i0 * c, x + i0 * c, gamma, beta, c, s->eps);
+            continue;
+        }
+        for (size_t i = i0; i < (size_t)s->n; i++)
+            sb_layernorm_row(y + i * c, x + i * c, gamma, beta, c, s->eps);
+    }
 }
 
 void sb_layernorm_bwd_data_det(float *dx, const float *dy, const float *x, const float *gamma,
                                const sb_norm_shape *s)
 {
     const size_t c = (size_t)s->c;
+    const int groups = (s->n + SB_NORM_GROUP - 1) / SB_NORM_GROUP;
 #pragma omp parallel for schedule(static)
-    for (int i = 0; i < s->n; i++)
-        sb_layernorm_row_bwd(dx + (size_t)i * c, dy + (size_t)i * c, x + (size_t)i * c, gamma,
-                             c, s->eps);
+    for (int g = 0; g < groups; g++) {
+        const size_t i0 = (size_t)g * SB_NORM_GROUP;
+        if (i0 + SB_NORM_GROUP <= (size_t)s->n) {
+            sb_layernorm_group_bwd(dx + i0 * c, dy + i0 * c, x + i0 * c, gamma, c, s->eps);
+            continue;
+        }
+        for (size_t i = i0; i < (size_t)s->n; i++)
+            sb_layernorm_row_bwd(dx + i * c, dy + i * c, x + i * c, gamma, c, s->eps);
+    }
 }
 
 void sb_layernorm_bwd_gamma_det(float *dgamma, const float *dy, const float *x,
@@ -44,8 +61,15 @@ void sb_layernorm_bwd_gamma_det(float *dgamma, const float *dy, const float *x,
 #pragma omp parallel
     {
 #pragma omp for schedule(static)
-        for (int i = 0; i < s->n; i++)
-            st[i] = sb_norm_row_stats(x + (size_t)i * c, c, s->eps);
+        for (int g = 0; g < (s->n + SB_NORM_GROUP - 1) / SB_NORM_GROUP; g++) {
+            const size_t i0 = (size_t)g * SB_NORM_GROUP;
+            if (i0 + SB_NORM_GROUP <= n) {
+                sb_norm_group_stats(st + i0, x + i0 * c, c, s->eps);
+                continue;
+            }
+            for (size_t i = i0; i < n; i++)
+                st[i] = sb_norm_row_stats(x + i * c, c, s->eps);
+        }
 #pragma omp for schedule(static)
         for (int task = 0; task < tasks; task++) {
             const size_t k = (size_t)(task / col_blocks);

@@ -103,6 +103,23 @@ START_TEST(test_families)
 }
 END_TEST
 
+/* The row-wise ops are the ref arithmetic row by row, in groups of rows or one
+ * by one (norm.h): det's bits are ref's at every shape (1024 rows are whole
+ * groups, 601 end with one row past them, 3 and 1 are no group) */
+START_TEST(test_row_ops_have_ref_bits)
+{
+    const sb_op row_ops[] = {SB_OP_layernorm_fwd, SB_OP_layernorm_bwd_data};
+    for (size_t o = 0; o < sizeof row_ops / sizeof row_ops[0]; o++) {
+        sb_op_call c;
+        call_new(&c, row_ops[o], shapes[_i]);
+        float *ref = op_test_run(&c, SB_FAMILY_REF, 1), *det = op_test_run(&c, SB_FAMILY_DET, 2);
+        ck_assert(op_test_same_bits(det, ref, sb_tensor_count(&c.out[0])));
+        free(ref);
+        free(det);
+        op_test_call_free(&c);
+    }
+}
+END_TEST
 
 /* loose splits gamma's row sum over the threads: its bits must move with the
  * thread count at the model's shape */
@@ -276,6 +293,7 @@ Suite *make_norm_suite(void)
     TCase *tc = tcase_create("families");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_families, 0, N_SHAPES);
+    tcase_add_loop_test(tc, test_row_ops_have_ref_bits, 0, N_SHAPES);
     tcase_add_test(tc, test_loose_depends_on_threads);
     tcase_add_test(tc, test_bound_sees_one_pass_variance_where_it_cancels);
     suite_add_tcase(s, tc);
