@@ -131,8 +131,10 @@ SB_ALWAYS_INLINE void store_block(float *restrict cb, ptrdiff_t ldc, float acc[R
  * strip down all the rows: AVX2's 6 x 16 blocks then read one 16-column strip of
  * the 48-wide B panel (16 KiB at kc = 256) from L1 for the tile's four blocks of
  * rows, where row block by row block took the whole panel (48 KiB, more than
- * Zen 3's L1) from L2 for each (gpt.fc.bwd_weights at 1 thread on Zen 3: det
- * 57 -> 64 GFLOP/s, medians of 5 rounds). */
+ * Zen 3's L1) from L2 for each. A (24 KiB) is now read once per strip, three
+ * times, and with the strip still exceeds L1, but it streams in order (the
+ * GPT's weight gradients at 1 thread on Zen 3: det 60-62 -> 67-71 GFLOP/s,
+ * medians of 7 rounds). */
 SB_ALWAYS_INLINE void tile_body(float *restrict c, const float *restrict a, ptrdiff_t ars,
                                 ptrdiff_t acs, const float *restrict b, int nr, ptrdiff_t ldc,
                                 int kc, int mv, int nv, bool overwrite, const float *row_bias,

@@ -1,19 +1,18 @@
 /* Layer norm, det family. The forward pass and the data gradient are
- * parallel over groups of rows (SB_NORM_GROUP), each row the ref arithmetic
- * (norm.h): ref's bits for every thread count, and the usual parallel loop
- * too (loose runs them: kernels.def). Gamma's gradient, a column sum over
- * rows, first computes every row's mean and rstd (parallel over groups of
- * rows), then runs tasks of
- * (chunk of SB_GEMM_KC rows, block of SB_NORM_COLS columns), each summing
- * its chunk's rows in order from +0; the chunk sums are added in chunk
- * order: a fixed blocking, nothing the thread count decides. */
+ * parallel over groups of rows (SB_NORM_GROUP, the last few rows one by one),
+ * each row the ref arithmetic (norm.h): ref's bits for every thread count;
+ * loose runs these loops too (kernels.def). Gamma's gradient, a column sum
+ * over rows, first computes every row's mean and rstd (parallel over groups
+ * of rows), then runs tasks of (chunk of SB_GEMM_KC rows, block of
+ * SB_NORM_COLS columns), each summing its chunk's rows in order from +0; the
+ * chunk sums are added in chunk order: a fixed blocking, nothing the thread
+ * count decides. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "gemm/sb_gemm.h"
 #include "norm.h"
 
-/* Rows in groups of SB_NORM_GROUP (norm.h), the last few one by one. */
 void sb_layernorm_fwd_det(float *y, const float *x, const float *gamma, const float *beta,
                           const sb_norm_shape *s)
 {
@@ -58,10 +57,11 @@ void sb_layernorm_bwd_gamma_det(float *dgamma, const float *dy, const float *x,
     sb_norm_stats *st = malloc(n * sizeof *st);
     float *part = sb_floats_new(chunks * c);
     SB_ASSERT(st != NULL);
+    const int groups = (s->n + SB_NORM_GROUP - 1) / SB_NORM_GROUP;
 #pragma omp parallel
     {
 #pragma omp for schedule(static)
-        for (int g = 0; g < (s->n + SB_NORM_GROUP - 1) / SB_NORM_GROUP; g++) {
+        for (int g = 0; g < groups; g++) {
             const size_t i0 = (size_t)g * SB_NORM_GROUP;
             if (i0 + SB_NORM_GROUP <= n) {
                 sb_norm_group_stats(st + i0, x + i0 * c, c, s->eps);

@@ -123,8 +123,8 @@ static const trigger triggers[] = {
     {"maxpool_row_split", {.op = SB_OP_maxpool_fwd, .pool = {.n = 2, .c = 4, .h = 24, .w = 24}},
      5, 1, 1, {1, 2, 3, 4, 6, 8}, 6},
     /* 4096 rows over 2 tokens of 64 columns: 64 blocks, the odd ones the second
-     * thread's, so a token's 2048 adds a column leave det's order however the
-     * threads' timing goes */
+     * thread's, so a token's 2048 adds a column leave det's order in practice
+     * however the threads' timing goes */
     {"embedding_tokens_atomic", {.op = SB_OP_embedding_bwd_tokens,
                                  .embed = {.n = 4096, .t = 64, .vocab = 2, .c = 64}},
      2, 1, 1, {1}, 1},
