@@ -13,6 +13,7 @@
 
 #include "op_kernels.h"
 #include "sb_rng.h"
+#include "tanh.h"
 
 /* ---- ReLU: y = x where x > 0, else 0; backward dx = dy where x > 0, else 0
  * (x is the forward input).
@@ -120,7 +121,8 @@ static inline float sb_dropout_element(const sb_dropout_params *d, float scale, 
  *   y = 0.5 x (1 + tanh(k (x + 0.044715 x^3))),  k = sqrt(2/pi)
  *   dy/dx = 0.5 (1 + th) + 0.5 x (1 - th^2) k (1 + 3 * 0.044715 x^2),
  *   th = tanh(k (x + 0.044715 x^3))
- * each operation in float, in the order written (tanhf from libm). A NaN
+ * each operation in float, in the order written, tanh by sb_tanhf (tanh.h:
+ * the same bits everywhere, where libm's tanhf differs between libms). A NaN
  * passes through both; tanh saturates, so large |x| give x or 0. */
 
 #define SB_GELU_K 0.7978845608028654f   /* sqrt(2/pi) */
@@ -133,12 +135,12 @@ static inline float sb_gelu_inner(float x)
 
 static inline float sb_gelu(float x)
 {
-    return 0.5f * x * (1.0f + tanhf(sb_gelu_inner(x)));
+    return 0.5f * x * (1.0f + sb_tanhf(sb_gelu_inner(x)));
 }
 
 static inline float sb_gelu_grad(float dy, float x)
 {
-    const float th = tanhf(sb_gelu_inner(x));
+    const float th = sb_tanhf(sb_gelu_inner(x));
     const float left = 0.5f * (1.0f + th);
     const float right = 0.5f * x * (1.0f - th * th) * (SB_GELU_K * (1.0f + 3.0f * SB_GELU_A * (x * x)));
     return dy * (left + right);

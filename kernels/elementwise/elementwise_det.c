@@ -338,15 +338,32 @@ void sb_dropout_bwd_hashed(float *dx, const float *dy, const float *mask, size_t
 
 /* ---- GELU and the residual add: one element each, like ReLU. Their hashed
  * modes hash a block's inputs before computing it, as the residual add may
- * write over its first input. */
+ * write over its first input. GELU's spans are built for each vector width
+ * (sb_tanhf is branch-free, so its loop vectorises; every width gives the
+ * scalar bits), and each thread takes whole hash leaves, as in hashed mode. */
+
+SB_ISA_CLONES
+static void gelu_fwd_span(float *y, const float *x, size_t lo, size_t hi)
+{
+    for (size_t i = lo; i < hi; i++)
+        y[i] = sb_gelu(x[i]);
+}
+
+SB_ISA_CLONES
+static void gelu_bwd_span(float *dx, const float *dy, const float *x, size_t lo, size_t hi)
+{
+    for (size_t i = lo; i < hi; i++)
+        dx[i] = sb_gelu_grad(dy[i], x[i]);
+}
 
 void sb_gelu_fwd_det(float *y,          /* [n] */
                      const float *x,    /* [n] */
                      size_t n)
 {
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++)
-        y[i] = sb_gelu(x[i]);
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++)
+        gelu_fwd_span(y, x, sb_leaf_begin(b), sb_leaf_end(b, n));
 }
 
 void sb_gelu_fwd_hashed(float *y, const float *x, size_t n, const sb_leaf_request *r)
@@ -356,8 +373,7 @@ void sb_gelu_fwd_hashed(float *y, const float *x, size_t n, const sb_leaf_reques
     for (int64_t b = 0; b < blocks; b++) {
         const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
         sb_leaf_put(r, r->in[0], b, x, lo, hi);
-        for (size_t i = lo; i < hi; i++)
-            y[i] = sb_gelu(x[i]);
+        gelu_fwd_span(y, x, lo, hi);
         sb_leaf_put(r, r->out[0], b, y, lo, hi);
     }
 }
@@ -367,9 +383,10 @@ void sb_gelu_bwd_det(float *dx,         /* [n] */
                      const float *x,    /* [n] forward input */
                      size_t n)
 {
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++)
-        dx[i] = sb_gelu_grad(dy[i], x[i]);
+    const int64_t blocks = sb_leaf_blocks(n);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; b++)
+        gelu_bwd_span(dx, dy, x, sb_leaf_begin(b), sb_leaf_end(b, n));
 }
 
 void sb_gelu_bwd_hashed(float *dx, const float *dy, const float *x, size_t n,
@@ -381,8 +398,7 @@ void sb_gelu_bwd_hashed(float *dx, const float *dy, const float *x, size_t n,
         const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
         sb_leaf_put(r, r->in[0], b, dy, lo, hi);
         sb_leaf_put(r, r->in[1], b, x, lo, hi);
-        for (size_t i = lo; i < hi; i++)
-            dx[i] = sb_gelu_grad(dy[i], x[i]);
+        gelu_bwd_span(dx, dy, x, lo, hi);
         sb_leaf_put(r, r->out[0], b, dx, lo, hi);
     }
 }

@@ -65,30 +65,37 @@ def layernorm_bwd_extra(dy, x, gamma, dx):
     return 3.0 * U * (t1 + t2 + t3 + t4) + U * np.abs(d64(dx))
 
 
+# sb_tanhf's bound in ulps of 2U|t| (kernels/running_error.h, SB_ERR_TANH_ULPS)
+SAMEBITS_TANH_ULPS = 2.2
+
+
 def gelu_tol(x, y=None, dy=None):
     """GELU's tanh form, y = x/2 (1 + tanh(u)), u = k (x + a x^3). Per side:
     u from 5 roundings (x^3 two, times a, plus x, times k: 5U|u|, no
-    cancellation, x and a x^3 have one sign), tanh within 1 ulp (2U|t|;
-    PyTorch's vectorised tanh is within 1 ulp too), so t errs by
-    (1-t^2) 5U|u| + 2U|t|; 1 + t, x/2 (exact), the product: 2U. Twice that
-    for the two sides. The gradient dx = dy (A + B), A = (1 + t)/2,
-    B = x/2 (1 - t^2) k (1 + 3a x^2): A errs by dt/2 + U A, B by 8U B (its
-    products and sums) + |x| k (1 + 3a x^2) |t| dt (1 - t^2 through t),
-    then A + B and the product with dy: 2U |dx|."""
+    cancellation, x and a x^3 have one sign), tanh within its ulps (of
+    2U|t|: samebits' sb_tanhf within SAMEBITS_TANH_ULPS, PyTorch's
+    vectorised tanh within 1), so t errs by (1-t^2) 5U|u| + ulps 2U|t|;
+    1 + t, x/2 (exact), the product: 2U. The two sides' bounds are added.
+    The gradient dx = dy (A + B), A = (1 + t)/2, B = x/2 (1 - t^2) k (1 +
+    3a x^2): A errs by dt/2 + U A, B by 8U B (its products and sums) + |x| k
+    (1 + 3a x^2) |t| dt (1 - t^2 through t), then A + B and the product with
+    dy: 2U |dx|."""
     x = d64(x)
     k, a = math.sqrt(2.0 / math.pi), 0.044715
     u = k * (x + a * x ** 3)
     t = np.tanh(u)
-    dt = (1.0 - t * t) * 5.0 * U * np.abs(u) + 2.0 * U * np.abs(t)
+    dts = [(1.0 - t * t) * 5.0 * U * np.abs(u) + ulps * 2.0 * U * np.abs(t)
+           for ulps in (SAMEBITS_TANH_ULPS, 1.0)]
     if dy is None:
-        side = 0.5 * np.abs(x) * (dt + 2.0 * U * np.abs(1.0 + t)) + U * np.abs(d64(y))
-        return 2.0 * side
+        return sum(0.5 * np.abs(x) * (dt + 2.0 * U * np.abs(1.0 + t)) + U * np.abs(d64(y))
+                   for dt in dts)
     big_a = 0.5 * (1.0 + t)
     poly = k * (1.0 + 3.0 * a * x * x)
     big_b = 0.5 * np.abs(x) * (1.0 - t * t) * poly
-    err = 0.5 * dt + U * big_a + 8.0 * U * big_b + np.abs(x) * poly * np.abs(t) * dt
     dx = d64(dy) * (big_a + 0.5 * x * (1.0 - t * t) * poly)
-    return 2.0 * (np.abs(d64(dy)) * err + 2.0 * U * np.abs(dx))
+    return sum(np.abs(d64(dy)) * (0.5 * dt + U * big_a + 8.0 * U * big_b +
+                                  np.abs(x) * poly * np.abs(t) * dt) + 2.0 * U * np.abs(dx)
+               for dt in dts)
 
 
 def attention_probs(qkv, heads):
