@@ -29,6 +29,7 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "gemm/sb_data_move.h"   /* sb_v16f, sb_transpose8, SB_ALWAYS_INLINE */
 #include "op_kernels.h"
 
 /* det's chunk of the key (and query) sums: part of the det definition */
@@ -45,12 +46,12 @@ static inline int64_t sb_attn_width(const sb_attn_shape *s)
 }
 
 /* Scratch floats one thread needs for the pairs it computes: the transposed
- * keys and values [d][t], two [t][t] matrices (probabilities and their
- * gradients) and a vector of d. sb_op_call_describe refuses shapes where
- * this exceeds its element limit. */
+ * keys and values [d][t] and two [t][t] matrices (probabilities and their
+ * gradients). sb_op_call_describe refuses shapes where this exceeds its
+ * element limit. */
 static inline int64_t sb_attn_scratch_floats(const sb_attn_shape *s)
 {
-    return 2 * (int64_t)s->d * s->t + 2 * (int64_t)s->t * s->t + s->d;
+    return 2 * (int64_t)s->d * s->t + 2 * (int64_t)s->t * s->t;
 }
 
 /* The sum of n terms x[e * stride] in chunks of `chunk` (see the top). */
@@ -67,54 +68,132 @@ static inline float sb_attn_chunked_sum(const float *x, ptrdiff_t stride, int n,
     return total;
 }
 
-/* y[c] = sum_e w[e * ws] * rows[e * ld + c] over n terms in chunks of
- * `chunk`, for c < d; acc is scratch of d floats. */
-static inline void sb_attn_chunked_rows(float *restrict y, float *restrict acc,
-                                        const float *w, ptrdiff_t ws, const float *rows,
-                                        ptrdiff_t ld, int n, int d, int chunk)
+/* The sums below keep blocks of 16 or 32 columns in vectors for the whole
+ * reduction (GNU vector extensions, loaded and stored at any float's
+ * address; each lane's additions and products are the float operations of
+ * the scalar loop, never contracted), where a loop of variable width loads
+ * and stores every sum at every term; the columns past the last whole block
+ * (fewer than 16) take the scalar loop. Blocking decides only which columns
+ * run together, never a column's arithmetic. They are always inlined, so
+ * that each copy of attn_pairs.c's pair functions (SB_ISA_CLONES) has its
+ * own vector width. */
+
+/* y[c] = sum_e w[e * ws] * rows[e * ld + c] in chunks of `chunk` for c < 16
+ * (vecs = 1) or c < 32 (vecs = 2) */
+SB_ALWAYS_INLINE void sb_attn_rows_vectors(float *restrict y, const float *w, ptrdiff_t ws,
+                                           const float *rows, ptrdiff_t ld, int n, int vecs,
+                                           int chunk)
 {
-    for (int c = 0; c < d; c++)
-        y[c] = 0.0f;
+    sb_v16f total0 = {0}, total1 = {0};
     for (int e0 = 0; e0 < n; e0 += chunk) {
         const int e1 = n - e0 < chunk ? n : e0 + chunk;
-        for (int c = 0; c < d; c++)
-            acc[c] = 0.0f;
+        sb_v16f acc0 = {0}, acc1 = {0};
         for (int e = e0; e < e1; e++) {
             const float we = w[e * ws];
             const float *r = rows + e * ld;
-            for (int c = 0; c < d; c++)
-                acc[c] += we * r[c];
+            acc0 += we * *(const sb_v16f_at *)(r);
+            if (vecs == 2)
+                acc1 += we * *(const sb_v16f_at *)(r + 16);
         }
-        for (int c = 0; c < d; c++)
-            y[c] += acc[c];
+        total0 += acc0;
+        if (vecs == 2)
+            total1 += acc1;
     }
+    *(sb_v16f_at *)(y) = total0;
+    if (vecs == 2)
+        *(sb_v16f_at *)(y + 16) = total1;
+}
+
+/* the same for c < width, width < 16, one column at a time */
+SB_ALWAYS_INLINE void sb_attn_rows_scalar(float *restrict y, const float *w, ptrdiff_t ws,
+                                          const float *rows, ptrdiff_t ld, int n, int width,
+                                          int chunk)
+{
+    for (int c = 0; c < width; c++) {
+        float total = 0.0f;
+        for (int e0 = 0; e0 < n; e0 += chunk) {
+            const int e1 = n - e0 < chunk ? n : e0 + chunk;
+            float acc = 0.0f;
+            for (int e = e0; e < e1; e++)
+                acc += w[e * ws] * rows[e * ld + c];
+            total += acc;
+        }
+        y[c] = total;
+    }
+}
+
+/* y[c] = sum_e w[e * ws] * rows[e * ld + c] over n terms in chunks of
+ * `chunk`, for c < d. */
+SB_ALWAYS_INLINE void sb_attn_chunked_rows(float *restrict y, const float *w, ptrdiff_t ws,
+                                           const float *rows, ptrdiff_t ld, int n, int d,
+                                           int chunk)
+{
+    int c0 = 0;
+    for (; c0 + 32 <= d; c0 += 32)
+        sb_attn_rows_vectors(y + c0, w, ws, rows + c0, ld, n, 2, chunk);
+    if (c0 + 16 <= d) {
+        sb_attn_rows_vectors(y + c0, w, ws, rows + c0, ld, n, 1, chunk);
+        c0 += 16;
+    }
+    sb_attn_rows_scalar(y + c0, w, ws, rows + c0, ld, n, d - c0, chunk);
 }
 
 /* mt[c * t + j] = m[j * ld + c] for j < n, c < d: d columns of n rows,
  * transposed so that the dot products of one row with all of them run
- * side by side. */
-static inline void sb_attn_transpose(float *restrict mt, const float *m, ptrdiff_t ld, int n,
-                                     int d, int t)
+ * side by side; 8 x 8 blocks through registers (sb_transpose8), the edges
+ * one element at a time. */
+SB_ALWAYS_INLINE void sb_attn_transpose(float *restrict mt, const float *m, ptrdiff_t ld, int n,
+                                        int d, int t)
 {
-    for (int j = 0; j < n; j++)
+    int j0 = 0;
+    for (; j0 + 8 <= n; j0 += 8) {
+        int c0 = 0;
+        for (; c0 + 8 <= d; c0 += 8)
+            sb_transpose8(mt + (ptrdiff_t)c0 * t + j0, t, m + j0 * ld + c0, ld);
+        for (int c = c0; c < d; c++)
+            for (int j = j0; j < j0 + 8; j++)
+                mt[(ptrdiff_t)c * t + j] = m[j * ld + c];
+    }
+    for (int j = j0; j < n; j++)
         for (int c = 0; c < d; c++)
             mt[(ptrdiff_t)c * t + j] = m[j * ld + c];
 }
 
-/* out[j] = (sum_c a[c] * bt[c * t + j]) * scale for j < n: each in c order. */
-static inline void sb_attn_dots(float *restrict out, const float *restrict a,
-                                const float *restrict bt, int n, int d, int t, float scale)
+/* out[j] = (sum_c a[c] * bt[c * t + j]) * scale for j < 16 (vecs = 1) or
+ * j < 32 (vecs = 2), each in c order */
+SB_ALWAYS_INLINE void sb_attn_dots_vectors(float *restrict out, const float *restrict a,
+                                           const float *restrict bt, int vecs, int d, int t,
+                                           float scale)
 {
-    for (int j = 0; j < n; j++)
-        out[j] = 0.0f;
+    sb_v16f acc0 = {0}, acc1 = {0};
     for (int c = 0; c < d; c++) {
-        const float ac = a[c];
         const float *b = bt + (ptrdiff_t)c * t;
-        for (int j = 0; j < n; j++)
-            out[j] += ac * b[j];
+        acc0 += a[c] * *(const sb_v16f_at *)(b);
+        if (vecs == 2)
+            acc1 += a[c] * *(const sb_v16f_at *)(b + 16);
     }
-    for (int j = 0; j < n; j++)
-        out[j] *= scale;
+    *(sb_v16f_at *)(out) = acc0 * scale;
+    if (vecs == 2)
+        *(sb_v16f_at *)(out + 16) = acc1 * scale;
+}
+
+/* out[j] = (sum_c a[c] * bt[c * t + j]) * scale for j < n: each in c order. */
+SB_ALWAYS_INLINE void sb_attn_dots(float *restrict out, const float *restrict a,
+                                   const float *restrict bt, int n, int d, int t, float scale)
+{
+    int j0 = 0;
+    for (; j0 + 32 <= n; j0 += 32)
+        sb_attn_dots_vectors(out + j0, a, bt + j0, 2, d, t, scale);
+    if (j0 + 16 <= n) {
+        sb_attn_dots_vectors(out + j0, a, bt + j0, 1, d, t, scale);
+        j0 += 16;
+    }
+    for (int j = j0; j < n; j++) {
+        float acc = 0.0f;
+        for (int c = 0; c < d; c++)
+            acc += a[c] * bt[(ptrdiff_t)c * t + j];
+        out[j] = acc * scale;
+    }
 }
 
 /* e[j] = expf(s[j] - max s) in place for j < n: the softmax's numerators. */

@@ -10,7 +10,6 @@
 typedef struct pair_scratch {
     float *kt, *vt;     /* [d][t] */
     float *p, *ds;      /* [t][t], row i holds columns 0..i */
-    float *acc;         /* [d] */
 } pair_scratch;
 
 static pair_scratch scratch_new(const sb_attn_shape *s)
@@ -18,7 +17,7 @@ static pair_scratch scratch_new(const sb_attn_shape *s)
     float *all = malloc((size_t)sb_attn_scratch_floats(s) * sizeof *all);
     SB_ASSERT(all != NULL);
     const size_t dt = (size_t)s->d * (size_t)s->t, tt = (size_t)s->t * (size_t)s->t;
-    return (pair_scratch){all, all + dt, all + 2 * dt, all + 2 * dt + tt, all + 2 * dt + 2 * tt};
+    return (pair_scratch){all, all + dt, all + 2 * dt, all + 2 * dt + tt};
 }
 
 static void scratch_free(pair_scratch *w)
@@ -26,9 +25,10 @@ static void scratch_free(pair_scratch *w)
     free(w->kt);
 }
 
-/* Rows of the probabilities of one pair, p[i][0..i] for i < t. */
-static void pair_probabilities(float *p, const float *q, ptrdiff_t ld, const float *kt, int t,
-                               int d, float scale, int parts)
+/* Rows of the probabilities of one pair, p[i][0..i] for i < t (inlined
+ * into bwd_pair's copies for each vector width). */
+SB_ALWAYS_INLINE void pair_probabilities(float *p, const float *q, ptrdiff_t ld, const float *kt,
+                                         int t, int d, float scale, int parts)
 {
     for (int i = 0; i < t; i++) {
         float *pi = p + (ptrdiff_t)i * t;
@@ -54,7 +54,7 @@ static void fwd_pair(float *y, const float *q, const sb_attn_shape *s, pair_scra
     for (int i = 0; i < t; i++) {
         sb_attn_dots(w->p, q + i * ld, w->kt, i + 1, d, t, scale);
         sb_attn_softmax(w->p, i + 1, sb_attn_chunk(i + 1, parts));
-        sb_attn_chunked_rows(y + i * width, w->acc, w->p, 1, v, ld, i + 1, d,
+        sb_attn_chunked_rows(y + i * width, w->p, 1, v, ld, i + 1, d,
                              sb_attn_chunk(i + 1, parts));
     }
 }
@@ -78,19 +78,19 @@ static void bwd_pair(float *dq, const float *g, const float *q, const sb_attn_sh
         float *dsi = w->ds + (ptrdiff_t)i * t;
         sb_attn_dots(dsi, g + i * width, w->vt, i + 1, d, t, 1.0f); /* dp_ij */
         float dsum; /* D_i: one "row" of width 1 */
-        sb_attn_chunked_rows(&dsum, w->acc, pi, 1, dsi, 1, i + 1, 1,
+        sb_attn_chunked_rows(&dsum, pi, 1, dsi, 1, i + 1, 1,
                              sb_attn_chunk(i + 1, parts));
         for (int j = 0; j <= i; j++)
             dsi[j] = (pi[j] * (dsi[j] - dsum)) * scale;
     }
     for (int i = 0; i < t; i++)
-        sb_attn_chunked_rows(dq + i * ld, w->acc, w->ds + (ptrdiff_t)i * t, 1, k, ld, i + 1, d,
+        sb_attn_chunked_rows(dq + i * ld, w->ds + (ptrdiff_t)i * t, 1, k, ld, i + 1, d,
                              sb_attn_chunk(i + 1, parts));
     for (int j = 0; j < t; j++) {
         const ptrdiff_t from = (ptrdiff_t)j * t + j; /* row j, column j */
-        sb_attn_chunked_rows(dk + j * ld, w->acc, w->ds + from, t, q + j * ld, ld, t - j, d,
+        sb_attn_chunked_rows(dk + j * ld, w->ds + from, t, q + j * ld, ld, t - j, d,
                              sb_attn_chunk(t - j, parts));
-        sb_attn_chunked_rows(dv + j * ld, w->acc, w->p + from, t, g + j * width, width, t - j,
+        sb_attn_chunked_rows(dv + j * ld, w->p + from, t, g + j * width, width, t - j,
                              d, sb_attn_chunk(t - j, parts));
     }
 }

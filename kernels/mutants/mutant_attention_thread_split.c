@@ -20,7 +20,7 @@ static void split_rows(float *y, float *part, float *acc, const float *w, const 
         part[g] = 0.0f;
     for (int e0 = 0, blk = 0; e0 < n; e0 += SB_ATTN_KEY_BLOCK, blk++) {
         const int len = n - e0 < SB_ATTN_KEY_BLOCK ? n - e0 : SB_ATTN_KEY_BLOCK;
-        sb_attn_chunked_rows(acc, acc + d, w + e0, 1, rows + e0 * ld, ld, len, d, len);
+        sb_attn_chunked_rows(acc, w + e0, 1, rows + e0 * ld, ld, len, d, len);
         float *mine = part + (ptrdiff_t)(blk % parts) * d;
         for (int c = 0; c < d; c++)
             mine[c] += acc[c];
@@ -42,9 +42,9 @@ void sb_mutant_attention_thread_split(float *y,            /* [b][t][C] */
     const float scale = sb_attn_scale(d);
 #pragma omp parallel num_threads(threads) if (pairs > 1)
     {
-        /* kt [d][t], p [t], one partial per thread [threads][d], acc [2d] */
+        /* kt [d][t], p [t], one partial per thread [threads][d], acc [d] */
         const size_t need = (size_t)d * (size_t)t + (size_t)t +
-                            (size_t)threads * (size_t)d + 2 * (size_t)d;
+                            (size_t)threads * (size_t)d + (size_t)d;
         float *kt = malloc(need * sizeof *kt);
         SB_ASSERT(kt != NULL);
         float *p = kt + (size_t)d * t, *part = p + t, *acc = part + (size_t)threads * d;
