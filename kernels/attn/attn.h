@@ -29,7 +29,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "gemm/sb_data_move.h"   /* sb_v16f, sb_transpose8, SB_ALWAYS_INLINE */
+#include "gemm/sb_data_move.h"   /* sb_v8f, sb_transpose8, SB_ALWAYS_INLINE */
 #include "op_kernels.h"
 
 /* det's chunk of the key (and query) sums: part of the det definition */
@@ -71,37 +71,48 @@ static inline float sb_attn_chunked_sum(const float *x, ptrdiff_t stride, int n,
 /* The sums below keep blocks of 16 or 32 columns in vectors for the whole
  * reduction (GNU vector extensions, loaded and stored at any float's
  * address; each lane's additions and products are the float operations of
- * the scalar loop, never contracted), where a loop of variable width loads
- * and stores every sum at every term; the columns past the last whole block
+ * the scalar loop, never contracted): a loop of variable width would load
+ * and store every sum at every term. The vectors hold 8 floats, AVX2's
+ * width: GCC 12 takes 16-float ones apart through the stack in its AVX2
+ * copy (5 times slower than the loop of variable width). The columns past the last whole block
  * (fewer than 16) take the scalar loop. Blocking decides only which columns
  * run together, never a column's arithmetic. They are always inlined, so
  * that each copy of attn_pairs.c's pair functions (SB_ISA_CLONES) has its
  * own vector width. */
 
-/* y[c] = sum_e w[e * ws] * rows[e * ld + c] in chunks of `chunk` for c < 16
- * (vecs = 1) or c < 32 (vecs = 2) */
+/* y[c] = sum_e w[e * ws] * rows[e * ld + c] in chunks of `chunk` for c < 8
+ * vecs (vecs = 2 or 4) */
 SB_ALWAYS_INLINE void sb_attn_rows_vectors(float *restrict y, const float *w, ptrdiff_t ws,
                                            const float *rows, ptrdiff_t ld, int n, int vecs,
                                            int chunk)
 {
-    sb_v16f total0 = {0}, total1 = {0};
+    sb_v8f total0 = {0}, total1 = {0}, total2 = {0}, total3 = {0};
     for (int e0 = 0; e0 < n; e0 += chunk) {
         const int e1 = n - e0 < chunk ? n : e0 + chunk;
-        sb_v16f acc0 = {0}, acc1 = {0};
+        sb_v8f acc0 = {0}, acc1 = {0}, acc2 = {0}, acc3 = {0};
         for (int e = e0; e < e1; e++) {
             const float we = w[e * ws];
             const float *r = rows + e * ld;
-            acc0 += we * *(const sb_v16f_at *)(r);
-            if (vecs == 2)
-                acc1 += we * *(const sb_v16f_at *)(r + 16);
+            acc0 += we * *(const sb_v8f_at *)(r);
+            acc1 += we * *(const sb_v8f_at *)(r + 8);
+            if (vecs == 4) {
+                acc2 += we * *(const sb_v8f_at *)(r + 16);
+                acc3 += we * *(const sb_v8f_at *)(r + 24);
+            }
         }
         total0 += acc0;
-        if (vecs == 2)
-            total1 += acc1;
+        total1 += acc1;
+        if (vecs == 4) {
+            total2 += acc2;
+            total3 += acc3;
+        }
     }
-    *(sb_v16f_at *)(y) = total0;
-    if (vecs == 2)
-        *(sb_v16f_at *)(y + 16) = total1;
+    *(sb_v8f_at *)(y) = total0;
+    *(sb_v8f_at *)(y + 8) = total1;
+    if (vecs == 4) {
+        *(sb_v8f_at *)(y + 16) = total2;
+        *(sb_v8f_at *)(y + 24) = total3;
+    }
 }
 
 /* the same for c < width, width < 16, one column at a time */
@@ -130,9 +141,9 @@ SB_ALWAYS_INLINE void sb_attn_chunked_rows(float *restrict y, const float *w, pt
 {
     int c0 = 0;
     for (; c0 + 32 <= d; c0 += 32)
-        sb_attn_rows_vectors(y + c0, w, ws, rows + c0, ld, n, 2, chunk);
+        sb_attn_rows_vectors(y + c0, w, ws, rows + c0, ld, n, 4, chunk);
     if (c0 + 16 <= d) {
-        sb_attn_rows_vectors(y + c0, w, ws, rows + c0, ld, n, 1, chunk);
+        sb_attn_rows_vectors(y + c0, w, ws, rows + c0, ld, n, 2, chunk);
         c0 += 16;
     }
     sb_attn_rows_scalar(y + c0, w, ws, rows + c0, ld, n, d - c0, chunk);
@@ -159,22 +170,28 @@ SB_ALWAYS_INLINE void sb_attn_transpose(float *restrict mt, const float *m, ptrd
             mt[(ptrdiff_t)c * t + j] = m[j * ld + c];
 }
 
-/* out[j] = (sum_c a[c] * bt[c * t + j]) * scale for j < 16 (vecs = 1) or
- * j < 32 (vecs = 2), each in c order */
+/* out[j] = (sum_c a[c] * bt[c * t + j]) * scale for j < 8 vecs (vecs = 2 or
+ * 4), each in c order */
 SB_ALWAYS_INLINE void sb_attn_dots_vectors(float *restrict out, const float *restrict a,
                                            const float *restrict bt, int vecs, int d, int t,
                                            float scale)
 {
-    sb_v16f acc0 = {0}, acc1 = {0};
+    sb_v8f acc0 = {0}, acc1 = {0}, acc2 = {0}, acc3 = {0};
     for (int c = 0; c < d; c++) {
         const float *b = bt + (ptrdiff_t)c * t;
-        acc0 += a[c] * *(const sb_v16f_at *)(b);
-        if (vecs == 2)
-            acc1 += a[c] * *(const sb_v16f_at *)(b + 16);
+        acc0 += a[c] * *(const sb_v8f_at *)(b);
+        acc1 += a[c] * *(const sb_v8f_at *)(b + 8);
+        if (vecs == 4) {
+            acc2 += a[c] * *(const sb_v8f_at *)(b + 16);
+            acc3 += a[c] * *(const sb_v8f_at *)(b + 24);
+        }
     }
-    *(sb_v16f_at *)(out) = acc0 * scale;
-    if (vecs == 2)
-        *(sb_v16f_at *)(out + 16) = acc1 * scale;
+    *(sb_v8f_at *)(out) = acc0 * scale;
+    *(sb_v8f_at *)(out + 8) = acc1 * scale;
+    if (vecs == 4) {
+        *(sb_v8f_at *)(out + 16) = acc2 * scale;
+        *(sb_v8f_at *)(out + 24) = acc3 * scale;
+    }
 }
 
 /* out[j] = (sum_c a[c] * bt[c * t + j]) * scale for j < n: each in c order. */
@@ -183,9 +200,9 @@ SB_ALWAYS_INLINE void sb_attn_dots(float *restrict out, const float *restrict a,
 {
     int j0 = 0;
     for (; j0 + 32 <= n; j0 += 32)
-        sb_attn_dots_vectors(out + j0, a, bt + j0, 2, d, t, scale);
+        sb_attn_dots_vectors(out + j0, a, bt + j0, 4, d, t, scale);
     if (j0 + 16 <= n) {
-        sb_attn_dots_vectors(out + j0, a, bt + j0, 1, d, t, scale);
+        sb_attn_dots_vectors(out + j0, a, bt + j0, 2, d, t, scale);
         j0 += 16;
     }
     for (int j = j0; j < n; j++) {

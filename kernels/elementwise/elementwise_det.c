@@ -339,8 +339,9 @@ void sb_dropout_bwd_hashed(float *dx, const float *dy, const float *mask, size_t
 /* ---- GELU and the residual add: one element each, like ReLU. Their hashed
  * modes hash a block's inputs before computing it, as the residual add may
  * write over its first input. GELU's spans are built for each vector width
- * (sb_tanhf is branch-free, so its loop vectorises; every width gives the
- * scalar bits), and each thread takes whole hash leaves, as in hashed mode. */
+ * (sb_tanhf is branch-free, so its loop vectorises where the compiler
+ * if-converts it, tanh.h; every copy gives the scalar bits), and each thread
+ * takes whole hash leaves, as in hashed mode. */
 
 SB_ISA_CLONES
 static void gelu_fwd_span(float *y, const float *x, size_t lo, size_t hi)

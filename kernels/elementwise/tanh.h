@@ -1,9 +1,11 @@
 /* tanh in float with the same bits on every CPU, compiler and libm: only +,
  * -, *, / (each correctly rounded, never contracted: kernels/meson.build),
- * comparisons and exponent bits, no branch and no library call, so a loop of
- * it vectorises at any width (SB_ISA_CLONES) and gives what the scalar loop
- * gives. A libm's tanhf is neither vectorised nor the same from one libm (or
- * glibc release) to the next.
+ * comparisons and exponent bits, no branch and no library call. A loop of it
+ * vectorises where the compiler if-converts its selects (clang at every
+ * width; GCC 12 in the AVX-512 copy of SB_ISA_CLONES only, the others scalar
+ * under -ftrapping-math), and every copy gives the scalar loop's bits. A
+ * libm's tanhf is neither vectorised nor the same from one libm (or glibc
+ * release) to the next.
  *
  * With a = |x| and the sign of x put back at the end (tanh is odd):
  *   a < 0.625   a + (a z) P(z), z = a^2, P of degree 4: a weighted
@@ -13,20 +15,23 @@
  *               rounds to 1 from 9.02 on, and the clamp keeps e finite; NaN
  *               is clamped too, then passed through): 2a = n ln2 + r with n
  *               = round(2a / ln2), ln2 in two parts whose first has 15
- *               significant bits (n ln2_hi is exact for n <= 28, and 2a - n
- *               ln2_hi too, the two being within a factor 2), |r| <= ln2/2;
+ *               significant bits (n ln2_hi is exact for n < 2^9, here n <=
+ *               27, and 2a - n ln2_hi too, the two being within a factor
+ *               2), |r| <= ln2/2;
  *               exp(r) = 1 + r + r^2 Q(r), Q of degree 4 fitted as P was;
  *               e = exp(r) 2^n through the exponent bits.
- * Error, in units of 2^-23 |tanh x| (the ulps of kernels/running_error.h):
- *   first range: the fit errs by under 0.01 u (u = 2^-24); z, the five
- *   roundings of P and the product a z p put under 5 u on a correction term
- *   at most 0.14 a, plus 1 u for the final add: 1.7 u of a, so 1.9 u of
- *   tanh a >= 0.89 a: 0.95 units;
- *   second range: e errs relatively by at most 2 u (the fit 0.02 u, r's
- *   rounding 0.35 u, Horner 1.5 u); e - 1 and e + 1 carry it with factors
- *   e/(e-1) and e/(e+1), which partly cancel in the quotient: 2 u 2e/(e^2-1)
- *   <= 1.25 u at e >= exp(1.25), plus 3 roundings: 4.25 u, 2.13 units.
- * Measured over every float: at most 0.69 units in the first range, 1.13 in
+ * Error, in units of 2^-23 |tanh x| (the ulps of kernels/running_error.h),
+ * each rounding at most half an ulp of its result's binade (u = 2^-24):
+ *   first range: the fit errs by 0.09 u of a; z, the eight roundings of P's
+ *   Horner steps and the products a z and (a z) p put at most 4.5 u on a
+ *   correction term of at most 0.14 a (0.63 u of a), the final add 1 u:
+ *   1.7 u of a, so 1.9 u of tanh a >= 0.89 a: 0.95 units;
+ *   second range: e errs relatively by at most 1.73 u (the fit 0.06 u, r's
+ *   rounding 0.25 u, Horner 1.42 u); e - 1 and e + 1 carry it with factors
+ *   e/(e-1) and e/(e+1), which partly cancel in the quotient: 1.73 u
+ *   2e/(e^2-1) <= 1.08 u at e >= exp(1.25), plus 3 roundings: 4.08 u, 2.04
+ *   units.
+ * Measured over every float: at most 0.69 units in the first range, 1.125 in
  * the second (kernels/tests/test_tanh.c checks a stride of them against
  * tanh in double, and the boundaries whole). */
 #ifndef SB_TANH_H

@@ -216,7 +216,8 @@ START_TEST(test_one_chunk_is_ref)
 {
     const sb_op ops[] = {SB_OP_attention_fwd, SB_OP_attention_bwd};
     const sb_attn_shape loose_shapes[] = {mixed, {.b = 1, .t = 53, .h = 2, .d = 48},
-                                          {.b = 2, .t = 40, .h = 1, .d = 37}};
+                                          {.b = 2, .t = 40, .h = 1, .d = 37},
+                                          {.b = 1, .t = 20, .h = 2, .d = 24}};
     for (size_t i = 0; i < 2; i++) {
         sb_op_call c = shaped(ops[i], (sb_attn_shape){.b = 2, .t = 16, .h = 2, .d = 8});
         float *ref = op_test_run(&c, SB_FAMILY_REF, 1), *det = op_test_run(&c, SB_FAMILY_DET, 3);

@@ -10,6 +10,8 @@ formula differs, each function adds the roundings of the difference, derived
 there. NaN/Inf are checked first (Report.compare)."""
 import math
 import os
+import pathlib
+import re
 import sys
 
 import numpy as np
@@ -65,8 +67,17 @@ def layernorm_bwd_extra(dy, x, gamma, dx):
     return 3.0 * U * (t1 + t2 + t3 + t4) + U * np.abs(d64(dx))
 
 
-# sb_tanhf's bound in ulps of 2U|t| (kernels/running_error.h, SB_ERR_TANH_ULPS)
-SAMEBITS_TANH_ULPS = 2.2
+def samebits_tanh_ulps():
+    """sb_tanhf's bound in ulps of 2U|t|: SB_ERR_TANH_ULPS, read from
+    kernels/running_error.h so that the two cannot part"""
+    header = pathlib.Path(__file__).resolve().parents[2] / "kernels" / "running_error.h"
+    m = re.search(r"^#define SB_ERR_TANH_ULPS ([0-9.]+)$", header.read_text(), re.M)
+    if m is None:
+        raise SystemExit(f"{header}: no #define SB_ERR_TANH_ULPS")
+    return float(m.group(1))
+
+
+SAMEBITS_TANH_ULPS = samebits_tanh_ulps()
 
 
 def gelu_tol(x, y=None, dy=None):
