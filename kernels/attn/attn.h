@@ -73,12 +73,12 @@ static inline float sb_attn_chunked_sum(const float *x, ptrdiff_t stride, int n,
  * address; each lane's additions and products are the float operations of
  * the scalar loop, never contracted): a loop of variable width would load
  * and store every sum at every term. The vectors hold 8 floats, AVX2's
- * width: GCC 12 takes 16-float ones apart through the stack in its AVX2
- * copy (5 times slower than the loop of variable width). The columns past the last whole block
- * (fewer than 16) take the scalar loop. Blocking decides only which columns
- * run together, never a column's arithmetic. They are always inlined, so
- * that each copy of attn_pairs.c's pair functions (SB_ISA_CLONES) has its
- * own vector width. */
+ * width: GCC 12 takes 16-float ones apart through the stack in its AVX2 copy
+ * (attention 7 times slower there than the loop of variable width). The
+ * columns past the last whole block (fewer than 16) take the scalar loop.
+ * Blocking decides only which columns run together, never a column's
+ * arithmetic. They are always inlined, so that each copy of attn_pairs.c's
+ * pair functions (SB_ISA_CLONES) has its own vector width. */
 
 /* y[c] = sum_e w[e * ws] * rows[e * ld + c] in chunks of `chunk` for c < 8
  * vecs (vecs = 2 or 4) */
