@@ -170,12 +170,17 @@ void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
     const int mr = tiles->wide_mr;
     for (int jc = 0; jc < n; jc += NC) {
         int nc = min_int(NC, n - jc);
-        /* A last panel of at most SB_GEMM_NRT columns (gpt.head's 98 is 48 +
-         * 48 + 2) goes to the tall tile where A's columns lie contiguous,
-         * read in place (edge rows through its copy): its vectors run down
-         * the columns, where a wide block would compute 16 columns for the
-         * 2. Its B panel is packed SB_GEMM_NRN wide after the others. */
-        int rest = nc % NR, wide = a.rs == 1 && rest <= SB_GEMM_NRT ? nc - rest : nc;
+        /* A last panel of few columns (gpt.head's 98 is 48 + 48 + 2), where
+         * a wide block would compute 16 columns for the 2, has its vectors
+         * run down A's rows instead: where A's columns lie contiguous, the
+         * tall tile reads them in place for at most SB_GEMM_NRT columns
+         * (edge rows through its copy); where its rows do, the panel rest
+         * reads the wide tiles' packed panels for at most SB_GEMM_NRP. Its B
+         * panel is packed SB_GEMM_NRN wide after the others. */
+        int rest = nc % NR;
+        bool tall_rest = rest > 0 && a.rs == 1 && rest <= SB_GEMM_NRT;
+        bool panel_rest = rest > 0 && a.rs != 1 && rest <= SB_GEMM_NRP;
+        int wide = tall_rest || panel_rest ? nc - rest : nc;
         /* pc walks the summation chunks in order: the det definition. */
         for (int pc = 0; pc < k; pc += KC) {
             int kc = min_int(KC, k - pc);
@@ -186,7 +191,7 @@ void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
                 pack_b(b_rest, sub(b, pc, jc + wide), kc, nc - wide, NRN);
             for (int ic = 0; ic < m; ic += MC) {
                 int mc = min_int(MC, m - ic);
-                if (wide > 0)
+                if (wide > 0 || panel_rest)
                     pack_a(w->a, sub(a, ic, pc), mc, kc, mr);
                 for (int jr = 0; jr < wide; jr += NR)
                     for (int ir = 0; ir < mc; ir += mr)
@@ -194,10 +199,13 @@ void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
                              1, mr, w->b + (ptrdiff_t)jr * kc,
                              ldc, kc, min_int(mr, mc - ir), min_int(NR, wide - jr),
                              overwrite, NULL);
+                if (panel_rest)
+                    tiles->rest(c + ic * ldc + jc + wide, w->a, kc, mc, b_rest, ldc,
+                                nc - wide, overwrite);
             }
             /* the tall rest reads A in place, not the cache blocks' packed
              * copy: all of M in one pass, whole 32-row tiles but the last */
-            if (wide < nc)
+            if (tall_rest)
                 for (int i = 0; i < m; i += SB_GEMM_MRT)
                     tiles->tall(c + i * ldc + jc + wide, sub(a, i, pc).p, 1, a.cs, b_rest,
                                 ldc, kc, min_int(SB_GEMM_MRT, m - i), nc - wide, overwrite,

@@ -23,6 +23,9 @@
  *           SB_GEMM_KS steps (k <= 12) and n > SB_GEMM_NRN: the steps
  *           unrolled, all the tile's rows of A passing each block of B's
  *           columns.
+ * Beside them the panel rest (sb_gemm_rest_fn below) takes the last
+ * n % SB_GEMM_NR <= SB_GEMM_NRP columns of a wider product whose A lies by
+ * rows, from the packed panels of the wide tiles, vectors down their rows.
  * A is read through its strides, a[i][p] at a[i*ars + p*acs], one of them 1:
  *   cols    ars == 1 (a packed panel, acs = the tile's rows; a transposed matrix)
  *   rows    acs == 1 (a row-major matrix)
@@ -50,8 +53,15 @@ typedef void sb_gemm_tile_fn(float *c, const float *a, ptrdiff_t ars, ptrdiff_t 
                              const float *b, ptrdiff_t ldc, int kc, int mv, int nv,
                              bool overwrite, const float *row_bias);
 
+/* The panel rest (gemm_tile_body.h): C's nv <= SB_GEMM_NRP columns
+ * (+)= A B over one chunk, A the wide tiles' packed panels [kc][wide_mr]
+ * one after another for its mv rows, b a B panel [kc][SB_GEMM_NRN]. */
+typedef void sb_gemm_rest_fn(float *c, const float *a, int kc, int mv, const float *b,
+                             ptrdiff_t ldc, int nv, bool overwrite);
+
 typedef struct sb_gemm_tiles {
     sb_gemm_tile_fn *wide_cols, *wide_rows, *narrow, *tall, *short_k;
+    sb_gemm_rest_fn *rest;
     int wide_mr;   /* the wide tiles' rows, and so the height of packed A panels */
 } sb_gemm_tiles;
 

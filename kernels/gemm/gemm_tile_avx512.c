@@ -6,5 +6,5 @@
 #include "gemm_tile_body.h"
 
 TILES(avx512, __attribute__((target("avx512f,fma"))), SB_GEMM_MR, SB_GEMM_MR, NR, MRN, NRN, MRT,
-      16, 16, 16, true)
+      16, 16, 16, true, 4)
 #endif

@@ -65,6 +65,7 @@
     }
 #endif
 #define ROWS_MAX 16
+#define REST_ROWS_MAX 32
 
 /* Before the loop over reduction steps: GCC takes two steps an iteration,
  * sharing the pointer updates (clang, unrolling this way, leaves the
@@ -364,6 +365,69 @@ SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrd
         tall_cols(c, pad, MRT, b, ldc, kc, mv, nv, overwrite, row_bias, sm, sn);      \
     }
 
+/* The panel rest: the last n % SB_GEMM_NR <= SB_GEMM_NRP columns of a wide
+ * product whose A lies by rows (gpt.head's 98 = 48 + 48 + 2), from the wide
+ * tiles' own packed copy of A: panels of pr rows, [kc][pr] each, one after
+ * another, so a step of a panel holds its pr rows side by side. Vectors run
+ * down those rows, as in the tall tile but without a copy of their own,
+ * where a block of the wide tile would compute 16 columns for the 2 (a
+ * sixth of gpt.head.fwd's time on a Zen 4 EPYC). gp panels at a time, sn
+ * columns of a B panel SB_GEMM_NRN wide; rows past mv are the panels' zero
+ * padding, computed and not stored. The same fmaf chain per element as
+ * tile_body. */
+SB_ALWAYS_INLINE void rest_body(float *restrict c, const float *restrict a, int pr,
+                                const float *restrict b, ptrdiff_t ldc, int kc, int mv, int nv,
+                                bool overwrite, int gp, int sn)
+{
+    const ptrdiff_t ps = (ptrdiff_t)kc * pr;   /* from a panel to the next */
+    float acc[SB_GEMM_NRP][REST_ROWS_MAX];
+    FOR_UNROLLED(j, sn, {
+        float bj = b[j];
+        FOR_UNROLLED(g, gp, {
+            _Pragma("omp simd")
+            for (int i = 0; i < pr; i++)
+                acc[j][g * pr + i] = fmaf(a[g * ps + i], bj, 0.0f);
+        })
+    })
+    for (int p = 1; p < kc; p++) {
+        const float *ap = a + (ptrdiff_t)p * pr, *bp = b + (ptrdiff_t)p * NRN;
+        FOR_UNROLLED(j, sn, {
+            float bj = bp[j];
+            FOR_UNROLLED(g, gp, {
+                _Pragma("omp simd")
+                for (int i = 0; i < pr; i++)
+                    acc[j][g * pr + i] = fmaf(ap[g * ps + i], bj, acc[j][g * pr + i]);
+            })
+        })
+    }
+    int rows = mv < gp * pr ? mv : gp * pr;
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < nv; j++)
+            c[i * ldc + j] = overwrite ? acc[j][i] : c[i * ldc + j] + acc[j][i];
+}
+
+/* rest_body over the rows of a cache block: gp panels at a time, then one
+ * at a time; 2 columns where no more are valid, else 4. */
+#define REST(name, attr, pr, gp)                                                          \
+    attr static void name(float *c, const float *a, int kc, int mv, const float *b,       \
+                          ptrdiff_t ldc, int nv, bool overwrite)                          \
+    {                                                                                     \
+        _Static_assert((pr) * (gp) <= REST_ROWS_MAX && SB_GEMM_NRP == 4, "rest_body's sizes"); \
+        SB_ASSERT(nv >= 1 && nv <= SB_GEMM_NRP && kc >= 1);                               \
+        int panels = (mv + (pr) - 1) / (pr), g = 0;                                       \
+        for (; g < panels; g += g + (gp) <= panels ? (gp) : 1) {                          \
+            float *cg = c + (ptrdiff_t)g * (pr) * ldc;                                    \
+            const float *ag = a + (ptrdiff_t)g * kc * (pr);                               \
+            int rows = mv - g * (pr);                                                     \
+            if (g + (gp) <= panels && nv <= 2)                                            \
+                rest_body(cg, ag, pr, b, ldc, kc, rows, nv, overwrite, gp, 2);            \
+            else if (g + (gp) <= panels)                                                  \
+                rest_body(cg, ag, pr, b, ldc, kc, rows, nv, overwrite, gp, 4);            \
+            else                                                                          \
+                rest_body(cg, ag, pr, b, ldc, kc, rows, nv, overwrite, 1, 4);             \
+        }                                                                                 \
+    }
+
 /* The short tile, for a reduction of at most SB_GEMM_KS steps (conv1's 9
  * taps, dense2's 10 classes), where a block of the other tiles spends more
  * on its setup and its stores than on its few steps. Where kc is a
@@ -442,16 +506,18 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
             short_body(c, a, ars, acs, b, ldc, kc, mv, nv, overwrite, row_bias, sm, sn); \
     }
 
-/* The five tile functions of one instruction set, and their table. */
-#define TILES(isa, attr, wmr, wsm, wsn, nsm, nsn, tsm, tsteps, ssm, ssn, sunrolled) \
-    TILE(wide_cols_##isa, attr, wmr, NR, 1, wsm, wsn)                               \
-    TILE(wide_rows_##isa, attr, wmr, NR, ars, wsm, wsn)                             \
-    TILE(narrow_##isa, attr, MRN, NRN, ars, nsm, nsn)                               \
-    TALL(tall_##isa, attr, tsm, NRT, tsteps)                                        \
-    SHORT(short_##isa, attr, ssm, ssn, sunrolled)                                   \
-    const sb_gemm_tiles sb_gemm_tiles_##isa = {wide_cols_##isa, wide_rows_##isa,    \
-                                               narrow_##isa, tall_##isa,            \
-                                               short_##isa, wmr};
+/* The tile functions of one instruction set, the panel rest, and their table. */
+#define TILES(isa, attr, wmr, wsm, wsn, nsm, nsn, tsm, tsteps, ssm, ssn, sunrolled, rgp) \
+    TILE(wide_cols_##isa, attr, wmr, NR, 1, wsm, wsn)                                    \
+    TILE(wide_rows_##isa, attr, wmr, NR, ars, wsm, wsn)                                  \
+    TILE(narrow_##isa, attr, MRN, NRN, ars, nsm, nsn)                                    \
+    TALL(tall_##isa, attr, tsm, NRT, tsteps)                                             \
+    SHORT(short_##isa, attr, ssm, ssn, sunrolled)                                        \
+    REST(rest_##isa, attr, wmr, rgp)                                                     \
+    const sb_gemm_tiles sb_gemm_tiles_##isa = {wide_cols_##isa, wide_rows_##isa,         \
+                                               narrow_##isa,    tall_##isa,              \
+                                               short_##isa,     rest_##isa,              \
+                                               wmr};
 
 /* Blocks of the whole tile where the registers hold it (AVX-512: 8 x 48 in
  * 24 of 32 zmm, 16 x 16 in 16, 32 x 12 in 24), smaller where they do not.
@@ -464,6 +530,8 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
  * (B read from memory), AVX-512's 16 x 16 in 16 (with B's kc vectors in
  * registers beside them): rows that divide the model's 32 and 128 and the
  * tile's 48, and enough chains to cover two FMA units of latency 4.
+ * The panel rest: AVX-512's 4 panels of 8 rows (ymm) x 2 or 4 columns in 8
+ * or 16 accumulators, AVX2's one panel of 24 rows in 6 or 12.
  * Unrolled counts up to 16 (FOR_UNROLLED); tall_cols picks 4, 8, 10 or 12
  * columns. */
 _Static_assert(SB_GEMM_MR % 8 == 0 && SB_GEMM_MR <= ROWS_MAX && SB_GEMM_MR <= SB_GEMM_MR_MAX &&

@@ -40,6 +40,9 @@
  * panels SB_GEMM_NRN wide. */
 #define SB_GEMM_MRT 32
 #define SB_GEMM_NRT 12
+/* The panel rest, for the last at most SB_GEMM_NRP columns of a wider
+ * product whose A lies by rows: it reads the wide tiles' packed A. */
+#define SB_GEMM_NRP 4
 /* The short tile, for a reduction of at most SB_GEMM_KS steps: its rows;
  * it reads B panels SB_GEMM_NR wide. */
 #define SB_GEMM_KS 12

@@ -50,7 +50,8 @@ typedef struct gemm_case {
 } gemm_case;
 
 /* tiles are 8 x 48 (16 x 16 for n <= 16, 32 x 12 for n <= 12 and for the
- * last n % 48 <= 12 columns with A by columns, 48 x 48 for k <= 12), cache
+ * last n % 48 <= 12 columns with A by columns, the panel rest for the last
+ * n % 48 <= 4 with A by rows, 48 x 48 for k <= 12), cache
  * blocks 144 x 960, chunks 256: none divides these.
  * sb_gemm_det runs products below 2^21 multiply-adds on the direct path,
  * larger ones on the general path split over threads by output, or by chunk
@@ -80,6 +81,8 @@ static const gemm_case cases[] = {
     {30, 50, 2000, false, false, true},     /* split by chunk at 2..8 threads */
     {21, 60, 1800, true, true, false},      /* the same, overwriting */
     {150, 98, 600, true, false, true},      /* wide, the last 2 columns tall (gpt.head) */
+    {150, 98, 600, false, false, true},     /* wide, the last 2 from packed panels (gpt.head) */
+    {157, 52, 300, false, true, false},     /* wide, the last 4 from packed panels, edge rows */
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -253,6 +256,49 @@ START_TEST(test_tile_variants_agree)
                 }
             free(a), free(a_copy), free(b), free(c0), free(c), free(bias);
         }
+}
+END_TEST
+
+/* The panel rest of every variant (gemm_tile.h): C's first nv <= 4 columns
+ * from A packed as the wide tiles pack it, panels [kc][wide_mr] with rows
+ * past mv zero, against the definition; whole groups of panels and the
+ * single panels after them, every width, accumulating and overwriting. */
+START_TEST(test_rest_variants_agree)
+{
+    enum { KC = 203, M = 150, LDC = 7 };
+    const sb_gemm_tiles *variants[3];
+    int nv = sb_gemm_tiles_variants(variants);
+    float *a = uniform_new((size_t)M * KC, 4), *b = uniform_new((size_t)KC * SB_GEMM_NRN, 5);
+    float *c0 = uniform_new((size_t)M * LDC, 6), *c = malloc((size_t)M * LDC * sizeof(float));
+    float *panels = malloc((size_t)(M + SB_GEMM_MR_MAX) * KC * sizeof(float));
+    sb_matview av = sb_matview_rows(a, KC), bv = sb_matview_rows(b, SB_GEMM_NRN);
+    const int rows[] = {M, 144, 33, 5, 1};
+    for (int v = 0; v < nv; v++)
+        for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+            const int mv = rows[r], pr = variants[v]->wide_mr;
+            for (int i0 = 0; i0 < mv; i0 += pr)
+                for (int p = 0; p < KC; p++)
+                    for (int i = 0; i < pr; i++)
+                        panels[(ptrdiff_t)i0 * KC + p * pr + i] =
+                            i0 + i < mv ? a[(i0 + i) * KC + p] : 0.0f;
+            for (int cols = 1; cols <= SB_GEMM_NRP; cols++)
+                for (int overwrite = 0; overwrite <= 1; overwrite++) {
+                    memcpy(c, c0, (size_t)M * LDC * sizeof(float));
+                    variants[v]->rest(c, panels, KC, mv, b, LDC, cols, overwrite);
+                    for (int i = 0; i < M; i++)
+                        for (int j = 0; j < LDC; j++) {
+                            float want = c0[i * LDC + j];
+                            if (i < mv && j < cols) {
+                                float sum = det_definition(av, bv, i, j, KC, 0.0f, false);
+                                want = overwrite ? sum : want + sum;
+                            }
+                            if (!same_bits(want, c[i * LDC + j]))
+                                ck_abort_msg("variant %d rows %d cols %d overwrite %d: "
+                                             "[%d][%d]", v, mv, cols, overwrite, i, j);
+                        }
+                }
+        }
+    free(a), free(b), free(c0), free(c), free(panels);
 }
 END_TEST
 
@@ -458,6 +504,7 @@ Suite *make_gemm_suite(void)
     tcase_add_loop_test(tc, test_det_serial_is_the_definition, 0, (int)N_CASES);
     tcase_add_loop_test(tc, test_det_parallel_is_the_definition, 0, (int)N_CASES);
     tcase_add_test(tc, test_tile_variants_agree);
+    tcase_add_test(tc, test_rest_variants_agree);
     tcase_add_test(tc, test_det_direct_row_bias);
     tcase_add_test(tc, test_det_direct_is_the_general_path);
     tcase_add_test(tc, test_loose_within_bound);
