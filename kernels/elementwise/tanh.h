@@ -2,9 +2,9 @@
  * -, *, / (each correctly rounded, never contracted: kernels/meson.build),
  * comparisons and exponent bits, no branch and no library call. A loop of it
  * vectorises where the compiler if-converts its selects (clang at every
- * width; GCC 12 in the AVX-512 and AVX2 copies of SB_ISA_CLONES, given
- * -fno-trapping-math, kernels/meson.build; the baseline copy stays scalar),
- * and every copy gives the scalar loop's bits. A
+ * width; GCC 12 in every copy of SB_ISA_CLONES given -fno-trapping-math,
+ * kernels/meson.build, where before the AVX-512 copy alone), and every copy
+ * gives the scalar loop's bits. A
  * libm's tanhf is neither vectorised nor the same from one libm (or glibc
  * release) to the next.
  *

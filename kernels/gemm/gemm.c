@@ -25,7 +25,7 @@ _Static_assert(MC % SB_GEMM_MR == 0 && MC % SB_GEMM_MR_AVX2 == 0 && NC % NR == 0
 struct sb_gemm_work {
     int m, n, k;    /* the largest problem the buffers fit */
     float *a;       /* [MC/mr][KC][mr], mr the wide tile's rows */
-    float *b;       /* [NC/NR][KC][NR], or panels of NR then one [KC][NRN] (the tall rest) */
+    float *b;       /* [NC/NR][KC][NR], or panels of NR then one [KC][NRN] (the rest) */
 };
 
 static int min_int(int a, int b) { return a < b ? a : b; }

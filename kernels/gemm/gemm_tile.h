@@ -24,8 +24,9 @@
  *           unrolled, all the tile's rows of A passing each block of B's
  *           columns.
  * Beside them the panel rest (sb_gemm_rest_fn below) takes the last
- * n % SB_GEMM_NR <= SB_GEMM_NRP columns of a wider product whose A lies by
- * rows, from the packed panels of the wide tiles, vectors down their rows.
+ * n % SB_GEMM_NR <= SB_GEMM_NRP columns of a product whose A lies by rows
+ * (all of them where n <= SB_GEMM_NRP, as a thread's last strip of columns
+ * may be), from the packed panels of the wide tiles, vectors down their rows.
  * A is read through its strides, a[i][p] at a[i*ars + p*acs], one of them 1:
  *   cols    ars == 1 (a packed panel, acs = the tile's rows; a transposed matrix)
  *   rows    acs == 1 (a row-major matrix)

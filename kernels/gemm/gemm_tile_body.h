@@ -531,7 +531,8 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
  * registers beside them): rows that divide the model's 32 and 128 and the
  * tile's 48, and enough chains to cover two FMA units of latency 4.
  * The panel rest: AVX-512's 4 panels of 8 rows (ymm) x 2 or 4 columns in 8
- * or 16 accumulators, AVX2's one panel of 24 rows in 6 or 12.
+ * or 16 accumulators, AVX2's one panel of 24 rows in 6 or 12; the baseline
+ * takes 4 panels too, so that every CPU's tests take both of REST's paths.
  * Unrolled counts up to 16 (FOR_UNROLLED); tall_cols picks 4, 8, 10 or 12
  * columns. */
 _Static_assert(SB_GEMM_MR % 8 == 0 && SB_GEMM_MR <= ROWS_MAX && SB_GEMM_MR <= SB_GEMM_MR_MAX &&

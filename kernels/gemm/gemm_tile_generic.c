@@ -2,4 +2,4 @@
  * libm call where the build's target has no FMA). */
 #include "gemm_tile_body.h"
 
-TILES(generic, , SB_GEMM_MR, SB_GEMM_MR, NR, MRN, NRN, MRT, 16, 4, 24, false, 1)
+TILES(generic, , SB_GEMM_MR, SB_GEMM_MR, NR, MRN, NRN, MRT, 16, 4, 24, false, 4)

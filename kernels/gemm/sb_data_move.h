@@ -5,8 +5,8 @@
  * clang), which compile to shuffles on every x86-64 level and to plain moves
  * elsewhere. The callers are multiversioned (SB_ISA_CLONES, or the
  * register tiles' per-ISA copies) and the helpers here always inlined into
- * them, so each copy has its own; a caller compiled once (dense's bias
- * rows) gets the baseline moves. */
+ * them, so each copy has its own; a caller compiled once gets the
+ * baseline moves. */
 #ifndef SB_DATA_MOVE_H
 #define SB_DATA_MOVE_H
 
