@@ -112,7 +112,8 @@ void sb_conv2d_fwd_det(float *y, const float *x, const float *w, const float *b,
         for (int img = 0; img < s->n; img++) {
             conv_src src = {x + img * image_size(s), s};
             sb_gemm_det_direct(y + img * out_size(s), sb_matview_rows(w, crs),
-                               (sb_gemm_b){pack_col, &src}, bbuf, pq, s->k, pq, crs, false, b);
+                               (sb_gemm_b){pack_col, &src}, bbuf, pq, s->k, pq, crs, false,
+                               (sb_gemm_bias){b, false});
         }
         free(bbuf);
     }
@@ -124,7 +125,7 @@ void sb_conv2d_bwd_data_image(float *dxn, float *col, float *b_buf, const float 
     int pq = s->p * s->q, crs = (int)taps(s);
     sb_matview dy = sb_matview_rows(dyn, pq);
     sb_gemm_det_direct(col, sb_matview_trans(w, crs), (sb_gemm_b){sb_gemm_pack_b_view, &dy},
-                       b_buf, pq, crs, pq, s->k, false, NULL);
+                       b_buf, pq, crs, pq, s->k, false, SB_GEMM_NO_BIAS);
     memset(dxn, 0, image_size(s) * sizeof(float));
     sb_col2im_add(dxn, col, s);
 }
@@ -154,7 +155,7 @@ void sb_conv2d_bwd_filter_images(float *part, float *b_buf, const float *dy, con
         conv_src src = {x + img * image_size(s), s};
         sb_gemm_det_direct(part, sb_matview_rows(dy + img * out_size(s), pq),
                            (sb_gemm_b){pack_col_trans, &src}, b_buf, crs, s->k, crs, pq,
-                           onto || img > i0, NULL);
+                           onto || img > i0, SB_GEMM_NO_BIAS);
     }
 }
 

@@ -157,14 +157,22 @@ static sb_matview sub(sb_matview v, int i, int j)
     return (sb_matview){v.p + i * v.rs + j * v.cs, v.rs, v.cs};
 }
 
-void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
-                        ptrdiff_t ldc, int m, int n, int k, bool accumulate)
+/* C = its bias, or 0: a product over no steps */
+static void store_bias_only(float *c, ptrdiff_t ldc, int m, int n, sb_gemm_bias bias)
 {
-    SB_ASSERT(m >= 0 && n >= 0 && k >= 0 && ldc >= n);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++)
+            c[i * ldc + j] = bias.p ? sb_gemm_bias_of(bias, i, j) : 0.0f;
+}
+
+/* sb_gemm_det_serial onto a bias (accumulate false) */
+static void det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w, ptrdiff_t ldc,
+                       int m, int n, int k, bool accumulate, sb_gemm_bias bias)
+{
+    SB_ASSERT(m >= 0 && n >= 0 && k >= 0 && ldc >= n && !(accumulate && bias.p));
     SB_ASSERT(m <= w->m && n <= w->n && k <= w->k);
     if (k == 0 && !accumulate)
-        for (int i = 0; i < m; i++)
-            memset(c + i * ldc, 0, (size_t)n * sizeof(float));
+        store_bias_only(c, ldc, m, n, bias);
     const sb_gemm_tiles *tiles = sb_gemm_tiles_select();
     sb_gemm_tile_fn *tile = tiles->wide_cols;
     const int mr = tiles->wide_mr;
@@ -206,10 +214,11 @@ void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
                     for (int ir = 0; ir < mc; ir += mr)
                         tile(c + (ic + ir) * ldc + jc + jr, a_tiles + ir * a_tile, 1, a_step,
                              w->b + (ptrdiff_t)jr * kc, ldc, kc, min_int(mr, mc - ir),
-                             min_int(NR, wide - jr), overwrite, NULL);
+                             min_int(NR, wide - jr), overwrite,
+                             sb_gemm_bias_at(bias, ic + ir, jc + jr));
                 if (panel_rest)
                     tiles->rest(c + ic * ldc + jc + wide, w->a, kc, mc, b_rest, ldc,
-                                nc - wide, overwrite);
+                                nc - wide, overwrite, sb_gemm_bias_at(bias, ic, jc + wide));
             }
             /* the tall rest reads A in place, not the cache blocks' packed
              * copy: all of M in one pass, whole 32-row tiles but the last */
@@ -217,9 +226,15 @@ void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
                 for (int i = 0; i < m; i += SB_GEMM_MRT)
                     tiles->tall(c + i * ldc + jc + wide, sub(a, i, pc).p, 1, a.cs, b_rest,
                                 ldc, kc, min_int(SB_GEMM_MRT, m - i), nc - wide, overwrite,
-                                NULL);
+                                sb_gemm_bias_at(bias, i, jc + wide));
         }
     }
+}
+
+void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
+                        ptrdiff_t ldc, int m, int n, int k, bool accumulate)
+{
+    det_serial(c, a, b, w, ldc, m, n, k, accumulate, SB_GEMM_NO_BIAS);
 }
 
 /* Split an mt x nt grid of tiles over `threads` rectangles (tm x tn, tm*tn <=
@@ -243,7 +258,7 @@ static void grid_choose(int mt, int nt, int threads, int *tm, int *tn)
 /* Threads take rectangles of C, each running the serial GEMM over all of K
  * with its own packing. */
 static void det_split_output(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
-                             int n, int k, bool accumulate)
+                             int n, int k, bool accumulate, sb_gemm_bias bias)
 {
     const int mr = sb_gemm_tiles_select()->wide_mr;
     int mt = (m + mr - 1) / mr, nt = (n + NR - 1) / NR;
@@ -259,8 +274,8 @@ static void det_split_output(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc
             if (i0 < i1 && j0 < j1) {
                 sb_gemm_work *w = sb_gemm_work_new(i1 - i0, j1 - j0, k);
                 SB_ASSERT(w != NULL);
-                sb_gemm_det_serial(c + i0 * ldc + j0, sub(a, i0, 0), sub(b, 0, j0),
-                                   w, ldc, i1 - i0, j1 - j0, k, accumulate);
+                det_serial(c + i0 * ldc + j0, sub(a, i0, 0), sub(b, 0, j0), w, ldc, i1 - i0,
+                           j1 - j0, k, accumulate, sb_gemm_bias_at(bias, i0, j0));
                 sb_gemm_work_free(w);
             }
         }
@@ -276,7 +291,7 @@ static void det_split_output(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc
  * (dense1.fwd: 128 x 128 over 9216), where splitting C would have every
  * thread pack all of the long operand. */
 static void det_split_chunks(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
-                             int n, int k, bool accumulate)
+                             int n, int k, bool accumulate, sb_gemm_bias bias)
 {
     int chunks = (k + KC - 1) / KC;
     size_t mn = (size_t)m * (size_t)n;
@@ -290,7 +305,7 @@ static void det_split_chunks(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc
         sb_gemm_work *w = sb_gemm_work_new(m, n, t == 0 ? k0 : min_int(KC, k));
         SB_ASSERT(w != NULL);
         if (t == 0)
-            sb_gemm_det_serial(c, a, b, w, ldc, m, n, k0, accumulate);
+            det_serial(c, a, b, w, ldc, m, n, k0, accumulate, bias);
         else
             for (int j = j0; j < j1; j++)
                 sb_gemm_det_serial(sums + mn * (size_t)j, sub(a, 0, j * KC), sub(b, j * KC, 0),
@@ -318,8 +333,8 @@ static void det_split_chunks(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc
 /* The most chunk sums det_split_chunks keeps (64 MB). */
 #define SPLIT_CHUNKS_MAX_FLOATS (1L << 24)
 
-void sb_gemm_det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
-                 int n, int k, bool accumulate)
+static void det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m, int n, int k,
+                bool accumulate, sb_gemm_bias bias)
 {
     if (m == 0 || n == 0)
         return;
@@ -331,7 +346,7 @@ void sb_gemm_det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
         size_t b_floats = sb_gemm_b_buf_floats(n, k);
         float *b_buf = b_floats <= SMALL_B_FLOATS ? b_stack : sb_floats_new(b_floats);
         sb_gemm_det_direct(c, a, (sb_gemm_b){sb_gemm_pack_b_view, &b}, b_buf, ldc, m, n, k,
-                           accumulate, NULL);
+                           accumulate, bias);
         if (b_buf != b_stack)
             free(b_buf);
         return;
@@ -339,9 +354,21 @@ void sb_gemm_det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
     int threads = omp_get_max_threads(), chunks = (k + KC - 1) / KC;
     if (threads > 1 && chunks >= threads && k >= 4 * (m > n ? m : n) &&
         (long)m * n * chunks <= SPLIT_CHUNKS_MAX_FLOATS)
-        det_split_chunks(c, a, b, ldc, m, n, k, accumulate);
+        det_split_chunks(c, a, b, ldc, m, n, k, accumulate, bias);
     else
-        det_split_output(c, a, b, ldc, m, n, k, accumulate);
+        det_split_output(c, a, b, ldc, m, n, k, accumulate, bias);
+}
+
+void sb_gemm_det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m, int n, int k,
+                 bool accumulate)
+{
+    det(c, a, b, ldc, m, n, k, accumulate, SB_GEMM_NO_BIAS);
+}
+
+void sb_gemm_det_biased(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m, int n,
+                        int k, sb_gemm_bias bias)
+{
+    det(c, a, b, ldc, m, n, k, false, bias);
 }
 
 void sb_gemm_pack_b_view(float *dst, const void *src, int p0, int kc, int j0, int nc, int nr)
@@ -356,13 +383,11 @@ size_t sb_gemm_b_buf_floats(int n, int k)
 }
 
 void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdiff_t ldc,
-                        int m, int n, int k, bool accumulate, const float *row_bias)
+                        int m, int n, int k, bool accumulate, sb_gemm_bias bias)
 {
-    SB_ASSERT(m >= 0 && n >= 0 && k >= 0 && ldc >= n && !(accumulate && row_bias));
+    SB_ASSERT(m >= 0 && n >= 0 && k >= 0 && ldc >= n && !(accumulate && bias.p));
     if (k == 0 && !accumulate)
-        for (int i = 0; i < m; i++)
-            for (int j = 0; j < n; j++)
-                c[i * ldc + j] = row_bias ? row_bias[i] : 0.0f;
+        store_bias_only(c, ldc, m, n, bias);
     sb_gemm_tile t = sb_gemm_tile_for(sb_gemm_tiles_select(), m, n, k, a.rs, a.cs);
     int mr = t.rows, nr = t.width;
     for (int jc = 0; jc < n; jc += NC) {
@@ -375,7 +400,7 @@ void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdi
                 for (int ir = 0; ir < m; ir += mr)
                     t.fn(c + ir * ldc + jc + jr, a.p + ir * a.rs + pc * a.cs, a.rs, a.cs,
                          b_buf + (ptrdiff_t)jr * kc, ldc, kc, min_int(mr, m - ir),
-                         min_int(nr, nc - jr), overwrite, row_bias ? row_bias + ir : NULL);
+                         min_int(nr, nc - jr), overwrite, sb_gemm_bias_at(bias, ir, jc + jr));
         }
     }
 }

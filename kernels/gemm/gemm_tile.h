@@ -47,18 +47,19 @@
 /* c: [mv][ldc] (mv, nv within the tile); a[i][p] at a[i*ars + p*acs], the
  * tile's rows from the chunk's first step; b: [kc][width] packed. (A's view
  * comes as three arguments, not an sb_matview, so that it travels in
- * registers.) Overwriting with row_bias (the tile's rows), row i of C
- * becomes row_bias[i] + its sums: the same addition, operands in the same
- * order, as filling C with the bias and adding the sums into it. */
+ * registers.) Overwriting with a bias (the tile's: from its first row and
+ * column), element (i, j) of C becomes its bias + its sums: the same
+ * addition as filling C with the bias and adding the sums into it. */
 typedef void sb_gemm_tile_fn(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,
                              const float *b, ptrdiff_t ldc, int kc, int mv, int nv,
-                             bool overwrite, const float *row_bias);
+                             bool overwrite, sb_gemm_bias bias);
 
 /* The panel rest (gemm_tile_body.h): C's nv <= SB_GEMM_NRP columns
  * (+)= A B over one chunk, A the wide tiles' packed panels [kc][wide_mr]
- * one after another for its mv rows, b a B panel [kc][SB_GEMM_NRN]. */
+ * one after another for its mv rows, b a B panel [kc][SB_GEMM_NRN];
+ * overwriting onto a bias as the tiles do. */
 typedef void sb_gemm_rest_fn(float *c, const float *a, int kc, int mv, const float *b,
-                             ptrdiff_t ldc, int nv, bool overwrite);
+                             ptrdiff_t ldc, int nv, bool overwrite, sb_gemm_bias bias);
 
 typedef struct sb_gemm_tiles {
     sb_gemm_tile_fn *wide_cols, *wide_rows, *narrow, *tall, *short_k;

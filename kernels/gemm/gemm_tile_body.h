@@ -77,7 +77,7 @@
 #endif
 
 /* A block's sums acc[0..sm)[0..sn) into C (cb: its first element; bias:
- * its first row's, or NULL), of which only rows x cols are valid:
+ * from its first row and column), of which only rows x cols are valid:
  * overwritten, onto the bias, or added. A whole block is stored unrolled,
  * as the steps are: a loop over the rows would index acc by a variable and
  * so keep it in memory, the whole block stored onto the stack after the
@@ -85,14 +85,19 @@
  * edge goes through a copy, so that acc is only ever indexed by constants
  * and stays in registers. */
 SB_ALWAYS_INLINE void store_block(float *restrict cb, ptrdiff_t ldc, float acc[ROWS_MAX][NR],
-                                  int rows, int cols, bool overwrite, const float *bias,
+                                  int rows, int cols, bool overwrite, sb_gemm_bias bias,
                                   int sm, int sn)
 {
     if (rows == sm && cols == sn) {
         FOR_UNROLLED(i, sm, {
             float *ci = cb + i * ldc;
-            if (overwrite && bias) {
-                float bi = bias[i];
+            if (overwrite && bias.p && bias.per_column) {
+                const float *bj = bias.p;
+                _Pragma("omp simd")
+                for (int j = 0; j < sn; j++)
+                    ci[j] = bj[j] + acc[i][j];
+            } else if (overwrite && bias.p) {
+                float bi = bias.p[i];
                 _Pragma("omp simd")
                 for (int j = 0; j < sn; j++)
                     ci[j] = bi + acc[i][j];
@@ -115,7 +120,9 @@ SB_ALWAYS_INLINE void store_block(float *restrict cb, ptrdiff_t ldc, float acc[R
     for (int i = 0; i < rows; i++) {
         float *ci = cb + i * ldc;
         for (int j = 0; j < cols; j++)
-            ci[j] = !overwrite ? ci[j] + edge[i][j] : bias ? bias[i] + edge[i][j] : edge[i][j];
+            ci[j] = !overwrite ? ci[j] + edge[i][j]
+                    : bias.p   ? sb_gemm_bias_of(bias, i, j) + edge[i][j]
+                               : edge[i][j];
     }
 }
 
@@ -138,7 +145,7 @@ SB_ALWAYS_INLINE void store_block(float *restrict cb, ptrdiff_t ldc, float acc[R
  * medians of 7 rounds). */
 SB_ALWAYS_INLINE void tile_body(float *restrict c, const float *restrict a, ptrdiff_t ars,
                                 ptrdiff_t acs, const float *restrict b, int nr, ptrdiff_t ldc,
-                                int kc, int mv, int nv, bool overwrite, const float *row_bias,
+                                int kc, int mv, int nv, bool overwrite, sb_gemm_bias bias,
                                 int sm, int sn)
 {
     for (int j0 = 0; j0 < nv; j0 += sn)
@@ -174,7 +181,7 @@ SB_ALWAYS_INLINE void tile_body(float *restrict c, const float *restrict a, ptrd
             }
             int ri = mv - i0 < sm ? mv - i0 : sm, cj = nv - j0 < sn ? nv - j0 : sn;
             store_block(c + i0 * ldc + j0, ldc, acc, ri, cj, overwrite,
-                        row_bias ? row_bias + i0 : NULL, sm, sn);
+                        sb_gemm_bias_at(bias, i0, j0), sm, sn);
         }
 }
 
@@ -192,7 +199,7 @@ SB_ALWAYS_INLINE void tile_body(float *restrict c, const float *restrict a, ptrd
  * chain. */
 SB_ALWAYS_INLINE void tall_body(float *restrict c, const float *restrict a, ptrdiff_t acs,
                                 const float *restrict b, int nr, ptrdiff_t ldc, int kc, int mv,
-                                int nv, bool overwrite, const float *row_bias, int sm, int sn)
+                                int nv, bool overwrite, sb_gemm_bias bias, int sm, int sn)
 {
     for (int i0 = 0; i0 < mv; i0 += sm)
         for (int j0 = 0; j0 < nv; j0 += sn) {
@@ -221,7 +228,7 @@ SB_ALWAYS_INLINE void tall_body(float *restrict c, const float *restrict a, ptrd
                 float *ci = c + (i0 + i) * ldc + j0;
                 for (int j = 0; j < cj; j++)
                     ci[j] = !overwrite ? ci[j] + acc[j][i]
-                            : row_bias ? row_bias[i0 + i] + acc[j][i]
+                            : bias.p   ? sb_gemm_bias_of(bias, i0 + i, j0 + j) + acc[j][i]
                                        : acc[j][i];
             }
         }
@@ -242,15 +249,15 @@ static void pad_rows(float *restrict dst, const float *a, ptrdiff_t ars, ptrdiff
  * when no more are valid (n = 128 is 48 + 48 + 32), the others as given. */
 SB_ALWAYS_INLINE void tile_cols(float *restrict c, const float *restrict a, ptrdiff_t ars,
                                 ptrdiff_t acs, const float *restrict b, int nr, ptrdiff_t ldc,
-                                int kc, int mv, int nv, bool overwrite, const float *row_bias,
+                                int kc, int mv, int nv, bool overwrite, sb_gemm_bias bias,
                                 int sm, int sn)
 {
     if (sn == 48 && nv <= 16)
-        tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, row_bias, sm, 16);
+        tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, bias, sm, 16);
     else if (sn == 48 && nv <= 32)
-        tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, row_bias, sm, 32);
+        tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, bias, sm, 32);
     else
-        tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, row_bias, sm, sn);
+        tile_body(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, bias, sm, sn);
 }
 
 /* tile_cols over the rows: sm-row blocks, except that 6-row blocks (AVX2)
@@ -260,21 +267,21 @@ SB_ALWAYS_INLINE void tile_cols(float *restrict c, const float *restrict a, ptrd
  * (mv <= rows, and rows a multiple of 6 and of 4). */
 SB_ALWAYS_INLINE void tile_rows(float *restrict c, const float *restrict a, ptrdiff_t ars,
                                 ptrdiff_t acs, const float *restrict b, int nr, ptrdiff_t ldc,
-                                int kc, int mv, int nv, bool overwrite, const float *row_bias,
+                                int kc, int mv, int nv, bool overwrite, sb_gemm_bias bias,
                                 int sm, int sn)
 {
     if (sm != 6) {
-        tile_cols(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, row_bias, sm, sn);
+        tile_cols(c, a, ars, acs, b, nr, ldc, kc, mv, nv, overwrite, bias, sm, sn);
         return;
     }
     int six = mv / 6;
     if ((mv - 6 * six) % 4 != 0 && six > 0 && (mv - 6 * (six - 1)) % 4 == 0)
         six--;
     int rows6 = mv - 6 * six == 5 ? mv : 6 * six;   /* 5 over: one 6-row block */
-    tile_cols(c, a, ars, acs, b, nr, ldc, kc, rows6, nv, overwrite, row_bias, 6, sn);
+    tile_cols(c, a, ars, acs, b, nr, ldc, kc, rows6, nv, overwrite, bias, 6, sn);
     if (rows6 < mv)
         tile_cols(c + rows6 * ldc, a + rows6 * ars, ars, acs, b, nr, ldc, kc, mv - rows6, nv,
-                  overwrite, row_bias ? row_bias + rows6 : NULL, 4, sn);
+                  overwrite, sb_gemm_bias_at(bias, rows6, 0), 4, sn);
 }
 
 /* One tile function: full tiles read A in place, edge tiles the padded copy.
@@ -285,17 +292,17 @@ SB_ALWAYS_INLINE void tile_rows(float *restrict c, const float *restrict a, ptrd
 #define TILE(name, attr, rows, nr, ars_full, sm, sn)                                   \
     attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,      \
                           const float *b, ptrdiff_t ldc, int kc, int mv, int nv,       \
-                          bool overwrite, const float *row_bias)                       \
+                          bool overwrite, sb_gemm_bias bias)                          \
     {                                                                                  \
         if (mv == (rows)) {                                                            \
-            tile_rows(c, a, ars_full, acs, b, nr, ldc, kc, mv, nv, overwrite, row_bias, \
+            tile_rows(c, a, ars_full, acs, b, nr, ldc, kc, mv, nv, overwrite, bias, \
                       sm, sn);                                                         \
             return;                                                                    \
         }                                                                              \
         _Alignas(64) float pad[KC * (rows)];   /* whole vectors, no split lines */    \
         SB_ASSERT(kc <= KC);                                                           \
         pad_rows(pad, a, ars, acs, kc, rows, mv);                                      \
-        tile_rows(c, pad, kc, 1, b, nr, ldc, kc, mv, nv, overwrite, row_bias, sm, sn); \
+        tile_rows(c, pad, kc, 1, b, nr, ldc, kc, mv, nv, overwrite, bias, sm, sn); \
     }
 
 /* The tile's rows of A, [kc][MRT] from p = 0, rows past mv zero: A by
@@ -334,16 +341,16 @@ SB_ALWAYS_INLINE void pack_tall(float *restrict dst, const float *a, ptrdiff_t a
  * which take the same time). */
 SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrdiff_t acs,
                                 const float *restrict b, ptrdiff_t ldc, int kc, int mv, int nv,
-                                bool overwrite, const float *row_bias, int sm, int sn)
+                                bool overwrite, sb_gemm_bias bias, int sm, int sn)
 {
     if (sn == 12 && nv <= 4)
-        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, row_bias, sm, 4);
+        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, bias, sm, 4);
     else if (sn == 12 && nv <= 8)
-        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, row_bias, sm, 8);
+        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, bias, sm, 8);
     else if (sn == 12 && nv <= 10)
-        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, row_bias, sm, 10);
+        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, bias, sm, 10);
     else
-        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, row_bias, sm, sn);
+        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, bias, sm, sn);
 }
 
 /* The tall tile function: A by columns is read in place when the tile is
@@ -352,17 +359,17 @@ SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrd
 #define TALL(name, attr, sm, sn, steps)                                               \
     attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,     \
                           const float *b, ptrdiff_t ldc, int kc, int mv, int nv,      \
-                          bool overwrite, const float *row_bias)                      \
+                          bool overwrite, sb_gemm_bias bias)                         \
     {                                                                                 \
         SB_ASSERT((ars == 1 || acs == 1) && nv <= NRT);                               \
         if (mv == MRT && ars == 1) {                                                  \
-            tall_cols(c, a, acs, b, ldc, kc, mv, nv, overwrite, row_bias, sm, sn);    \
+            tall_cols(c, a, acs, b, ldc, kc, mv, nv, overwrite, bias, sm, sn);    \
             return;                                                                   \
         }                                                                             \
         _Alignas(64) float pad[KC * MRT];                                             \
         SB_ASSERT(kc <= KC);                                                          \
         pack_tall(pad, a, ars, acs, kc, mv, steps);                                   \
-        tall_cols(c, pad, MRT, b, ldc, kc, mv, nv, overwrite, row_bias, sm, sn);      \
+        tall_cols(c, pad, MRT, b, ldc, kc, mv, nv, overwrite, bias, sm, sn);      \
     }
 
 /* The panel rest: the last n % SB_GEMM_NR <= SB_GEMM_NRP columns of a wide
@@ -377,7 +384,7 @@ SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrd
  * tile_body. */
 SB_ALWAYS_INLINE void rest_body(float *restrict c, const float *restrict a, int pr,
                                 const float *restrict b, ptrdiff_t ldc, int kc, int mv, int nv,
-                                bool overwrite, int gp, int sn)
+                                bool overwrite, sb_gemm_bias bias, int gp, int sn)
 {
     const ptrdiff_t ps = (ptrdiff_t)kc * pr;   /* from a panel to the next */
     float acc[SB_GEMM_NRP][REST_ROWS_MAX];
@@ -403,14 +410,16 @@ SB_ALWAYS_INLINE void rest_body(float *restrict c, const float *restrict a, int 
     int rows = mv < gp * pr ? mv : gp * pr;
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < nv; j++)
-            c[i * ldc + j] = overwrite ? acc[j][i] : c[i * ldc + j] + acc[j][i];
+            c[i * ldc + j] = !overwrite ? c[i * ldc + j] + acc[j][i]
+                             : bias.p   ? sb_gemm_bias_of(bias, i, j) + acc[j][i]
+                                        : acc[j][i];
 }
 
 /* rest_body over the rows of a cache block: gp panels at a time, then one
  * at a time; 2 columns where no more are valid, else 4. */
 #define REST(name, attr, pr, gp)                                                          \
     attr static void name(float *c, const float *a, int kc, int mv, const float *b,       \
-                          ptrdiff_t ldc, int nv, bool overwrite)                          \
+                          ptrdiff_t ldc, int nv, bool overwrite, sb_gemm_bias bias)       \
     {                                                                                     \
         _Static_assert((pr) * (gp) <= REST_ROWS_MAX && SB_GEMM_NRP == 4, "rest_body's sizes"); \
         SB_ASSERT(nv >= 1 && nv <= SB_GEMM_NRP && kc >= 1);                               \
@@ -419,12 +428,13 @@ SB_ALWAYS_INLINE void rest_body(float *restrict c, const float *restrict a, int 
             float *cg = c + (ptrdiff_t)g * (pr) * ldc;                                    \
             const float *ag = a + (ptrdiff_t)g * kc * (pr);                               \
             int rows = mv - g * (pr);                                                     \
+            sb_gemm_bias bg = sb_gemm_bias_at(bias, g * (pr), 0);                         \
             if (g + (gp) <= panels && nv <= 2)                                            \
-                rest_body(cg, ag, pr, b, ldc, kc, rows, nv, overwrite, gp, 2);            \
+                rest_body(cg, ag, pr, b, ldc, kc, rows, nv, overwrite, bg, gp, 2);        \
             else if (g + (gp) <= panels)                                                  \
-                rest_body(cg, ag, pr, b, ldc, kc, rows, nv, overwrite, gp, 4);            \
+                rest_body(cg, ag, pr, b, ldc, kc, rows, nv, overwrite, bg, gp, 4);        \
             else                                                                          \
-                rest_body(cg, ag, pr, b, ldc, kc, rows, nv, overwrite, 1, 4);             \
+                rest_body(cg, ag, pr, b, ldc, kc, rows, nv, overwrite, bg, 1, 4);         \
         }                                                                                 \
     }
 
@@ -442,7 +452,7 @@ SB_ALWAYS_INLINE void rest_body(float *restrict c, const float *restrict a, int 
  * element as tile_body. */
 SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptrdiff_t ars,
                                  ptrdiff_t acs, const float *restrict b, ptrdiff_t ldc, int kc,
-                                 int mv, int nv, bool overwrite, const float *row_bias, int sm,
+                                 int mv, int nv, bool overwrite, sb_gemm_bias bias, int sm,
                                  int sn)
 {
     /* A as [rows][kc], whole groups: every broadcast is then at a constant
@@ -480,7 +490,7 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
                     })
             })
             store_block(c + i0 * ldc + j0, ldc, acc, rows, cj, overwrite,
-                        row_bias ? row_bias + i0 : NULL, sm, sn);
+                        sb_gemm_bias_at(bias, i0, j0), sm, sn);
         }
     }
 }
@@ -495,15 +505,15 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
 #define SHORT(name, attr, sm, sn, unrolled)                                              \
     attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,        \
                           const float *b, ptrdiff_t ldc, int kc, int mv, int nv,         \
-                          bool overwrite, const float *row_bias)                         \
+                          bool overwrite, sb_gemm_bias bias)                            \
     {                                                                                    \
         SB_ASSERT(kc >= 1 && kc <= SB_GEMM_KS && mv <= SB_GEMM_MRS && nv <= NR);         \
         if (unrolled && kc == 9)                                                         \
-            short_body(c, a, ars, acs, b, ldc, 9, mv, nv, overwrite, row_bias, sm, sn);  \
+            short_body(c, a, ars, acs, b, ldc, 9, mv, nv, overwrite, bias, sm, sn);  \
         else if (unrolled && kc == 10)                                                   \
-            short_body(c, a, ars, acs, b, ldc, 10, mv, nv, overwrite, row_bias, sm, sn); \
+            short_body(c, a, ars, acs, b, ldc, 10, mv, nv, overwrite, bias, sm, sn); \
         else                                                                             \
-            short_body(c, a, ars, acs, b, ldc, kc, mv, nv, overwrite, row_bias, sm, sn); \
+            short_body(c, a, ars, acs, b, ldc, kc, mv, nv, overwrite, bias, sm, sn); \
     }
 
 /* The tile functions of one instruction set, the panel rest, and their table. */

@@ -65,6 +65,31 @@ static inline sb_matview sb_matview_trans(const float *p, ptrdiff_t ld)
     return (sb_matview){p, 1, ld};   /* transpose of a row-major matrix */
 }
 
+/* A bias the first chunk's sums are stored onto (when not accumulating):
+ * one per row of C (conv's channels, bias[i]) or one per column (dense's
+ * outputs, bias[j]); p NULL for none. C = bias + A B has the bits of
+ * filling C with the bias and accumulating, without that pass over C. */
+typedef struct sb_gemm_bias {
+    const float *p;
+    bool per_column;
+} sb_gemm_bias;
+
+#define SB_GEMM_NO_BIAS ((sb_gemm_bias){NULL, false})
+
+/* The bias of the block of C from row i and column j on. */
+static inline sb_gemm_bias sb_gemm_bias_at(sb_gemm_bias bias, int i, int j)
+{
+    if (bias.p)
+        bias.p += bias.per_column ? j : i;
+    return bias;
+}
+
+/* The bias of element (i, j); bias.p not NULL. */
+static inline float sb_gemm_bias_of(sb_gemm_bias bias, int i, int j)
+{
+    return bias.p[bias.per_column ? j : i];
+}
+
 /* Packing buffers of one serial GEMM; one per thread, reused across calls
  * whose m, n, k are no larger than those it was made for. */
 typedef struct sb_gemm_work sb_gemm_work;
@@ -86,6 +111,11 @@ void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
  * give the same bits. SB_ASSERT on out of memory. */
 void sb_gemm_det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
                  int n, int k, bool accumulate);
+
+/* sb_gemm_det storing C = bias + A B (dense's forward pass: the bias enters
+ * before chunk 0). */
+void sb_gemm_det_biased(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m, int n,
+                        int k, sb_gemm_bias bias);
 
 /* ---- A in place, B from its source ------------------------------------
  * For a product repeated with one operand fixed (a conv's filters, image after
@@ -116,11 +146,9 @@ size_t sb_gemm_b_buf_floats(int n, int k);
 
 /* Serial det GEMM C [m][ldc] (+)= A B, A read in place (its rows or its
  * columns contiguous: a.cs == 1 or a.rs == 1), B packed chunk by chunk into
- * b_buf by b.pack. row_bias (m floats, with accumulate false; or NULL):
- * C = row_bias[i] + A B in row i, the bits of filling row i with
- * row_bias[i] and accumulating, without that pass over C (conv's bias). */
+ * b_buf by b.pack; with a bias (accumulate false), C = bias + A B. */
 void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdiff_t ldc,
-                        int m, int n, int k, bool accumulate, const float *row_bias);
+                        int m, int n, int k, bool accumulate, sb_gemm_bias bias);
 
 /* The loose GEMM: split-K over omp_get_max_threads() threads, per-thread
  * partial products combined in thread order; a product of fewer than

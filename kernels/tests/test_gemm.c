@@ -211,7 +211,7 @@ START_TEST(test_tile_variants_agree)
             const int mr = probe.rows, nr = probe.width;
             float *a = uniform_new((size_t)mr * KC, 4), *a_copy = uniform_new((size_t)mr * KC, 0);
             float *b = uniform_new((size_t)KC * nr, 5), *c0 = uniform_new((size_t)mr * nr, 6);
-            float *c = malloc((size_t)mr * nr * sizeof(float)), *bias = uniform_new((size_t)mr, 7);
+            float *c = malloc((size_t)mr * nr * sizeof(float)), *bias = uniform_new((size_t)(mr > nr ? mr : nr), 7);
             sb_matview av_def = sb_matview_rows(a, kc), bv = sb_matview_rows(b, nr);
             sb_matview av = tile_a_view(a, a_copy, mr, kc, cols);
             /* full, few rows, few columns, one element, one short of full, the
@@ -232,21 +232,24 @@ START_TEST(test_tile_variants_agree)
             ck_assert_msg(t.fn == kind_tile, "kind %zu picked another tile", kind);
             ck_assert_int_eq(t.rows, mr);
             ck_assert_int_eq(t.width, nr);
-            /* mode 0 accumulates, 1 overwrites, 2 overwrites onto a row bias */
+            /* mode 0 accumulates, 1 overwrites, 2 overwrites onto a row bias,
+             * 3 onto a column bias */
             for (int e = 0; e < n_edges; e++)
-                for (int mode = 0; mode <= 2; mode++) {
+                for (int mode = 0; mode <= 3; mode++) {
                     if (edges[e][0] > mr)
                         continue;
                     memcpy(c, c0, (size_t)mr * nr * sizeof(float));
                     t.fn(c, av.p, av.rs, av.cs, b, nr, kc, edges[e][0], edges[e][1], mode > 0,
-                         mode == 2 ? bias : NULL);
+                         (sb_gemm_bias){mode >= 2 ? bias : NULL, mode == 3});
                     for (int i = 0; i < mr; i++)
                         for (int j = 0; j < nr; j++) {
                             bool valid = i < edges[e][0] && j < edges[e][1];
                             float want = c0[i * nr + j];
                             if (valid) {
                                 float sum = det_definition(av_def, bv, i, j, kc, 0.0f, false);
-                                want = mode == 0 ? want + sum : mode == 1 ? sum : bias[i] + sum;
+                                want = mode == 0   ? want + sum
+                                       : mode == 1 ? sum
+                                                   : bias[mode == 3 ? j : i] + sum;
                             }
                             if (!same_bits(want, c[i * nr + j]))
                                 ck_abort_msg("width %d k %d cols %d variant %d edge %d "
@@ -262,7 +265,8 @@ END_TEST
 /* The panel rest of every variant (gemm_tile.h): C's first nv <= 4 columns
  * from A packed as the wide tiles pack it, panels [kc][wide_mr] with rows
  * past mv zero, against the definition; whole groups of panels and the
- * single panels after them, every width, accumulating and overwriting. */
+ * single panels after them, every width, accumulating, overwriting, and
+ * overwriting onto a row bias and onto a column bias. */
 START_TEST(test_rest_variants_agree)
 {
     enum { KC = 203, M = 150, LDC = 7 };
@@ -270,6 +274,7 @@ START_TEST(test_rest_variants_agree)
     int nv = sb_gemm_tiles_variants(variants);
     float *a = uniform_new((size_t)M * KC, 4), *b = uniform_new((size_t)KC * SB_GEMM_NRN, 5);
     float *c0 = uniform_new((size_t)M * LDC, 6), *c = malloc((size_t)M * LDC * sizeof(float));
+    float *bias = uniform_new(M, 7);
     sb_matview av = sb_matview_rows(a, KC), bv = sb_matview_rows(b, SB_GEMM_NRN);
     const int rows[] = {M, 144, 33, 5, 1};
     for (int v = 0; v < nv; v++)
@@ -282,25 +287,29 @@ START_TEST(test_rest_variants_agree)
                     for (int i = 0; i < pr; i++)
                         panels[(ptrdiff_t)i0 * KC + p * pr + i] =
                             i0 + i < mv ? a[(i0 + i) * KC + p] : 0.0f;
+            /* mode 0 accumulates, 1 overwrites, 2 onto a row bias, 3 a column one */
             for (int cols = 1; cols <= SB_GEMM_NRP; cols++)
-                for (int overwrite = 0; overwrite <= 1; overwrite++) {
+                for (int mode = 0; mode <= 3; mode++) {
                     memcpy(c, c0, (size_t)M * LDC * sizeof(float));
-                    variants[v]->rest(c, panels, KC, mv, b, LDC, cols, overwrite);
+                    variants[v]->rest(c, panels, KC, mv, b, LDC, cols, mode > 0,
+                                      (sb_gemm_bias){mode >= 2 ? bias : NULL, mode == 3});
                     for (int i = 0; i < M; i++)
                         for (int j = 0; j < LDC; j++) {
                             float want = c0[i * LDC + j];
                             if (i < mv && j < cols) {
                                 float sum = det_definition(av, bv, i, j, KC, 0.0f, false);
-                                want = overwrite ? sum : want + sum;
+                                want = mode == 0   ? want + sum
+                                       : mode == 1 ? sum
+                                                   : bias[mode == 3 ? j : i] + sum;
                             }
                             if (!same_bits(want, c[i * LDC + j]))
-                                ck_abort_msg("variant %d rows %d cols %d overwrite %d: "
-                                             "[%d][%d]", v, mv, cols, overwrite, i, j);
+                                ck_abort_msg("variant %d rows %d cols %d mode %d: [%d][%d]", v,
+                                             mv, cols, mode, i, j);
                         }
                 }
             free(panels);
         }
-    free(a), free(b), free(c0), free(c);
+    free(a), free(b), free(c0), free(c), free(bias);
 }
 END_TEST
 
@@ -316,7 +325,7 @@ START_TEST(test_det_direct_is_the_general_path)
         float *direct = c_copy(&d, g), *general = c_copy(&d, g);
         float *b_buf = sb_floats_new(sb_gemm_b_buf_floats(g.n, g.k));
         sb_gemm_det_direct(direct, d.av, (sb_gemm_b){sb_gemm_pack_b_view, &d.bv}, b_buf, d.ldc,
-                           g.m, g.n, g.k, g.accumulate, NULL);
+                           g.m, g.n, g.k, g.accumulate, SB_GEMM_NO_BIAS);
         long bad = first_mismatch(direct, &d, g);
         ck_assert_msg(bad < 0, "case %zu: element %ld differs from the definition", ci, bad);
         sb_gemm_work *w = sb_gemm_work_new(g.m, g.n, g.k);
@@ -331,26 +340,55 @@ START_TEST(test_det_direct_is_the_general_path)
 }
 END_TEST
 
-/* A row bias on the direct path: the bits of filling C's rows with it and
- * accumulating, over chunks, edges and every tile (and k = 0: C = the bias). */
-START_TEST(test_det_direct_row_bias)
+/* C filled with a bias, by rows (bias[i]) or by columns (bias[j]) */
+static float *bias_filled(const gemm_data *d, gemm_case g, const float *bias, bool per_column)
+{
+    float *c = c_copy(d, g);
+    for (int i = 0; i < g.m; i++)
+        for (int j = 0; j < g.n; j++)
+            c[i * d->ldc + j] = bias[per_column ? j : i];
+    return c;
+}
+
+/* A bias per row or per column on the direct path, and one per column on
+ * every path of sb_gemm_det (the small products', the split output's, the
+ * split chunks', the tall and panel rests) at 1 to 4 threads: the bits of
+ * filling C with it and accumulating, over chunks, edges and every tile
+ * (and k = 0: C = the bias). */
+START_TEST(test_det_bias)
 {
     for (size_t ci = 0; ci < N_CASES; ci++) {
         gemm_case g = cases[ci];
         gemm_data d = data_new(g);
-        float *bias = uniform_new((size_t)g.m + 1, 8);
-        bias[g.m / 2] = -0.0f;   /* a signed zero among them */
-        float *biased = c_copy(&d, g), *filled = c_copy(&d, g);
-        for (int i = 0; i < g.m; i++)
-            for (int j = 0; j < g.n; j++)
-                filled[i * d.ldc + j] = bias[i];
+        int most = g.m > g.n ? g.m : g.n;
+        float *bias = uniform_new((size_t)most + 1, 8);
+        bias[most / 2] = -0.0f;   /* a signed zero among them */
         float *b_buf = sb_floats_new(sb_gemm_b_buf_floats(g.n, g.k));
         sb_gemm_b bp = {sb_gemm_pack_b_view, &d.bv};
-        sb_gemm_det_direct(biased, d.av, bp, b_buf, d.ldc, g.m, g.n, g.k, false, bias);
-        sb_gemm_det_direct(filled, d.av, bp, b_buf, d.ldc, g.m, g.n, g.k, true, NULL);
-        ck_assert_msg(memcmp(biased, filled, (size_t)g.m * d.ldc * sizeof(float)) == 0,
-                      "case %zu: a row bias differs from filling and accumulating", ci);
-        free(b_buf), free(biased), free(filled), free(bias);
+        for (int per_column = 0; per_column <= 1; per_column++) {
+            sb_gemm_bias gb = {bias, per_column};
+            float *biased = c_copy(&d, g), *filled = bias_filled(&d, g, bias, per_column);
+            sb_gemm_det_direct(biased, d.av, bp, b_buf, d.ldc, g.m, g.n, g.k, false, gb);
+            sb_gemm_det_direct(filled, d.av, bp, b_buf, d.ldc, g.m, g.n, g.k, true,
+                               SB_GEMM_NO_BIAS);
+            ck_assert_msg(memcmp(biased, filled, (size_t)g.m * d.ldc * sizeof(float)) == 0,
+                          "case %zu: a bias per %s on the direct path differs from filling "
+                          "and accumulating", ci, per_column ? "column" : "row");
+            free(biased), free(filled);
+        }
+        for (int threads = 1; threads <= 4; threads++) {
+            omp_set_num_threads(threads);
+            float *biased = c_copy(&d, g), *filled = bias_filled(&d, g, bias, true);
+            sb_gemm_det_biased(biased, d.av, d.bv, d.ldc, g.m, g.n, g.k,
+                               (sb_gemm_bias){bias, true});
+            sb_gemm_det(filled, d.av, d.bv, d.ldc, g.m, g.n, g.k, true);
+            ck_assert_msg(memcmp(biased, filled, (size_t)g.m * d.ldc * sizeof(float)) == 0,
+                          "case %zu, %d threads: a column bias differs from filling and "
+                          "accumulating", ci, threads);
+            free(biased), free(filled);
+        }
+        omp_set_num_threads(1);
+        free(b_buf), free(bias);
         data_free(&d);
     }
 }
@@ -507,7 +545,7 @@ Suite *make_gemm_suite(void)
     tcase_add_loop_test(tc, test_det_parallel_is_the_definition, 0, (int)N_CASES);
     tcase_add_test(tc, test_tile_variants_agree);
     tcase_add_test(tc, test_rest_variants_agree);
-    tcase_add_test(tc, test_det_direct_row_bias);
+    tcase_add_test(tc, test_det_bias);
     tcase_add_test(tc, test_det_direct_is_the_general_path);
     tcase_add_test(tc, test_loose_within_bound);
     tcase_add_test(tc, test_loose_tall_splits_rows);
