@@ -6,5 +6,5 @@
 #include "gemm_tile_body.h"
 
 TILES(avx2, __attribute__((target("avx2,fma"))), SB_GEMM_MR_AVX2, 6, 16, 4, NRN, 8, 8,
-      4, 24, true, 1)
+      4, 16, true, 1)
 #endif
