@@ -67,9 +67,18 @@ void bench_openblas_core_text(char *out, size_t size)
     if (detected)
         snprintf(out, size, "%s (set here: OpenBLAS picked %s on this AVX-512 CPU)", core,
                  detected);
-    else if (getenv("OPENBLAS_CORETYPE"))
-        snprintf(out, size, "%s (OPENBLAS_CORETYPE=%s from the environment)", core,
-                 getenv("OPENBLAS_CORETYPE"));
+    else if (getenv("OPENBLAS_CORETYPE")) {
+        /* a machine may set it for every process: say when it holds OpenBLAS
+         * to kernels without AVX-512 on a CPU with it (about half their speed) */
+        bench_cpu cpu;
+        bench_cpu_describe(&cpu);
+        bool slower = cpu.avx512 && !core_has_avx512(core);
+        snprintf(out, size, "%s (OPENBLAS_CORETYPE=%s from the environment%s)", core,
+                 getenv("OPENBLAS_CORETYPE"),
+                 slower ? ": no AVX-512 kernels on this AVX-512 CPU; unset it for OpenBLAS's"
+                          " own choice"
+                        : "");
+    }
     else
         snprintf(out, size, "%s (OpenBLAS's own choice)", core);
 }

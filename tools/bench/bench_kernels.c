@@ -418,7 +418,7 @@ int main(int argc, char **argv)
     }
     bench_cpu cpu;
     bench_cpu_describe(&cpu);
-    char core[160];
+    char core[256];
     bench_openblas_core_text(core, sizeof core);
     const char *isa = NULL;
 
