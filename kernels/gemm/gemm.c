@@ -28,6 +28,18 @@ struct sb_gemm_work {
     float *b;       /* [NC/NR][KC][NR], or panels of NR then one [KC][NRN] (the rest) */
 };
 
+/* Up to this many rows of C, B by rows is read where it lies, not packed:
+ * a packed panel serves every row tile of a cache block, and its copy pays
+ * off only over many. Read in place, a panel's rows lie a row of B apart
+ * (512 to 2048 bytes for the GPT's 128 to 512 columns), their lines in a
+ * fraction of L1's sets. On a Zen 5 EPYC, det/OpenBLAS at 1 thread, at
+ * 128 rows in place: gpt.proj.bwd_weights (128 x 128 x 1024) 1.11-1.15 ->
+ * 1.22-1.24, dense1.fwd (128 x 128 x 9216) 0.94-1.03 -> 1.10-1.15 (the
+ * AVX2 tiles: within 0.03 either way, dense1.fwd 0.89-0.93 -> 0.93-0.98);
+ * at 512 rows and more it costs more than the copy (a 512 x 128 x 1024
+ * product 1.10 -> 1.04, 1024 x 128 x 128 1.00 -> 0.98; AVX2 0.97 -> 0.93). */
+#define B_IN_PLACE_MAX_ROWS 128
+
 static int min_int(int a, int b) { return a < b ? a : b; }
 static int round_up(int x, int to) { return (x + to - 1) / to * to; }
 
@@ -174,7 +186,6 @@ static void det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w, pt
     if (k == 0 && !accumulate)
         store_bias_only(c, ldc, m, n, bias);
     const sb_gemm_tiles *tiles = sb_gemm_tiles_select();
-    sb_gemm_tile_fn *tile = tiles->wide_cols;
     const int mr = tiles->wide_mr;
     for (int jc = 0; jc < n; jc += NC) {
         int nc = min_int(NC, n - jc);
@@ -189,12 +200,20 @@ static void det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w, pt
         bool tall_rest = rest > 0 && a.rs == 1 && rest <= SB_GEMM_NRT;
         bool panel_rest = rest > 0 && a.rs != 1 && rest <= SB_GEMM_NRP;
         int wide = tall_rest || panel_rest ? nc - rest : nc;
+        /* In a product of few rows B by rows is read in place by the wide
+         * tiles, where the columns their blocks compute lie within B's rows
+         * (all panels but a last one whose width is not a multiple of 16,
+         * which is packed) */
+        int b_packed = b.cs == 1 && m <= B_IN_PLACE_MAX_ROWS
+                           ? (wide % 16 == 0 ? wide : wide / NR * NR)
+                           : 0;
         /* pc walks the summation chunks in order: the det definition. */
         for (int pc = 0; pc < k; pc += KC) {
             int kc = min_int(KC, k - pc);
             bool overwrite = pc == 0 && !accumulate;
             float *b_rest = w->b + (ptrdiff_t)wide * kc;
-            pack_b(w->b, sub(b, pc, jc), kc, wide, NR);
+            pack_b(w->b + (ptrdiff_t)b_packed * kc, sub(b, pc, jc + b_packed), kc,
+                   wide - b_packed, NR);
             if (wide < nc)
                 pack_b(b_rest, sub(b, pc, jc + wide), kc, nc - wide, NRN);
             for (int ic = 0; ic < m; ic += MC) {
@@ -210,12 +229,17 @@ static void det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w, pt
                 ptrdiff_t a_step = a_in_place ? a.cs : mr, a_tile = a_in_place ? 1 : kc;
                 if (!a_in_place && (wide > 0 || panel_rest))
                     pack_a(w->a, sub(a, ic, pc), mc, kc, mr);
-                for (int jr = 0; jr < wide; jr += NR)
+                for (int jr = 0; jr < wide; jr += NR) {
+                    bool packed = jr >= b_packed;
+                    const float *b_tiles = packed ? w->b + (ptrdiff_t)jr * kc
+                                                  : sub(b, pc, jc + jr).p;
+                    ptrdiff_t ldb = packed ? NR : b.rs;
                     for (int ir = 0; ir < mc; ir += mr)
-                        tile(c + (ic + ir) * ldc + jc + jr, a_tiles + ir * a_tile, 1, a_step,
-                             w->b + (ptrdiff_t)jr * kc, ldc, kc, min_int(mr, mc - ir),
-                             min_int(NR, wide - jr), overwrite,
-                             sb_gemm_bias_at(bias, ic + ir, jc + jr));
+                        tiles->wide_strided(c + (ic + ir) * ldc + jc + jr, a_tiles + ir * a_tile,
+                                            a_step, b_tiles, ldb, ldc, kc, min_int(mr, mc - ir),
+                                            min_int(NR, wide - jr), overwrite,
+                                            sb_gemm_bias_at(bias, ic + ir, jc + jr));
+                }
                 if (panel_rest)
                     tiles->rest(c + ic * ldc + jc + wide, w->a, kc, mc, b_rest, ldc,
                                 nc - wide, overwrite, sb_gemm_bias_at(bias, ic, jc + wide));

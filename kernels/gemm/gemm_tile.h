@@ -2,11 +2,12 @@
  *
  * One call computes a block of A B over one chunk of kc reduction steps, each
  * element one fmaf chain in p order from +0, then stores it into C
- * (overwrite, optionally onto a bias per row) or adds it to C. B comes
- * packed in a panel [kc][width], zero-padded to the full width; A is read
- * where it lies (a packed panel or the matrix itself). Only the mv x nv
- * valid corner of C is touched, so an edge tile runs exactly the arithmetic
- * of a full one.
+ * (overwrite, optionally onto a bias per row or per column) or adds it to
+ * C. B comes packed in a panel [kc][width], zero-padded to the full width
+ * (or, for the cache blocks' wide tile, wide_strided below, where its rows
+ * lie); A is read where it lies (a packed panel or the matrix itself). Only
+ * the mv x nv valid corner of C is touched, so an edge tile runs exactly the
+ * arithmetic of a full one.
  *
  * Four shapes, chosen by the width of the product, the length of its
  * reduction and the layout of A:
@@ -61,9 +62,19 @@ typedef void sb_gemm_tile_fn(float *c, const float *a, ptrdiff_t ars, ptrdiff_t 
 typedef void sb_gemm_rest_fn(float *c, const float *a, int kc, int mv, const float *b,
                              ptrdiff_t ldc, int nv, bool overwrite, sb_gemm_bias bias);
 
+/* The wide tile on A by columns (a packed panel, acs its rows; or a matrix
+ * by columns) and B rows ldb floats apart (a packed panel, ldb =
+ * SB_GEMM_NR; or a matrix by rows read in place): the cache blocks' tile
+ * (gemm.c). B's rows must hold the 16-column blocks the tile computes:
+ * nv rounded up to 16 columns. */
+typedef void sb_gemm_strided_fn(float *c, const float *a, ptrdiff_t acs, const float *b,
+                                ptrdiff_t ldb, ptrdiff_t ldc, int kc, int mv, int nv,
+                                bool overwrite, sb_gemm_bias bias);
+
 typedef struct sb_gemm_tiles {
     sb_gemm_tile_fn *wide_cols, *wide_rows, *narrow, *tall, *short_k;
     sb_gemm_rest_fn *rest;
+    sb_gemm_strided_fn *wide_strided;
     int wide_mr;   /* the wide tiles' rows, and so the height of packed A panels */
 } sb_gemm_tiles;
 

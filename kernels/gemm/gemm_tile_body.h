@@ -305,6 +305,25 @@ SB_ALWAYS_INLINE void tile_rows(float *restrict c, const float *restrict a, ptrd
         tile_rows(c, pad, kc, 1, b, nr, ldc, kc, mv, nv, overwrite, bias, sm, sn); \
     }
 
+/* The wide tile reading A by columns (ars == 1) and B where its rows lie,
+ * ldb floats apart: B's own rows (a matrix by rows, read in place) or a
+ * packed panel's (ldb = SB_GEMM_NR). */
+#define TILE_STRIDED_B(name, attr, rows, sm, sn)                                      \
+    attr static void name(float *c, const float *a, ptrdiff_t acs, const float *b,    \
+                          ptrdiff_t ldb, ptrdiff_t ldc, int kc, int mv, int nv,       \
+                          bool overwrite, sb_gemm_bias bias)                          \
+    {                                                                                 \
+        if (mv == (rows)) {                                                           \
+            tile_rows(c, a, 1, acs, b, (int)ldb, ldc, kc, mv, nv, overwrite, bias, sm, \
+                      sn);                                                            \
+            return;                                                                   \
+        }                                                                             \
+        _Alignas(64) float pad[KC * (rows)];                                          \
+        SB_ASSERT(kc <= KC);                                                          \
+        pad_rows(pad, a, 1, acs, kc, rows, mv);                                       \
+        tile_rows(c, pad, kc, 1, b, (int)ldb, ldc, kc, mv, nv, overwrite, bias, sm, sn); \
+    }
+
 /* The tile's rows of A, [kc][MRT] from p = 0, rows past mv zero: A by
  * columns is copied a column at a time, A by rows is transposed 8 rows by
  * `steps` (16 or 8) steps at a time (single elements at the edges): 8 x 16
@@ -520,6 +539,7 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
 #define TILES(isa, attr, wmr, wsm, wsn, nsm, nsn, tsm, tsteps, ssm, ssn, sunrolled, rgp) \
     TILE(wide_cols_##isa, attr, wmr, NR, 1, wsm, wsn)                                    \
     TILE(wide_rows_##isa, attr, wmr, NR, ars, wsm, wsn)                                  \
+    TILE_STRIDED_B(wide_strided_##isa, attr, wmr, wsm, wsn)                              \
     TILE(narrow_##isa, attr, MRN, NRN, ars, nsm, nsn)                                    \
     TALL(tall_##isa, attr, tsm, NRT, tsteps)                                             \
     SHORT(short_##isa, attr, ssm, ssn, sunrolled)                                        \
@@ -527,7 +547,7 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
     const sb_gemm_tiles sb_gemm_tiles_##isa = {wide_cols_##isa, wide_rows_##isa,         \
                                                narrow_##isa,    tall_##isa,              \
                                                short_##isa,     rest_##isa,              \
-                                               wmr};
+                                               wide_strided_##isa, wmr};
 
 /* Blocks of the whole tile where the registers hold it (AVX-512: 8 x 48 in
  * 24 of 32 zmm, 16 x 16 in 16, 32 x 12 in 24), smaller where they do not.

@@ -211,7 +211,8 @@ START_TEST(test_tile_variants_agree)
             const int mr = probe.rows, nr = probe.width;
             float *a = uniform_new((size_t)mr * KC, 4), *a_copy = uniform_new((size_t)mr * KC, 0);
             float *b = uniform_new((size_t)KC * nr, 5), *c0 = uniform_new((size_t)mr * nr, 6);
-            float *c = malloc((size_t)mr * nr * sizeof(float)), *bias = uniform_new((size_t)(mr > nr ? mr : nr), 7);
+            float *c = malloc((size_t)mr * nr * sizeof(float));
+            float *bias = uniform_new((size_t)(mr > nr ? mr : nr), 7);
             sb_matview av_def = sb_matview_rows(a, kc), bv = sb_matview_rows(b, nr);
             sb_matview av = tile_a_view(a, a_copy, mr, kc, cols);
             /* full, few rows, few columns, one element, one short of full, the
@@ -232,15 +233,28 @@ START_TEST(test_tile_variants_agree)
             ck_assert_msg(t.fn == kind_tile, "kind %zu picked another tile", kind);
             ck_assert_int_eq(t.rows, mr);
             ck_assert_int_eq(t.width, nr);
+            /* the wide tile on A by columns also as the cache blocks call it,
+             * B read where its rows lie: in a wider matrix, ldb floats apart */
+            const bool strided = cols && nmax == SB_GEMM_NR && kc > SB_GEMM_KS;
+            const ptrdiff_t ldb = nr + 13;
+            float *b_wide = malloc((size_t)kc * (size_t)ldb * sizeof(float));
+            for (int p = 0; p < kc; p++)
+                memcpy(b_wide + p * ldb, b + p * nr, (size_t)nr * sizeof(float));
             /* mode 0 accumulates, 1 overwrites, 2 overwrites onto a row bias,
-             * 3 onto a column bias */
+             * 3 onto a column bias; each once more through wide_strided */
             for (int e = 0; e < n_edges; e++)
-                for (int mode = 0; mode <= 3; mode++) {
+                for (int run = 0; run < 4 * (1 + strided); run++) {
+                    const int mode = run % 4, via_strided = run / 4;
                     if (edges[e][0] > mr)
                         continue;
                     memcpy(c, c0, (size_t)mr * nr * sizeof(float));
-                    t.fn(c, av.p, av.rs, av.cs, b, nr, kc, edges[e][0], edges[e][1], mode > 0,
-                         (sb_gemm_bias){mode >= 2 ? bias : NULL, mode == 3});
+                    sb_gemm_bias gb = {mode >= 2 ? bias : NULL, mode == 3};
+                    if (via_strided)
+                        variants[v]->wide_strided(c, av.p, av.cs, b_wide, ldb, nr, kc,
+                                                  edges[e][0], edges[e][1], mode > 0, gb);
+                    else
+                        t.fn(c, av.p, av.rs, av.cs, b, nr, kc, edges[e][0], edges[e][1],
+                             mode > 0, gb);
                     for (int i = 0; i < mr; i++)
                         for (int j = 0; j < nr; j++) {
                             bool valid = i < edges[e][0] && j < edges[e][1];
@@ -253,11 +267,12 @@ START_TEST(test_tile_variants_agree)
                             }
                             if (!same_bits(want, c[i * nr + j]))
                                 ck_abort_msg("width %d k %d cols %d variant %d edge %d "
-                                             "mode %d: [%d][%d]",
-                                             nmax, kc, (int)cols, v, e, mode, i, j);
+                                             "mode %d strided %d: [%d][%d]",
+                                             nmax, kc, (int)cols, v, e, mode, via_strided, i,
+                                             j);
                         }
                 }
-            free(a), free(a_copy), free(b), free(c0), free(c), free(bias);
+            free(a), free(a_copy), free(b), free(b_wide), free(c0), free(c), free(bias);
         }
 }
 END_TEST
