@@ -24,8 +24,10 @@ _Static_assert(MC % SB_GEMM_MR == 0 && MC % SB_GEMM_MR_AVX2 == 0 && NC % NR == 0
 
 struct sb_gemm_work {
     int m, n, k;    /* the largest problem the buffers fit */
-    float *a;       /* [MC/mr][KC][mr], mr the wide tile's rows */
-    float *b;       /* [NC/NR][KC][NR], or panels of NR then one [KC][NRN] (the rest) */
+    float *a;       /* [MC/mr][KC][mr], mr the wide tile's rows (unused where A is
+                       read in place) */
+    float *b;       /* [NC/NR][KC][NR], or panels of NR then one [KC][NRN] (the rest);
+                       the panels of B read in place left unused */
 };
 
 /* Up to this many rows of C, B by rows is read where it lies, not packed:
@@ -70,7 +72,7 @@ void sb_gemm_work_free(sb_gemm_work *w)
 
 /* A[0..mc)[0..kc) into panels of mr rows (a multiple of 8), p-major inside a
  * panel; rows past mc are zero. Row-major A is transposed 8 x 8 blocks at a
- * time; a transposed view (columns contiguous; AVX2's 24-row panels only,
+ * time; any other view (columns contiguous: AVX2's 24-row panels only,
  * sb_gemm_det_serial) is copied one column of A at a time, across all
  * panels (one pass along each row of the underlying matrix). */
 SB_ALWAYS_INLINE void pack_a_panels(float *restrict dst, sb_matview a, int mc, int kc, int mr)
@@ -204,16 +206,16 @@ static void det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w, pt
          * tiles, where the columns their blocks compute lie within B's rows
          * (all panels but a last one whose width is not a multiple of 16,
          * which is packed) */
-        int b_packed = b.cs == 1 && m <= B_IN_PLACE_MAX_ROWS
-                           ? (wide % 16 == 0 ? wide : wide / NR * NR)
-                           : 0;
+        int first_packed = b.cs == 1 && m <= B_IN_PLACE_MAX_ROWS
+                               ? (wide % 16 == 0 ? wide : wide / NR * NR)
+                               : 0;
         /* pc walks the summation chunks in order: the det definition. */
         for (int pc = 0; pc < k; pc += KC) {
             int kc = min_int(KC, k - pc);
             bool overwrite = pc == 0 && !accumulate;
             float *b_rest = w->b + (ptrdiff_t)wide * kc;
-            pack_b(w->b + (ptrdiff_t)b_packed * kc, sub(b, pc, jc + b_packed), kc,
-                   wide - b_packed, NR);
+            pack_b(w->b + (ptrdiff_t)first_packed * kc, sub(b, pc, jc + first_packed), kc,
+                   wide - first_packed, NR);
             if (wide < nc)
                 pack_b(b_rest, sub(b, pc, jc + wide), kc, nc - wide, NRN);
             for (int ic = 0; ic < m; ic += MC) {
@@ -230,7 +232,7 @@ static void det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w, pt
                 if (!a_in_place && (wide > 0 || panel_rest))
                     pack_a(w->a, sub(a, ic, pc), mc, kc, mr);
                 for (int jr = 0; jr < wide; jr += NR) {
-                    bool packed = jr >= b_packed;
+                    bool packed = jr >= first_packed;
                     const float *b_tiles = packed ? w->b + (ptrdiff_t)jr * kc
                                                   : sub(b, pc, jc + jr).p;
                     ptrdiff_t ldb = packed ? NR : b.rs;
@@ -244,8 +246,8 @@ static void det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w, pt
                     tiles->rest(c + ic * ldc + jc + wide, w->a, kc, mc, b_rest, ldc,
                                 nc - wide, overwrite, sb_gemm_bias_at(bias, ic, jc + wide));
             }
-            /* the tall rest reads A in place, not the cache blocks' packed
-             * copy: all of M in one pass, whole 32-row tiles but the last */
+            /* the tall rest reads A in place (never AVX2's packed copy): all
+             * of M in one pass, whole 32-row tiles but the last */
             if (tall_rest)
                 for (int i = 0; i < m; i += SB_GEMM_MRT)
                     tiles->tall(c + i * ldc + jc + wide, sub(a, i, pc).p, 1, a.cs, b_rest,

@@ -32,9 +32,10 @@
  *   cols    ars == 1 (a packed panel, acs = the tile's rows; a transposed matrix)
  *   rows    acs == 1 (a row-major matrix)
  * The wide shape has a tile for each (the compiler is told which stride is
- * 1), the narrow one serves both as they come, the tall one reads columns in
- * place and copies rows transposed, a tile at a time, the short one reads a
- * row-major A of kc columns in place and copies any other. Shape and
+ * 1), and the cache blocks' wide_strided (below) for cols with B's rows at
+ * any distance; the narrow one serves both as they come, the tall one reads
+ * columns in place and copies rows transposed, a tile at a time, the short
+ * one reads a row-major A of kc columns in place and copies any other. Shape and
  * strides decide only which elements are computed together, never an
  * element's arithmetic. */
 #ifndef SB_GEMM_TILE_H

@@ -10,6 +10,7 @@
 #ifndef SB_GEMM_TILE_BODY_H
 #define SB_GEMM_TILE_BODY_H
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -76,6 +77,15 @@
 #define UNROLL_STEPS PRAGMA(GCC unroll 2)
 #endif
 
+/* What an element of C becomes from its chunk sum: its old value plus the
+ * sum, or overwritten by the sum, onto its bias where there is one (bias:
+ * the element's own, i and j from the bias's first row and column). */
+SB_ALWAYS_INLINE float stored(float old, float sum, bool overwrite, sb_gemm_bias bias, int i,
+                              int j)
+{
+    return !overwrite ? old + sum : bias.p ? sb_gemm_bias_of(bias, i, j) + sum : sum;
+}
+
 /* A block's sums acc[0..sm)[0..sn) into C (cb: its first element; bias:
  * from its first row and column), of which only rows x cols are valid:
  * overwritten, onto the bias, or added. A whole block is stored unrolled,
@@ -120,9 +130,7 @@ SB_ALWAYS_INLINE void store_block(float *restrict cb, ptrdiff_t ldc, float acc[R
     for (int i = 0; i < rows; i++) {
         float *ci = cb + i * ldc;
         for (int j = 0; j < cols; j++)
-            ci[j] = !overwrite ? ci[j] + edge[i][j]
-                    : bias.p   ? sb_gemm_bias_of(bias, i, j) + edge[i][j]
-                               : edge[i][j];
+            ci[j] = stored(ci[j], edge[i][j], overwrite, bias, i, j);
     }
 }
 
@@ -227,9 +235,7 @@ SB_ALWAYS_INLINE void tall_body(float *restrict c, const float *restrict a, ptrd
             for (int i = 0; i < ri; i++) {
                 float *ci = c + (i0 + i) * ldc + j0;
                 for (int j = 0; j < cj; j++)
-                    ci[j] = !overwrite ? ci[j] + acc[j][i]
-                            : bias.p   ? sb_gemm_bias_of(bias, i0 + i, j0 + j) + acc[j][i]
-                                       : acc[j][i];
+                    ci[j] = stored(ci[j], acc[j][i], overwrite, bias, i0 + i, j0 + j);
             }
         }
 }
@@ -284,44 +290,41 @@ SB_ALWAYS_INLINE void tile_rows(float *restrict c, const float *restrict a, ptrd
                   overwrite, sb_gemm_bias_at(bias, rows6, 0), 4, sn);
 }
 
-/* One tile function: full tiles read A in place, edge tiles the padded copy.
- * A wide tile reading A by columns is told ars == 1, so that it loads A's
- * contiguous values one by one as broadcasts; told the same, a narrow tile
- * would load them as one vector and spread it with permutes on the FMA
- * port, so the narrow tiles take both strides as they come. */
-#define TILE(name, attr, rows, nr, ars_full, sm, sn)                                   \
-    attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,      \
-                          const float *b, ptrdiff_t ldc, int kc, int mv, int nv,       \
-                          bool overwrite, sb_gemm_bias bias)                          \
-    {                                                                                  \
-        if (mv == (rows)) {                                                            \
-            tile_rows(c, a, ars_full, acs, b, nr, ldc, kc, mv, nv, overwrite, bias, \
-                      sm, sn);                                                         \
-            return;                                                                    \
-        }                                                                              \
-        _Alignas(64) float pad[KC * (rows)];   /* whole vectors, no split lines */    \
-        SB_ASSERT(kc <= KC);                                                           \
-        pad_rows(pad, a, ars, acs, kc, rows, mv);                                      \
-        tile_rows(c, pad, kc, 1, b, nr, ldc, kc, mv, nv, overwrite, bias, sm, sn); \
+/* A tile function's body: full tiles read A in place, edge tiles the padded
+ * copy; B's rows nr floats apart. */
+#define TILE_BODY(rows, ars_full, ars, acs, nr, sm, sn)                                  \
+    if (mv == (rows)) {                                                                  \
+        tile_rows(c, a, ars_full, acs, b, nr, ldc, kc, mv, nv, overwrite, bias, sm, sn); \
+        return;                                                                          \
+    }                                                                                    \
+    _Alignas(64) float pad[KC * (rows)];   /* whole vectors, no split lines */           \
+    SB_ASSERT(kc <= KC);                                                                 \
+    pad_rows(pad, a, ars, acs, kc, rows, mv);                                            \
+    tile_rows(c, pad, kc, 1, b, nr, ldc, kc, mv, nv, overwrite, bias, sm, sn);
+
+/* One tile function on B panels nr wide. A wide tile reading A by columns is
+ * told ars == 1, so that it loads A's contiguous values one by one as
+ * broadcasts; told the same, a narrow tile would load them as one vector
+ * and spread it with permutes on the FMA port, so the narrow tiles take
+ * both strides as they come. */
+#define TILE(name, attr, rows, nr, ars_full, sm, sn)                                       \
+    attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,          \
+                          const float *b, ptrdiff_t ldc, int kc, int mv, int nv,           \
+                          bool overwrite, sb_gemm_bias bias)                               \
+    {                                                                                      \
+        TILE_BODY(rows, ars_full, ars, acs, nr, sm, sn)                                    \
     }
 
 /* The wide tile reading A by columns (ars == 1) and B where its rows lie,
  * ldb floats apart: B's own rows (a matrix by rows, read in place) or a
  * packed panel's (ldb = SB_GEMM_NR). */
-#define TILE_STRIDED_B(name, attr, rows, sm, sn)                                      \
-    attr static void name(float *c, const float *a, ptrdiff_t acs, const float *b,    \
-                          ptrdiff_t ldb, ptrdiff_t ldc, int kc, int mv, int nv,       \
-                          bool overwrite, sb_gemm_bias bias)                          \
-    {                                                                                 \
-        if (mv == (rows)) {                                                           \
-            tile_rows(c, a, 1, acs, b, (int)ldb, ldc, kc, mv, nv, overwrite, bias, sm, \
-                      sn);                                                            \
-            return;                                                                   \
-        }                                                                             \
-        _Alignas(64) float pad[KC * (rows)];                                          \
-        SB_ASSERT(kc <= KC);                                                          \
-        pad_rows(pad, a, 1, acs, kc, rows, mv);                                       \
-        tile_rows(c, pad, kc, 1, b, (int)ldb, ldc, kc, mv, nv, overwrite, bias, sm, sn); \
+#define TILE_STRIDED_B(name, attr, rows, sm, sn)                                           \
+    attr static void name(float *c, const float *a, ptrdiff_t acs, const float *b,         \
+                          ptrdiff_t ldb, ptrdiff_t ldc, int kc, int mv, int nv,            \
+                          bool overwrite, sb_gemm_bias bias)                               \
+    {                                                                                      \
+        SB_ASSERT(ldb <= INT_MAX);                                                         \
+        TILE_BODY(rows, 1, 1, acs, (int)ldb, sm, sn)                                       \
     }
 
 /* The tile's rows of A, [kc][MRT] from p = 0, rows past mv zero: A by
@@ -375,19 +378,19 @@ SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrd
 /* The tall tile function: A by columns is read in place when the tile is
  * full; edge rows, and A by rows, go through a copy [kc][MRT] (A by rows
  * would otherwise take MRT strided loads a step where the copy takes two). */
-#define TALL(name, attr, sm, sn, steps)                                               \
-    attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,     \
-                          const float *b, ptrdiff_t ldc, int kc, int mv, int nv,      \
-                          bool overwrite, sb_gemm_bias bias)                         \
-    {                                                                                 \
-        SB_ASSERT((ars == 1 || acs == 1) && nv <= NRT);                               \
-        if (mv == MRT && ars == 1) {                                                  \
+#define TALL(name, attr, sm, sn, steps)                                           \
+    attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs, \
+                          const float *b, ptrdiff_t ldc, int kc, int mv, int nv,  \
+                          bool overwrite, sb_gemm_bias bias)                      \
+    {                                                                             \
+        SB_ASSERT((ars == 1 || acs == 1) && nv <= NRT);                           \
+        if (mv == MRT && ars == 1) {                                              \
             tall_cols(c, a, acs, b, ldc, kc, mv, nv, overwrite, bias, sm, sn);    \
-            return;                                                                   \
-        }                                                                             \
-        _Alignas(64) float pad[KC * MRT];                                             \
-        SB_ASSERT(kc <= KC);                                                          \
-        pack_tall(pad, a, ars, acs, kc, mv, steps);                                   \
+            return;                                                               \
+        }                                                                         \
+        _Alignas(64) float pad[KC * MRT];                                         \
+        SB_ASSERT(kc <= KC);                                                      \
+        pack_tall(pad, a, ars, acs, kc, mv, steps);                               \
         tall_cols(c, pad, MRT, b, ldc, kc, mv, nv, overwrite, bias, sm, sn);      \
     }
 
@@ -429,32 +432,30 @@ SB_ALWAYS_INLINE void rest_body(float *restrict c, const float *restrict a, int 
     int rows = mv < gp * pr ? mv : gp * pr;
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < nv; j++)
-            c[i * ldc + j] = !overwrite ? c[i * ldc + j] + acc[j][i]
-                             : bias.p   ? sb_gemm_bias_of(bias, i, j) + acc[j][i]
-                                        : acc[j][i];
+            c[i * ldc + j] = stored(c[i * ldc + j], acc[j][i], overwrite, bias, i, j);
 }
 
 /* rest_body over the rows of a cache block: gp panels at a time, then one
  * at a time; 2 columns where no more are valid, else 4. */
-#define REST(name, attr, pr, gp)                                                          \
-    attr static void name(float *c, const float *a, int kc, int mv, const float *b,       \
-                          ptrdiff_t ldc, int nv, bool overwrite, sb_gemm_bias bias)       \
-    {                                                                                     \
+#define REST(name, attr, pr, gp)                                                               \
+    attr static void name(float *c, const float *a, int kc, int mv, const float *b,            \
+                          ptrdiff_t ldc, int nv, bool overwrite, sb_gemm_bias bias)            \
+    {                                                                                          \
         _Static_assert((pr) * (gp) <= REST_ROWS_MAX && SB_GEMM_NRP == 4, "rest_body's sizes"); \
-        SB_ASSERT(nv >= 1 && nv <= SB_GEMM_NRP && kc >= 1);                               \
-        int panels = (mv + (pr) - 1) / (pr), g = 0;                                       \
-        for (; g < panels; g += g + (gp) <= panels ? (gp) : 1) {                          \
-            float *cg = c + (ptrdiff_t)g * (pr) * ldc;                                    \
-            const float *ag = a + (ptrdiff_t)g * kc * (pr);                               \
-            int rows = mv - g * (pr);                                                     \
-            sb_gemm_bias bg = sb_gemm_bias_at(bias, g * (pr), 0);                         \
-            if (g + (gp) <= panels && nv <= 2)                                            \
-                rest_body(cg, ag, pr, b, ldc, kc, rows, nv, overwrite, bg, gp, 2);        \
-            else if (g + (gp) <= panels)                                                  \
-                rest_body(cg, ag, pr, b, ldc, kc, rows, nv, overwrite, bg, gp, 4);        \
-            else                                                                          \
-                rest_body(cg, ag, pr, b, ldc, kc, rows, nv, overwrite, bg, 1, 4);         \
-        }                                                                                 \
+        SB_ASSERT(nv >= 1 && nv <= SB_GEMM_NRP && kc >= 1);                                    \
+        int panels = (mv + (pr) - 1) / (pr), g = 0;                                            \
+        for (; g < panels; g += g + (gp) <= panels ? (gp) : 1) {                               \
+            float *cg = c + (ptrdiff_t)g * (pr) * ldc;                                         \
+            const float *ag = a + (ptrdiff_t)g * kc * (pr);                                    \
+            int rows = mv - g * (pr);                                                          \
+            sb_gemm_bias bg = sb_gemm_bias_at(bias, g * (pr), 0);                              \
+            if (g + (gp) <= panels && nv <= 2)                                                 \
+                rest_body(cg, ag, pr, b, ldc, kc, rows, nv, overwrite, bg, gp, 2);             \
+            else if (g + (gp) <= panels)                                                       \
+                rest_body(cg, ag, pr, b, ldc, kc, rows, nv, overwrite, bg, gp, 4);             \
+            else                                                                               \
+                rest_body(cg, ag, pr, b, ldc, kc, rows, nv, overwrite, bg, 1, 4);              \
+        }                                                                                      \
     }
 
 /* The short tile, for a reduction of at most SB_GEMM_KS steps (conv1's 9
@@ -521,17 +522,17 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
  * forward pass); other step counts, and the baseline variant (whose fmaf
  * is a library call), pass kc at run time. (A constant for every kc up to
  * SB_GEMM_KS made each gemm_tile_<isa>.c take 10 times as long to compile.) */
-#define SHORT(name, attr, sm, sn, unrolled)                                              \
-    attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,        \
-                          const float *b, ptrdiff_t ldc, int kc, int mv, int nv,         \
-                          bool overwrite, sb_gemm_bias bias)                            \
-    {                                                                                    \
-        SB_ASSERT(kc >= 1 && kc <= SB_GEMM_KS && mv <= SB_GEMM_MRS && nv <= NR);         \
-        if (unrolled && kc == 9)                                                         \
+#define SHORT(name, attr, sm, sn, unrolled)                                          \
+    attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,    \
+                          const float *b, ptrdiff_t ldc, int kc, int mv, int nv,     \
+                          bool overwrite, sb_gemm_bias bias)                         \
+    {                                                                                \
+        SB_ASSERT(kc >= 1 && kc <= SB_GEMM_KS && mv <= SB_GEMM_MRS && nv <= NR);     \
+        if (unrolled && kc == 9)                                                     \
             short_body(c, a, ars, acs, b, ldc, 9, mv, nv, overwrite, bias, sm, sn);  \
-        else if (unrolled && kc == 10)                                                   \
+        else if (unrolled && kc == 10)                                               \
             short_body(c, a, ars, acs, b, ldc, 10, mv, nv, overwrite, bias, sm, sn); \
-        else                                                                             \
+        else                                                                         \
             short_body(c, a, ars, acs, b, ldc, kc, mv, nv, overwrite, bias, sm, sn); \
     }
 
@@ -557,7 +558,8 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
  * busy with nothing to spare (4 x 24 needs all 16 registers, and GCC 12
  * then reloads B for every row); narrow 4 x 16 in 8, tall 8 x 12 in 12.
  * The short tile's groups: AVX2's 4 rows x 16 columns in 8 accumulators,
- * AVX-512's 16 x 16 in 16 (with B's kc vectors in registers beside them):
+ * AVX-512's 16 x 16 in 16 (with B's kc vectors in registers beside them),
+ * the baseline's 4 x 24:
  * rows that divide the model's 32 and 128 and the tile's 48, and enough
  * chains to cover two FMA units of latency 4. (AVX2's 4 x 24 groups, 12
  * accumulators, left no register for B, which GCC 12 then read from memory
@@ -571,9 +573,9 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
 _Static_assert(SB_GEMM_MR % 8 == 0 && SB_GEMM_MR <= ROWS_MAX && SB_GEMM_MR <= SB_GEMM_MR_MAX &&
                    SB_GEMM_MR_AVX2 % 24 == 0 &&
                    SB_GEMM_MR_AVX2 <= SB_GEMM_MR_MAX && MRN % 4 == 0 && MRN <= ROWS_MAX &&
-                   SB_GEMM_MRS % 16 == 0 && SB_GEMM_MRS % 4 == 0 && NR % 16 == 0 &&
+                   SB_GEMM_MRS % 16 == 0 && SB_GEMM_MRS % 4 == 0 && NR % 16 == 0 && NR % 24 == 0 &&
                    NRT == 12 && NRN >= NRT,
                "whole blocks in the wide tiles (8 rows; 6 and 4 on AVX2), tall_cols' widths, "
-               "whole groups in the short tile (16 x 16; 4 x 16 on AVX2)");
+               "whole groups in the short tile (16 x 16; 4 x 16 on AVX2, 4 x 24 on the baseline)");
 
 #endif

@@ -78,7 +78,6 @@ void bench_openblas_core_text(char *out, size_t size)
                  slower ? ": no AVX-512 kernels on this AVX-512 CPU; unset it for OpenBLAS's"
                           " own choice"
                         : "");
-    }
-    else
+    } else
         snprintf(out, size, "%s (OpenBLAS's own choice)", core);
 }
