@@ -189,6 +189,13 @@ static void det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w, pt
         store_bias_only(c, ldc, m, n, bias);
     const sb_gemm_tiles *tiles = sb_gemm_tiles_select();
     const int mr = tiles->wide_mr;
+    /* An 8-row tile reads A by columns (a weight gradient's x^T) in place: a
+     * step's 8 rows are 32 contiguous bytes, as in a packed panel, and the
+     * copy took a fifth of the time of a product of 128 rows (the GPT's
+     * proj, 128 x 128 x 1024). AVX2's 24 rows span two cache lines a step;
+     * there the copy is faster (dense1's 9216 rows: 0.85 of the time). */
+    const bool a_in_place = a.rs == 1 && mr == SB_GEMM_MR;
+    const ptrdiff_t a_step = a_in_place ? a.cs : mr;   /* from a step of A to the next */
     for (int jc = 0; jc < n; jc += NC) {
         int nc = min_int(NC, n - jc);
         /* A last panel of few columns (gpt.head's 98 is 48 + 48 + 2), where
@@ -204,10 +211,10 @@ static void det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w, pt
         int wide = tall_rest || panel_rest ? nc - rest : nc;
         /* In a product of few rows B by rows is read in place by the wide
          * tiles, where the columns their blocks compute lie within B's rows
-         * (all panels but a last one whose width is not a multiple of 16,
-         * which is packed) */
+         * (all panels but a last one whose width is not a whole number of
+         * blocks, which is packed) */
         int first_packed = b.cs == 1 && m <= B_IN_PLACE_MAX_ROWS
-                               ? (wide % 16 == 0 ? wide : wide / NR * NR)
+                               ? (wide % SB_GEMM_BLOCK_COLS == 0 ? wide : wide / NR * NR)
                                : 0;
         /* pc walks the summation chunks in order: the det definition. */
         for (int pc = 0; pc < k; pc += KC) {
@@ -220,15 +227,8 @@ static void det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w, pt
                 pack_b(b_rest, sub(b, pc, jc + wide), kc, nc - wide, NRN);
             for (int ic = 0; ic < m; ic += MC) {
                 int mc = min_int(MC, m - ic);
-                /* An 8-row tile reads A by columns (a weight gradient's x^T)
-                 * in place: a step's 8 rows are 32 contiguous bytes, as in a
-                 * packed panel, and the copy took a fifth of the time of a
-                 * product of 128 rows (the GPT's proj, 128 x 128 x 1024).
-                 * AVX2's 24 rows span two cache lines a step; there the
-                 * copy is faster (dense1's 9216 rows: 0.85 of the time). */
-                bool a_in_place = a.rs == 1 && mr == SB_GEMM_MR;
                 const float *a_tiles = a_in_place ? sub(a, ic, pc).p : w->a;
-                ptrdiff_t a_step = a_in_place ? a.cs : mr, a_tile = a_in_place ? 1 : kc;
+                ptrdiff_t a_tile = a_in_place ? 1 : kc;   /* from a row of A to the next */
                 if (!a_in_place && (wide > 0 || panel_rest))
                     pack_a(w->a, sub(a, ic, pc), mc, kc, mr);
                 for (int jr = 0; jr < wide; jr += NR) {

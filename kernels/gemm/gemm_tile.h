@@ -63,11 +63,15 @@ typedef void sb_gemm_tile_fn(float *c, const float *a, ptrdiff_t ars, ptrdiff_t 
 typedef void sb_gemm_rest_fn(float *c, const float *a, int kc, int mv, const float *b,
                              ptrdiff_t ldc, int nv, bool overwrite, sb_gemm_bias bias);
 
+/* The columns of the blocks a wide tile computes: it reads nv columns of B
+ * rounded up to a multiple of this (gemm_tile_body.h's tile_cols). */
+#define SB_GEMM_BLOCK_COLS 16
+
 /* The wide tile on A by columns (a packed panel, acs its rows; or a matrix
  * by columns) and B rows ldb floats apart (a packed panel, ldb =
  * SB_GEMM_NR; or a matrix by rows read in place): the cache blocks' tile
- * (gemm.c). B's rows must hold the 16-column blocks the tile computes:
- * nv rounded up to 16 columns. */
+ * (gemm.c). B's rows must hold nv columns rounded up to
+ * SB_GEMM_BLOCK_COLS. */
 typedef void sb_gemm_strided_fn(float *c, const float *a, ptrdiff_t acs, const float *b,
                                 ptrdiff_t ldb, ptrdiff_t ldc, int kc, int mv, int nv,
                                 bool overwrite, sb_gemm_bias bias);

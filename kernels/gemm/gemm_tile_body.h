@@ -559,12 +559,11 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
  * then reloads B for every row); narrow 4 x 16 in 8, tall 8 x 12 in 12.
  * The short tile's groups: AVX2's 4 rows x 16 columns in 8 accumulators,
  * AVX-512's 16 x 16 in 16 (with B's kc vectors in registers beside them),
- * the baseline's 4 x 24:
- * rows that divide the model's 32 and 128 and the tile's 48, and enough
- * chains to cover two FMA units of latency 4. (AVX2's 4 x 24 groups, 12
- * accumulators, left no register for B, which GCC 12 then read from memory
- * in every FMA: 16 loads a step for 12 FMAs, where 4 x 16 takes 6 for 8;
- * dense2.bwd_data ran at 0.75 of OpenBLAS's speed.)
+ * the baseline's 4 x 24: rows that divide the model's 32 and 128 and the
+ * tile's 48, and enough chains to cover two FMA units of latency 4. (AVX2's
+ * 4 x 24 groups, 12 accumulators, left no register for B, which GCC 12 then
+ * read from memory in every FMA: 16 loads a step for 12 FMAs, where 4 x 16
+ * takes 6 for 8; dense2.bwd_data ran at 0.75 of OpenBLAS's speed.)
  * The panel rest: AVX-512's 4 panels of 8 rows (ymm) x 2 or 4 columns in 8
  * or 16 accumulators, AVX2's one panel of 24 rows in 6 or 12; the baseline
  * takes 4 panels too, so that every CPU's tests take both of REST's paths.

@@ -251,11 +251,15 @@ START_TEST(test_tile_variants_agree)
                     sb_gemm_bias gb = {mode >= 2 ? bias : NULL, mode == 3};
                     if (via_strided) {
                         /* B's last row ends where the tile may read no further,
-                         * the edge's columns rounded up to 16: ASan sees more */
-                        const int cols16 = (edges[e][1] + 15) / 16 * 16;
-                        float *b_wide = malloc(((size_t)(kc - 1) * ldb + cols16) * sizeof(float));
+                         * the edge's columns rounded up to whole blocks: ASan
+                         * sees more */
+                        const int cols_read = (edges[e][1] + SB_GEMM_BLOCK_COLS - 1) /
+                                              SB_GEMM_BLOCK_COLS * SB_GEMM_BLOCK_COLS;
+                        size_t b_floats = (size_t)(kc - 1) * ldb + cols_read;
+                        float *b_wide = malloc(b_floats * sizeof(float));
                         for (int p = 0; p < kc; p++)
-                            memcpy(b_wide + p * ldb, b + p * nr, (size_t)cols16 * sizeof(float));
+                            memcpy(b_wide + p * ldb, b + p * nr,
+                                   (size_t)cols_read * sizeof(float));
                         variants[v]->wide_strided(c, av.p, av.cs, b_wide, ldb, nr, kc,
                                                   edges[e][0], edges[e][1], mode > 0, gb);
                         free(b_wide);
