@@ -70,11 +70,13 @@ typedef void sb_gemm_rest_fn(float *c, const float *a, int kc, int mv, const flo
 /* The wide tile on A by columns (a packed panel, acs its rows; or a matrix
  * by columns) and B rows ldb floats apart (a packed panel, ldb =
  * SB_GEMM_NR; or a matrix by rows read in place): the cache blocks' tile
- * (gemm.c). B's rows must hold nv columns rounded up to
- * SB_GEMM_BLOCK_COLS. */
-typedef void sb_gemm_strided_fn(float *c, const float *a, ptrdiff_t acs, const float *b,
-                                ptrdiff_t ldb, ptrdiff_t ldc, int kc, int mv, int nv,
-                                bool overwrite, sb_gemm_bias bias);
+ * (gemm.c). a_padded: A's rows past mv, up to the tile's wide_mr, may be
+ * read (a packed panel's zero padding; what they sum to is never stored);
+ * else only its mv rows are read.
+ * B's rows must hold nv columns rounded up to SB_GEMM_BLOCK_COLS. */
+typedef void sb_gemm_strided_fn(float *c, const float *a, ptrdiff_t acs, bool a_padded,
+                                const float *b, ptrdiff_t ldb, ptrdiff_t ldc, int kc, int mv,
+                                int nv, bool overwrite, sb_gemm_bias bias);
 
 typedef struct sb_gemm_tiles {
     sb_gemm_tile_fn *wide_cols, *wide_rows, *narrow, *tall, *short_k;

@@ -290,10 +290,11 @@ SB_ALWAYS_INLINE void tile_rows(float *restrict c, const float *restrict a, ptrd
                   overwrite, sb_gemm_bias_at(bias, rows6, 0), 4, sn);
 }
 
-/* A tile function's body: full tiles read A in place, edge tiles the padded
- * copy; B's rows nr floats apart. */
-#define TILE_BODY(rows, ars_full, ars, acs, nr, sm, sn)                                  \
-    if (mv == (rows)) {                                                                  \
+/* A tile function's body: full tiles read A in place, and edge tiles where
+ * A's rows past mv are readable (a_whole), the others a padded copy; B's
+ * rows nr floats apart. */
+#define TILE_BODY(rows, a_whole, ars_full, ars, acs, nr, sm, sn)                         \
+    if (mv == (rows) || (a_whole)) {                                                     \
         tile_rows(c, a, ars_full, acs, b, nr, ldc, kc, mv, nv, overwrite, bias, sm, sn); \
         return;                                                                          \
     }                                                                                    \
@@ -312,19 +313,21 @@ SB_ALWAYS_INLINE void tile_rows(float *restrict c, const float *restrict a, ptrd
                           const float *b, ptrdiff_t ldc, int kc, int mv, int nv,           \
                           bool overwrite, sb_gemm_bias bias)                               \
     {                                                                                      \
-        TILE_BODY(rows, ars_full, ars, acs, nr, sm, sn)                                    \
+        TILE_BODY(rows, false, ars_full, ars, acs, nr, sm, sn)                             \
     }
 
 /* The wide tile reading A by columns (ars == 1) and B where its rows lie,
  * ldb floats apart: B's own rows (a matrix by rows, read in place) or a
- * packed panel's (ldb = SB_GEMM_NR). */
+ * packed panel's (ldb = SB_GEMM_NR). An edge tile of a packed panel
+ * (a_padded) reads it in place too: its rows past mv are the panel's zero
+ * padding, and tile_rows reads none past the tile's height. */
 #define TILE_STRIDED_B(name, attr, rows, sm, sn)                                           \
-    attr static void name(float *c, const float *a, ptrdiff_t acs, const float *b,         \
-                          ptrdiff_t ldb, ptrdiff_t ldc, int kc, int mv, int nv,            \
-                          bool overwrite, sb_gemm_bias bias)                               \
+    attr static void name(float *c, const float *a, ptrdiff_t acs, bool a_padded,          \
+                          const float *b, ptrdiff_t ldb, ptrdiff_t ldc, int kc, int mv,    \
+                          int nv, bool overwrite, sb_gemm_bias bias)                       \
     {                                                                                      \
         SB_ASSERT(ldb <= INT_MAX);                                                         \
-        TILE_BODY(rows, 1, 1, acs, (int)ldb, sm, sn)                                       \
+        TILE_BODY(rows, a_padded, 1, 1, acs, (int)ldb, sm, sn)                             \
     }
 
 /* The tile's rows of A, [kc][MRT] from p = 0, rows past mv zero: A by
@@ -356,16 +359,23 @@ SB_ALWAYS_INLINE void pack_tall(float *restrict dst, const float *a, ptrdiff_t a
 }
 
 /* tall_body on B panels SB_GEMM_NRN wide, with as few of the tile's 12
- * columns as the valid ones need: 4 (a wide product's last few columns,
- * gemm.c), 8, 10 (dense2 has 10) or 12. Fewer than 4 would leave AVX-512's
- * two FMA units of latency 4 fewer than the 8 chains that keep them busy
- * (AVX2's 8-row blocks have 4 chains at 4 columns: no slower than 8 columns,
- * which take the same time). */
+ * columns as the valid ones need: 2 or 4 (a wide product's last few
+ * columns, gemm.c), 8, 10 (dense2 has 10) or 12. Two FMA units of latency
+ * 4 need 8 chains to keep busy: AVX-512's 32-row blocks (two vectors) have
+ * them at 4 columns, and compute 4 where fewer are valid; AVX2's 8-row
+ * blocks (one vector) take 2 columns in 32-row blocks and 4 in 16-row
+ * ones, where 4 columns of 8 rows left the units idle half the time (the
+ * 2 columns past gpt.head.bwd_weights' 96, a tenth of its time on a Zen 5
+ * EPYC in AVX2 code). */
 SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrdiff_t acs,
                                 const float *restrict b, ptrdiff_t ldc, int kc, int mv, int nv,
                                 bool overwrite, sb_gemm_bias bias, int sm, int sn)
 {
-    if (sn == 12 && nv <= 4)
+    if (sn == 12 && nv <= 2 && 4 * sm <= MRT)
+        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, bias, 4 * sm, 2);
+    else if (sn == 12 && nv <= 4 && 2 * sm <= MRT)
+        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, bias, 2 * sm, 4);
+    else if (sn == 12 && nv <= 4)
         tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, bias, sm, 4);
     else if (sn == 12 && nv <= 8)
         tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, bias, sm, 8);

@@ -47,6 +47,7 @@ static float det_definition(sb_matview a, sb_matview b, int i, int j, int k, flo
 typedef struct gemm_case {
     int m, n, k;
     bool a_trans, b_trans, accumulate;
+    int b_wider;   /* B by rows as a window of a matrix this many columns wider */
 } gemm_case;
 
 /* tiles are 8 x 48 (16 x 16 for n <= 16, 32 x 12 for n <= 12 and for the
@@ -58,34 +59,36 @@ typedef struct gemm_case {
  * when K is long against the output: all three kinds are here, every tile,
  * A by rows and by columns. */
 static const gemm_case cases[] = {
-    {1, 1, 1, false, false, false},
-    {13, 37, 600, false, false, true},
-    {12, 32, 256, true, false, false},
-    {150, 1030, 300, false, true, true},
-    {25, 70, 513, true, true, false},
-    {7, 5, 0, false, false, true},
-    {7, 5, 0, false, false, false},
-    {37, 14, 300, false, false, true},      /* narrow, A by rows */
-    {41, 16, 530, true, false, false},      /* narrow, A by columns */
-    {20, 15, 9000, false, true, true},      /* narrow, many chunks */
-    {37, 10, 300, false, false, true},      /* tall, A by rows (dense2.fwd), edge rows */
-    {20, 9, 9000, false, true, true},       /* tall, A by rows, many chunks */
-    {40, 11, 12, false, false, false},      /* tall, A by rows, k < 16: no 8 x 16 copy */
-    {300, 13, 600, true, true, false},      /* narrow, general path */
-    {70, 10, 300, true, false, true},       /* tall, A by columns (dense2.bwd_weights) */
-    {33, 12, 600, true, true, false},       /* tall, widest */
-    {130, 100, 10, false, true, false},     /* short k (dense2.bwd_data), A by rows */
-    {32, 676, 9, false, false, false},      /* short k, conv1.fwd's shape */
-    {53, 70, 12, true, false, true},        /* short k, A by columns, the longest */
-    {61, 17, 1, false, true, false},        /* short k, one step */
-    {30, 50, 2000, false, false, true},     /* split by chunk at 2..8 threads */
-    {21, 60, 1800, true, true, false},      /* the same, overwriting */
-    {150, 98, 600, true, false, true},      /* wide, the last 2 columns tall (gpt.head) */
-    {150, 98, 600, false, false, true},     /* wide, the last 2 from packed panels (gpt.head) */
-    {157, 52, 300, false, true, false},     /* wide, the last 4 from packed panels, edge rows */
-    {20, 1024, 300, false, false, true},    /* B read in place, two cache blocks of columns */
-    {100, 70, 300, true, false, false},     /* B read in place, its last panel (22) packed */
-    {1500, 1500, 0, false, false, false},   /* no steps on the general path: C = 0 or a bias */
+    {1, 1, 1, false, false, false, 0},
+    {13, 37, 600, false, false, true, 0},
+    {12, 32, 256, true, false, false, 0},
+    {150, 1030, 300, false, true, true, 0},
+    {25, 70, 513, true, true, false, 0},
+    {7, 5, 0, false, false, true, 0},
+    {7, 5, 0, false, false, false, 0},
+    {37, 14, 300, false, false, true, 0},   /* narrow, A by rows */
+    {41, 16, 530, true, false, false, 0},   /* narrow, A by columns */
+    {20, 15, 9000, false, true, true, 0},   /* narrow, many chunks */
+    {37, 10, 300, false, false, true, 0},   /* tall, A by rows (dense2.fwd), edge rows */
+    {20, 9, 9000, false, true, true, 0},    /* tall, A by rows, many chunks */
+    {40, 11, 12, false, false, false, 0},   /* tall, A by rows, k < 16: no 8 x 16 copy */
+    {300, 13, 600, true, true, false, 0},   /* narrow, general path */
+    {70, 10, 300, true, false, true, 0},    /* tall, A by columns (dense2.bwd_weights) */
+    {33, 12, 600, true, true, false, 0},    /* tall, widest */
+    {130, 100, 10, false, true, false, 0},  /* short k (dense2.bwd_data), A by rows */
+    {32, 676, 9, false, false, false, 0},   /* short k, conv1.fwd's shape */
+    {53, 70, 12, true, false, true, 0},     /* short k, A by columns, the longest */
+    {61, 17, 1, false, true, false, 0},     /* short k, one step */
+    {30, 50, 2000, false, false, true, 0},  /* split by chunk at 2..8 threads */
+    {21, 60, 1800, true, true, false, 0},   /* the same, overwriting */
+    {150, 98, 600, true, false, true, 0},   /* wide, the last 2 columns tall (gpt.head) */
+    {150, 98, 600, false, false, true, 0},  /* wide, the last 2 from packed panels (gpt.head) */
+    {157, 52, 300, false, true, false, 0},  /* wide, the last 4 from packed panels, edge rows */
+    {20, 1024, 300, false, false, true, 0}, /* B read in place, two cache blocks of columns */
+    {100, 64, 300, true, false, false, 16}, /* B read in place (rows 80 apart) */
+    {100, 70, 300, true, false, false, 10}, /* the same, its last panel (22) packed */
+    {100, 70, 300, true, false, false, 0},  /* rows 70 apart, not whole lines: B packed */
+    {1500, 1500, 0, false, false, false, 0}, /* no steps on the general path: C = 0 or a bias */
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
@@ -99,11 +102,12 @@ static gemm_data data_new(gemm_case g)
 {
     gemm_data d;
     d.a = uniform_new((size_t)g.m * g.k, 1);
-    d.b = uniform_new((size_t)g.k * g.n, 2);
+    ptrdiff_t ldb = g.n + (g.b_trans ? 0 : g.b_wider);
+    d.b = uniform_new((size_t)g.k * (size_t)ldb, 2);
     d.ldc = g.n + 3;    /* C is a window of a wider matrix */
     d.c0 = uniform_new((size_t)g.m * d.ldc, 3);
     d.av = g.a_trans ? sb_matview_trans(d.a, g.m) : sb_matview_rows(d.a, g.k);
-    d.bv = g.b_trans ? sb_matview_trans(d.b, g.k) : sb_matview_rows(d.b, g.n);
+    d.bv = g.b_trans ? sb_matview_trans(d.b, g.k) : sb_matview_rows(d.b, ldb);
     return d;
 }
 
@@ -220,11 +224,13 @@ START_TEST(test_tile_variants_agree)
             sb_matview av = tile_a_view(a, a_copy, mr, kc, cols);
             /* full, few rows, few columns, one element, one short of full, the
              * 6 + 6 + 4 and 4 + 4 rows of AVX2's 24-row wide tile, 13, and 3
-             * columns (the tall tile's narrowest blocks, 4 columns) */
+             * and 2 columns (the tall tile's narrowest blocks: 4 columns, and
+             * AVX2's 2 columns of 32 rows) */
             const int edges[][2] = {{mr, nmax},  {5, nmax},         {mr, 9},
                                     {1, 1},      {mr - 1, nmax - 1}, {mr, nmax < 32 ? nmax : 32},
                                     {3, nmax < 20 ? nmax : 20},     {16, nmax},
-                                    {8, nmax},   {13, nmax},        {mr, 3}};
+                                    {8, nmax},   {13, nmax},        {mr, 3},
+                                    {mr, 2}};
             const int n_edges = (int)(sizeof edges / sizeof edges[0]);
             sb_gemm_tile t = sb_gemm_tile_for(variants[v], tall_m, nmax, kc, av.rs, av.cs);
             /* the tile this kind is here to check, not another */
@@ -241,9 +247,12 @@ START_TEST(test_tile_variants_agree)
             const bool strided = cols && nmax == SB_GEMM_NR && kc > SB_GEMM_KS;
             const ptrdiff_t ldb = nr + 13;
             /* mode 0 accumulates, 1 overwrites, 2 overwrites onto a row bias,
-             * 3 onto a column bias; each once more through wide_strided */
+             * 3 onto a column bias; each twice more through wide_strided, told
+             * that only the edge's rows of A are there (via_strided 1) and
+             * that all mr are (2: they are, so an edge tile reads them in
+             * place; the sums of rows past the edge must not be stored) */
             for (int e = 0; e < n_edges; e++)
-                for (int run = 0; run < 4 * (1 + strided); run++) {
+                for (int run = 0; run < 4 * (1 + 2 * strided); run++) {
                     const int mode = run % 4, via_strided = run / 4;
                     if (edges[e][0] > mr)
                         continue;
@@ -260,8 +269,9 @@ START_TEST(test_tile_variants_agree)
                         for (int p = 0; p < kc; p++)
                             memcpy(b_wide + p * ldb, b + p * nr,
                                    (size_t)cols_read * sizeof(float));
-                        variants[v]->wide_strided(c, av.p, av.cs, b_wide, ldb, nr, kc,
-                                                  edges[e][0], edges[e][1], mode > 0, gb);
+                        variants[v]->wide_strided(c, av.p, av.cs, via_strided == 2, b_wide,
+                                                  ldb, nr, kc, edges[e][0], edges[e][1],
+                                                  mode > 0, gb);
                         free(b_wide);
                     } else
                         t.fn(c, av.p, av.rs, av.cs, b, nr, kc, edges[e][0], edges[e][1],
@@ -426,7 +436,7 @@ END_TEST
  * the thread count. */
 START_TEST(test_loose_within_bound)
 {
-    const gemm_case g = {9, 40, 9216, false, false, true};
+    const gemm_case g = {9, 40, 9216, false, false, true, 0};
     gemm_data d = data_new(g);
     float *det = c_copy(&d, g);
     omp_set_num_threads(1);
@@ -463,7 +473,7 @@ END_TEST
  * follow the rows, that is the batch. */
 START_TEST(test_loose_tall_splits_rows)
 {
-    const gemm_case g = {2050, 40, 600, false, false, true};
+    const gemm_case g = {2050, 40, 600, false, false, true, 0};
     const int short_m = 8;
     gemm_data d = data_new(g);
     const size_t short_bytes = (size_t)short_m * d.ldc * sizeof(float);
