@@ -47,7 +47,7 @@ void sb_mutant_conv_data_fma_path(float *dx,            /* [n][c][h][w] */
         float *col = sb_floats_new(crs * pq);
         float *chunk = sb_floats_new(pq);
         float *bbuf = serial ? sb_floats_new(sb_gemm_b_buf_floats((int)pq, s->k)) : NULL;
-#pragma omp for schedule(dynamic)
+#pragma omp for schedule(static)   /* as det's */
         for (int img = 0; img < s->n; img++) {
             if (serial) {
                 sb_conv2d_bwd_data_image(dx + img * image, col, bbuf, dy + img * out, w, s);
