@@ -30,9 +30,11 @@ void sb_dense_bwd_weights_det(float *dw, const float *dy, const float *x,
                 s->in, s->out, s->n, false);
 }
 
+/* db[o] = sb_sum_det down column o of dy, the columns side by side (one at a
+ * time, each sum a chain of dependent adds down a column, 2 KB apart for the
+ * GPT's 512 outputs: 1.04 ms a call on a Zen 5 EPYC, against 0.65 for the
+ * layer's weight gradient) */
 void sb_dense_bwd_bias_det(float *db, const float *dy, const sb_dense_shape *s)
 {
-#pragma omp parallel for schedule(static)
-    for (int o = 0; o < s->out; o++)
-        db[o] = sb_sum_det(dy + o, s->out, (size_t)s->n, 0.0f);
+    sb_sum_det_cols(db, dy, s->out, (size_t)s->n, s->out);
 }

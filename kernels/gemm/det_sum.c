@@ -50,3 +50,55 @@ float sb_sum_det_rows(const float *x, ptrdiff_t ld, int rows, size_t n, float in
         acc = sb_sum_det(x + r * ld, 1, n, acc);
     return acc;
 }
+
+/* Columns a block of sb_sum_det_cols sums side by side: 64 floats of a row,
+ * four AVX-512 or eight AVX2 vectors of chains, each adding a row per step. */
+enum { SUM_COLS = 64 };
+
+/* out[j] = sb_sum_det(x + j, ld, rows, 0.0f) for j < cols <= SUM_COLS: each
+ * column's chunk sums and their total in a lane of their own, a row at a
+ * time (the same additions in the same order as sb_sum_det's; 0 + the first
+ * chunk's sum is sb_sum_det's init + that sum). */
+SB_ALWAYS_INLINE void sum_cols_block(float *restrict out, const float *restrict x, ptrdiff_t ld,
+                                     size_t rows, int cols)
+{
+    float acc[SUM_COLS], s[SUM_COLS];
+    for (int j = 0; j < cols; j++)
+        acc[j] = 0.0f;
+    for (size_t i0 = 0; i0 < rows; i0 += KC) {
+        size_t i1 = rows - i0 < KC ? rows : i0 + KC;
+        for (int j = 0; j < cols; j++)
+            s[j] = 0.0f;
+        for (size_t i = i0; i < i1; i++) {
+            const float *xi = x + (ptrdiff_t)i * ld;
+#pragma omp simd
+            for (int j = 0; j < cols; j++)
+                s[j] += xi[j];
+        }
+        for (int j = 0; j < cols; j++)
+            acc[j] += s[j];
+    }
+    for (int j = 0; j < cols; j++)
+        out[j] = acc[j];
+}
+
+/* A whole block with its width a constant (the chains stay in registers),
+ * or the last columns */
+SB_ISA_CLONES
+static void sum_cols(float *out, const float *x, ptrdiff_t ld, size_t rows, int cols)
+{
+    if (cols == SUM_COLS)
+        sum_cols_block(out, x, ld, rows, SUM_COLS);
+    else
+        sum_cols_block(out, x, ld, rows, cols);
+}
+
+void sb_sum_det_cols(float *out, const float *x, ptrdiff_t ld, size_t rows, int cols)
+{
+    int blocks = (cols + SUM_COLS - 1) / SUM_COLS;
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int b = 0; b < blocks; b++) {
+        int j0 = b * SUM_COLS, n = cols - j0 < SUM_COLS ? cols - j0 : SUM_COLS;
+        sum_cols(out + j0, x + j0, ld, rows, n);
+    }
+}

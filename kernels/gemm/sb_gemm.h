@@ -172,4 +172,10 @@ float sb_sum_det(const float *x, ptrdiff_t stride, size_t n, float init);
  * (conv's bias gradient: one row per image), several rows at a time. */
 float sb_sum_det_rows(const float *x, ptrdiff_t ld, int rows, size_t n, float init);
 
+/* The same bits as out[j] = sb_sum_det(x + j, ld, rows, 0.0f) for j =
+ * 0..cols-1 (dense's bias gradient: a column per output, summed down the
+ * batch), the columns side by side, blocks of them over the threads of a
+ * new OpenMP team. */
+void sb_sum_det_cols(float *out, const float *x, ptrdiff_t ld, size_t rows, int cols);
+
 #endif

@@ -554,6 +554,38 @@ START_TEST(test_sum_det_rows)
 }
 END_TEST
 
+/* sb_sum_det_cols is sb_sum_det down each column: whole and partial blocks
+ * of columns, one and several chunks, at 1 to 3 threads, a NaN and an
+ * infinity in one column each, and a column of -0 (each sum starts from +0). */
+START_TEST(test_sum_det_cols)
+{
+    const int cols_list[] = {1, 10, 63, 64, 65, 98, 130};
+    const size_t rows_list[] = {0, 1, 255, 256, 257, 1024, 1100};
+    const ptrdiff_t ld = 137;
+    float *x = uniform_new(1100 * (size_t)ld, 10), out[130];
+    for (size_t i = 0; i < 1100; i++)
+        x[(ptrdiff_t)i * ld + 5] = -0.0f;   /* a column of -0: its sums are +0 */
+    x[700 * ld + 66] = NAN;
+    x[3 * ld + 97] = INFINITY;
+    for (int threads = 1; threads <= 3; threads++) {
+        omp_set_num_threads(threads);
+        for (size_t a = 0; a < sizeof cols_list / sizeof cols_list[0]; a++)
+            for (size_t b = 0; b < sizeof rows_list / sizeof rows_list[0]; b++) {
+                int cols = cols_list[a];
+                size_t rows = rows_list[b];
+                sb_sum_det_cols(out, x, ld, rows, cols);
+                for (int j = 0; j < cols; j++) {
+                    float want = sb_sum_det(x + j, ld, rows, 0.0f);
+                    ck_assert_msg(same_bits(out[j], want),
+                                  "cols %d rows %zu column %d, %d threads: %a vs %a", cols,
+                                  rows, j, threads, (double)out[j], (double)want);
+                }
+            }
+    }
+    free(x);
+}
+END_TEST
+
 /* The bound is 2 gamma(n) S rounded up to the nearest float at or above it. */
 START_TEST(test_dot_bound_rounding)
 {
@@ -588,6 +620,7 @@ Suite *make_gemm_suite(void)
     tcase_add_test(tc, test_loose_tall_splits_rows);
     tcase_add_test(tc, test_sum_det);
     tcase_add_test(tc, test_sum_det_rows);
+    tcase_add_test(tc, test_sum_det_cols);
     tcase_add_test(tc, test_dot_bound_rounding);
     suite_add_tcase(s, tc);
     return s;
