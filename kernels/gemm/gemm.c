@@ -41,6 +41,9 @@ struct sb_gemm_work {
  * at 512 rows and more it costs more than the copy (a 512 x 128 x 1024
  * product 1.10 -> 1.04, 1024 x 128 x 128 1.00 -> 0.98; AVX2 0.97 -> 0.93). */
 #define B_IN_PLACE_MAX_ROWS 128
+/* The widest block of columns whose 8-row tiles read A by rows in place
+ * (det_serial). */
+#define A_ROWS_IN_PLACE_MAX_COLS 512
 /* Floats in a 64-byte cache line. */
 #define FLOATS_PER_LINE 16
 
@@ -221,6 +224,23 @@ static void det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w, pt
         int first_packed = b.cs == 1 && m <= B_IN_PLACE_MAX_ROWS && b.rs % FLOATS_PER_LINE == 0
                                ? (wide % SB_GEMM_BLOCK_COLS == 0 ? wide : wide / NR * NR)
                                : 0;
+        /* The 8-row tile reads A by rows in place too, in a block of few
+         * columns (each copy of A serves a block), where B is packed
+         * (wide_rows reads packed panels only) and no panel rest reads A's
+         * packed panels: its 8 broadcasts a step come from 8 rows as they
+         * would from a panel. On a Zen 5 EPYC, 3 alternating runs of
+         * tools/bench, det/OpenBLAS at 1 thread against packing A, in the
+         * GPT's products of 128 columns (the copy 4% of the time):
+         * gpt.head.bwd_data 0.99-1.00 -> 1.06, qkv.bwd_data 0.99-1.01 ->
+         * 1.06-1.08, proj.fwd 0.99 -> 1.03-1.04, fcproj.fwd 0.99-1.00 ->
+         * 1.05-1.11; of 384 and 512 (qkv.fwd, fc.fwd) within the noise; of
+         * 960 (dense1.bwd_data's blocks, where a copy serves 960 columns) no
+         * gain, and 0.93-1.00 against 0.98-1.05 in 4 alternating runs: they
+         * pack. AVX2's 6 x 16 blocks gained nothing that showed through the
+         * noise, and lost on qkv.fwd (93-103 -> 92-93 GFLOP/s): they pack. */
+        const bool a_rows_in_place = a.cs == 1 && !a_in_place && mr == SB_GEMM_MR &&
+                                     nc <= A_ROWS_IN_PLACE_MAX_COLS && first_packed == 0 &&
+                                     !panel_rest;
         /* pc walks the summation chunks in order: the det definition. */
         for (int pc = 0; pc < k; pc += KC) {
             int kc = min_int(KC, k - pc);
@@ -234,18 +254,25 @@ static void det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w, pt
                 int mc = min_int(MC, m - ic);
                 const float *a_tiles = a_in_place ? sub(a, ic, pc).p : w->a;
                 ptrdiff_t a_tile = a_in_place ? 1 : kc;   /* from a row of A to the next */
-                if (!a_in_place && (wide > 0 || panel_rest))
+                if (!a_in_place && !a_rows_in_place && (wide > 0 || panel_rest))
                     pack_a(w->a, sub(a, ic, pc), mc, kc, mr);
                 for (int jr = 0; jr < wide; jr += NR) {
                     bool packed = jr >= first_packed;
                     const float *b_tiles = packed ? w->b + (ptrdiff_t)jr * kc
                                                   : sub(b, pc, jc + jr).p;
                     ptrdiff_t ldb = packed ? NR : b.rs;
-                    for (int ir = 0; ir < mc; ir += mr)
-                        tiles->wide_strided(c + (ic + ir) * ldc + jc + jr, a_tiles + ir * a_tile,
-                                            a_step, !a_in_place, b_tiles, ldb, ldc, kc,
-                                            min_int(mr, mc - ir), min_int(NR, wide - jr), overwrite,
-                                            sb_gemm_bias_at(bias, ic + ir, jc + jr));
+                    for (int ir = 0; ir < mc; ir += mr) {
+                        float *c_tile = c + (ic + ir) * ldc + jc + jr;
+                        int mv = min_int(mr, mc - ir), nv = min_int(NR, wide - jr);
+                        sb_gemm_bias tile_bias = sb_gemm_bias_at(bias, ic + ir, jc + jr);
+                        if (a_rows_in_place)
+                            tiles->wide_rows(c_tile, sub(a, ic + ir, pc).p, a.rs, 1, b_tiles, ldc,
+                                             kc, mv, nv, overwrite, tile_bias);
+                        else
+                            tiles->wide_strided(c_tile, a_tiles + ir * a_tile, a_step, !a_in_place,
+                                                b_tiles, ldb, ldc, kc, mv, nv, overwrite,
+                                                tile_bias);
+                    }
                 }
                 if (panel_rest)
                     tiles->rest(c + ic * ldc + jc + wide, w->a, kc, mc, b_rest, ldc,
