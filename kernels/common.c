@@ -72,14 +72,28 @@ float *sb_floats_new(size_t n)
     return p;
 }
 
+/* Elements a block of sb_partials_sum adds side by side */
+enum { PARTIALS_BLOCK = 256 };
+
+/* A block's sums run in out, part by part: independent chains a vector
+ * wide, each element's adds in part order. Element by element, each sum
+ * was a chain of dependent adds over loads n floats apart: conv2's 32
+ * filter-gradient partials took 5% of its det kernel at 1 thread on a Zen 5
+ * EPYC. */
 void sb_partials_sum(float *out, const float *part, size_t n, int parts)
 {
 #pragma omp for schedule(static)
-    for (size_t i = 0; i < n; i++) {
-        float acc = part[i];
-        for (int g = 1; g < parts; g++)
-            acc += part[n * (size_t)g + i];
-        out[i] = acc;
+    for (size_t i0 = 0; i0 < n; i0 += PARTIALS_BLOCK) {
+        size_t len = n - i0 < PARTIALS_BLOCK ? n - i0 : PARTIALS_BLOCK;
+        float *o = out + i0;
+        for (size_t i = 0; i < len; i++)
+            o[i] = part[i0 + i];
+        for (int g = 1; g < parts; g++) {
+            const float *pg = part + n * (size_t)g + i0;
+#pragma omp simd
+            for (size_t i = 0; i < len; i++)
+                o[i] += pg[i];
+        }
     }
 }
 

@@ -337,6 +337,44 @@ START_TEST(test_gradients_finite_difference)
 }
 END_TEST
 
+/* sb_partials_sum (conv det's group partials, the loose families' thread
+ * partials) is each element's sum in part order, whichever team shares the
+ * elements: one element, a partial block and several blocks, 1 and 32
+ * parts, at 1 to 3 threads, a NaN, an infinity and an element of -0s (its
+ * sum is the first part's -0 plus -0s: -0). */
+START_TEST(test_partials_sum_is_each_elements_sum_in_order)
+{
+    const size_t ns[] = {1, 100, 256, 1000};
+    const int parts_list[] = {1, 2, 32};
+    for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++)
+        for (size_t b = 0; b < sizeof parts_list / sizeof parts_list[0]; b++) {
+            size_t n = ns[a];
+            int parts = parts_list[b];
+            float *part = uniform_new(n * (size_t)parts, 7), *want = malloc(n * sizeof(float));
+            float *out = malloc(n * sizeof(float));
+            for (int g = 0; g < parts; g++)
+                part[n * (size_t)g] = -0.0f;
+            if (n > 50) {
+                part[n * (size_t)(parts - 1) + 50] = NAN;
+                part[49] = INFINITY;
+            }
+            for (size_t i = 0; i < n; i++) {
+                want[i] = part[i];
+                for (int g = 1; g < parts; g++)
+                    want[i] += part[n * (size_t)g + i];
+            }
+            for (int threads = 1; threads <= 3; threads++) {
+                memset(out, 0xff, n * sizeof(float));
+#pragma omp parallel num_threads(threads)
+                sb_partials_sum(out, part, n, parts);
+                ck_assert_msg(op_test_same_bits(out, want, n), "n %zu, %d parts, %d threads", n,
+                              parts, threads);
+            }
+            free(part), free(want), free(out);
+        }
+}
+END_TEST
+
 Suite *make_conv_suite(void)
 {
     Suite *s = suite_create("conv");
@@ -349,6 +387,7 @@ Suite *make_conv_suite(void)
     tcase_add_test(tc, test_loose_depends_on_threads);
     tcase_add_test(tc, test_nan_propagates);
     tcase_add_loop_test(tc, test_gradients_finite_difference, 0, 2);
+    tcase_add_test(tc, test_partials_sum_is_each_elements_sum_in_order);
     suite_add_tcase(s, tc);
     return s;
 }
