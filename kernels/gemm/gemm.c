@@ -41,7 +41,7 @@ struct sb_gemm_work {
  * at 512 rows and more it costs more than the copy (a 512 x 128 x 1024
  * product 1.10 -> 1.04, 1024 x 128 x 128 1.00 -> 0.98; AVX2 0.97 -> 0.93). */
 #define B_IN_PLACE_MAX_ROWS 128
-/* The widest block of columns whose 8-row tiles read A by rows in place
+/* The widest block of columns whose wide tiles read A by rows in place
  * (det_serial). */
 #define A_ROWS_IN_PLACE_MAX_COLS 512
 /* Floats in a 64-byte cache line. */
@@ -224,21 +224,26 @@ static void det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w, pt
         int first_packed = b.cs == 1 && m <= B_IN_PLACE_MAX_ROWS && b.rs % FLOATS_PER_LINE == 0
                                ? (wide % SB_GEMM_BLOCK_COLS == 0 ? wide : wide / NR * NR)
                                : 0;
-        /* The 8-row tile reads A by rows in place too, in a block of few
+        /* The wide tiles read A by rows in place too, in a block of few
          * columns (each copy of A serves a block), where B is packed
          * (wide_rows reads packed panels only) and no panel rest reads A's
-         * packed panels: its 8 broadcasts a step come from 8 rows as they
-         * would from a panel. On a Zen 5 EPYC, 3 alternating runs of
-         * tools/bench, det/OpenBLAS at 1 thread against packing A, in the
-         * GPT's products of 128 columns (the copy 4% of the time):
-         * gpt.head.bwd_data 0.99-1.00 -> 1.06, qkv.bwd_data 0.99-1.01 ->
-         * 1.06-1.08, proj.fwd 0.99 -> 1.03-1.04, fcproj.fwd 0.99-1.00 ->
-         * 1.05-1.11; of 384 and 512 (qkv.fwd, fc.fwd) within the noise; of
-         * 960 (dense1.bwd_data's blocks, where a copy serves 960 columns) no
-         * gain, and 0.93-1.00 against 0.98-1.05 in 4 alternating runs: they
-         * pack. AVX2's 6 x 16 blocks gained nothing that showed through the
-         * noise, and lost on qkv.fwd (93-103 -> 92-93 GFLOP/s): they pack. */
-        const bool a_rows_in_place = a.cs == 1 && !a_in_place && mr == SB_GEMM_MR &&
+         * packed panels: a step's broadcasts come from the tile's rows as
+         * they would from a panel. On a Zen 5 EPYC, against packing A, in
+         * the GPT's products of 128 columns (the copy 4% of the time),
+         * det/OpenBLAS at 1 thread: the 8-row tiles (3 alternating runs of
+         * tools/bench) gpt.head.bwd_data 0.99-1.00 -> 1.06, qkv.bwd_data
+         * 0.99-1.01 -> 1.06-1.08, proj.fwd 0.99 -> 1.03-1.04, fcproj.fwd
+         * 0.99-1.00 -> 1.05-1.11; AVX2's 6 x 16 blocks against OpenBLAS's
+         * Haswell core (the products alone, 3 runs of 5 alternating rounds)
+         * head.bwd_data 0.96-0.98 -> 1.00, proj.fwd 0.96-0.98 -> 0.98-1.00,
+         * proj.bwd_data 0.98 -> 1.00-1.01, qkv.bwd_data 0.99 -> 1.01-1.02,
+         * fcproj.fwd 0.99 -> 1.02-1.03, fc.bwd_data 0.97-1.00 -> 1.02-1.03.
+         * Of 384 and 512 columns (qkv.fwd, fc.fwd) within the noise on
+         * both; of 960 (dense1.bwd_data's blocks, where a copy serves 960
+         * columns) no gain on either (8-row: 0.93-1.00 against 0.98-1.05
+         * in 4 alternating runs; AVX2: 0.97-0.99 against 0.98-0.99): they
+         * pack. */
+        const bool a_rows_in_place = a.cs == 1 && !a_in_place &&
                                      nc <= A_ROWS_IN_PLACE_MAX_COLS && first_packed == 0 &&
                                      !panel_rest;
         /* pc walks the summation chunks in order: the det definition. */
