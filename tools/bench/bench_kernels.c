@@ -1,11 +1,11 @@
 /* samebits-bench-kernels: GFLOP/s of the GEMM-based kernels (det, loose) at
- * the seed model's batch-128 shapes and the char GPT's matmuls, against OpenBLAS cblas_sgemm on the
- * equivalent GEMM, and each as a fraction of the machine's FMA peak.
+ * the seed model's batch-128 shapes and the char GPT's matmuls, against
+ * OpenBLAS cblas_sgemm on the equivalent GEMM, and each as a fraction of the
+ * machine's FMA peak, beside the GEMM tile's own ceiling (tile_peak.h).
  * Measurements are interleaved (every op, family and thread count once per
- * round, after the round's peak, in an order that changes every round);
- * medians over rounds are reported, a ratio
- * as the median of its per-round ratios with their smallest and largest.
- * See tools/bench/README.md. */
+ * round, after the round's peaks, in an order that changes every round);
+ * medians over rounds are reported, a ratio as the median of its per-round
+ * ratios with their smallest and largest. See tools/bench/README.md. */
 #include <cblas.h>
 #include <math.h>
 #include <omp.h>
@@ -18,6 +18,7 @@
 #include "fma_peak.h"
 #include "sb_kernels.h"
 #include "sb_refd.h"
+#include "tile_peak.h"
 
 /* the equivalent GEMM: C[m][n] = op(A) op(B), K = k */
 typedef struct bench_gemm {
@@ -422,9 +423,11 @@ int main(int argc, char **argv)
     bench_openblas_core_text(core, sizeof core);
     const char *isa = NULL;
 
-    /* seconds[case][threads][impl][round]; the FMA peak, peak[threads][round] */
+    /* seconds[case][threads][impl][round]; the FMA peak, peak[threads][round],
+     * and the GEMM tile's, tile[threads][round], of a tile of tile_shape */
     double *sec = calloc(N_CASES * N_THREADS * N_IMPL * (size_t)rounds, sizeof(double));
-    double peak[N_THREADS][MAX_ROUNDS];
+    double peak[N_THREADS][MAX_ROUNDS], tile[N_THREADS][MAX_ROUNDS];
+    bench_tile tile_shape = {0, 0, 0};
     bench_state *st = calloc(N_CASES, sizeof *st);
     if (!sec || !st)
         return EXIT_FAILURE;
@@ -435,8 +438,10 @@ int main(int argc, char **argv)
         if (selected[c])
             state_new(&st[c], &cases[c]);
     for (int r = 0; r < rounds; r++) {
-        for (size_t t = 0; t < N_THREADS; t++)
+        for (size_t t = 0; t < N_THREADS; t++) {
             peak[t][r] = bench_fma_peak(thread_counts[t], &isa);
+            tile[t][r] = bench_tile_peak(thread_counts[t], &tile_shape);
+        }
         for (size_t c = 0; c < N_CASES; c++) {
             if (!selected[c])
                 continue;
@@ -451,9 +456,11 @@ int main(int argc, char **argv)
     }
     /* a peak is the best the loop reached: a round that ran slower was
      * sharing the machine */
-    spread peak_of[N_THREADS];
-    for (size_t t = 0; t < N_THREADS; t++)
+    spread peak_of[N_THREADS], tile_of[N_THREADS];
+    for (size_t t = 0; t < N_THREADS; t++) {
         peak_of[t] = spread_of(peak[t], rounds);
+        tile_of[t] = spread_of(tile[t], rounds);
+    }
 
     FILE *json = json_path ? fopen(json_path, "w") : NULL;
     if (json_path && !json) {
@@ -468,6 +475,12 @@ int main(int argc, char **argv)
         printf(" %d thread%s %.1f [%.1f] GFLOP/s%s", thread_counts[t],
                thread_counts[t] > 1 ? "s" : "", peak_of[t].max, peak_of[t].min,
                t + 1 < N_THREADS ? "," : "\n");
+    printf("GEMM tile (%d x %d over %d steps, panels in cache), best [slowest]:",
+           tile_shape.rows, tile_shape.cols, tile_shape.steps);
+    for (size_t t = 0; t < N_THREADS; t++)
+        printf(" %d thread%s %.1f [%.1f] GFLOP/s (%.0f%% of the peak)%s", thread_counts[t],
+               thread_counts[t] > 1 ? "s" : "", tile_of[t].max, tile_of[t].min,
+               100.0 * tile_of[t].max / peak_of[t].max, t + 1 < N_THREADS ? "," : "\n");
     if (json) {
         fprintf(json, "{\n  \"cpu\": {\"model\": \"%s\", \"avx512\": %s, \"avx2_fma\": %s, "
                       "\"kernel_isa\": \"%s\"},\n",
@@ -478,6 +491,12 @@ int main(int argc, char **argv)
         for (size_t t = 0; t < N_THREADS; t++)
             fprintf(json, "%s{\"threads\": %d, \"best\": %.2f, \"slowest\": %.2f}",
                     t ? ", " : "", thread_counts[t], peak_of[t].max, peak_of[t].min);
+        fprintf(json, "],\n  \"tile_gflops\": [");
+        for (size_t t = 0; t < N_THREADS; t++)
+            fprintf(json, "%s{\"threads\": %d, \"rows\": %d, \"best\": %.2f, "
+                          "\"slowest\": %.2f}",
+                    t ? ", " : "", thread_counts[t], tile_shape.rows, tile_of[t].max,
+                    tile_of[t].min);
         fprintf(json, "],\n  \"rounds\": %d,\n  \"min_time_s\": %g,\n  \"results\": [\n",
                 rounds, min_time);
     }
