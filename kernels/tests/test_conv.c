@@ -339,9 +339,9 @@ END_TEST
 
 /* sb_partials_sum (conv det's group partials, the loose families' thread
  * partials) is each element's sum in part order, whichever team shares the
- * elements: one element, a partial block and several blocks, 1 and 32
- * parts, at 1 to 3 threads, a NaN, an infinity and an element of -0s (its
- * sum is the first part's -0 plus -0s: -0). */
+ * elements: one element, a partial block, a whole block and several
+ * blocks, 1, 2 and 32 parts, at 1 to 3 threads, a NaN, an infinity and an
+ * element of -0s (its sum is the first part's -0 plus -0s: -0). */
 START_TEST(test_partials_sum_is_each_elements_sum_in_order)
 {
     const size_t ns[] = {1, 100, 256, 1000};
