@@ -1,11 +1,14 @@
 #!/usr/bin/python3
-"""docs/ARCHITECTURE.md names every folder of harness/ and kernels/: each
-folder's path from the source root (`harness/run`, `kernels/mutants/tests`)
-appears in the page, alone or at the start of a longer path. Folders with no
-file in them (a checkout's leftovers) and the folders beneath
-harness/tests/catalogue/inputs (the malformed inputs: some are folders given
-where a file is expected) are not asked for. Prints one line for each folder
-the page does not name, and exits 1 if there is one.
+"""docs/ARCHITECTURE.md names every folder of harness/ and kernels/, and
+every path it names exists. A folder is named when its path from the source
+root (`harness/run`, `kernels/mutants/tests`) appears in the page, alone or
+at the start of a longer path. Folders with no file in them (a checkout's
+leftovers) and the folders beneath harness/tests/catalogue/inputs (the
+malformed inputs: some are folders given where a file is expected) are not
+asked for. A path is a `quoted` one under a top folder of the tree
+(`harness/run/run.c`, `kernels/model/`), placeholders such as <area> aside.
+Prints one line for each folder the page does not name and each path that
+does not exist, and exits 1 if there is one.
 
     test_architecture_doc.py SOURCE_ROOT
 """
@@ -39,6 +42,13 @@ def named(text, folder):
     return re.search(r"(?<![\w./-])" + re.escape(folder) + r"(?![\w.-])", text) is not None
 
 
+def paths(text):
+    """The `quoted` paths under a top folder of the tree that the page names."""
+    tops = "|".join(re.escape(d) for d in ("harness", "kernels", "tools", "include", "cases",
+                                           "golden", "docs"))
+    return sorted({m.group(1) for m in re.finditer(rf"`((?:{tops})/[\w./-]*)`", text)})
+
+
 def main():
     root = sys.argv[1]
     with open(os.path.join(root, PAGE)) as f:
@@ -47,9 +57,14 @@ def main():
     missing = [d for d in all_folders if not named(text, d)]
     for d in missing:
         print(f"{PAGE}: names no {d}/ (add it to the table 'Every folder')")
-    if missing:
+    named_paths = paths(text)
+    gone = [p for p in named_paths if not os.path.exists(os.path.join(root, p))]
+    for p in gone:
+        print(f"{PAGE}: names {p}, which does not exist")
+    if missing or gone:
         return 1
-    print(f"{PAGE}: names all {len(all_folders)} folders of {' and '.join(TOPS)}")
+    print(f"{PAGE}: names all {len(all_folders)} folders of {' and '.join(TOPS)}, "
+          f"and the {len(named_paths)} paths it names exist")
     return 0
 
 
