@@ -386,6 +386,8 @@ void sb_elem_diff_f32(sb_elem_diff *d, const float *a, const float *b,
                       const float *bound, size_t n);
 /* a, b: [n]; integers have no rounding, so any difference is beyond bound. */
 void sb_elem_diff_i32(sb_elem_diff *d, const int32_t *a, const int32_t *b, size_t n);
+/* The same for two integer tensors of one dtype and count (i32 or i64). */
+void sb_elem_diff_ints(sb_elem_diff *d, const sb_tensor *a, const sb_tensor *b);
 
 typedef struct sb_divergence {
     bool found;
