@@ -24,17 +24,20 @@ class Trace:
         self.records = []
 
     def add(self, step, name, op, array, inputs=()):
-        """inputs: probe names, UNTRACED for an input no traced op made."""
+        """inputs: probe names, UNTRACED for an input no traced op made.
+        Returns the tensor's hash."""
         if name == UNTRACED:
             raise ValueError(f"{UNTRACED!r} marks untraced inputs: no probe may be named so")
         if len(inputs) > MAX_INPUTS:
             raise ValueError(f"probe {name}: {len(inputs)} inputs, at most {MAX_INPUTS}")
         a = canonical(array)
         shape = "x".join(str(d) for d in a.shape) if a.ndim else "scalar"
+        digest = tensor_hash(a)
         self.records.append(" ".join([
             str(int(step)), token(name, "probe name"), token(op, "op name"),
-            DTYPE_NAMES[DTYPE_CODES[a.dtype]], shape, tensor_hash(a).hex(),
+            DTYPE_NAMES[DTYPE_CODES[a.dtype]], shape, digest.hex(),
             ",".join(token(i, "input name") for i in inputs) if inputs else "-"]))
+        return digest
 
     def write(self, path, case, digest_text, family, threads, build):
         """family: ref, det or loose (loose: bits may follow the thread count);
