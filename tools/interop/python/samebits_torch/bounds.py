@@ -61,7 +61,7 @@ def twice(err):
     if isinstance(err, torch.Tensor):
         err = err.detach().cpu().numpy()
     b = (2.0 * np.asarray(err, dtype=np.float64)).astype(np.float32)
-    return np.nextafter(b, np.float32(np.inf))
+    return np.asarray(np.nextafter(b, np.float32(np.inf)))
 
 
 class R:
@@ -170,14 +170,18 @@ def _sum_of_products(terms, magnitude):
 
 
 def _moments(x, dims):
-    """Mean and biased variance over dims, modelled as one pass (sum x and
-    sum x^2, var = E[x^2] - mean^2, clamped at 0): its bound also holds for
-    the two-pass and Welford's algorithms, which are more accurate (PyTorch's
-    CPU layer norm updates Welford's moments, vectorised)."""
+    """Mean and biased variance over dims. PyTorch's CPU layer norm updates
+    Welford's moments (vectorised, the lanes merged pairwise), whose
+    variance is within n u (1 + |mean| / std) var of the exact one to first
+    order (Chan, Golub and LeVeque 1983: the running mean's error, about
+    n u |mean|, enters each update times a deviation): modelled as the
+    two-pass variance (the sum of (x - mean)^2 over n) with
+    gamma(n) |mean| std added to its error."""
     n = _count(x.v, dims)
     mean = x.sum(dims, keepdim=True) / n
-    var = (x * x).sum(dims, keepdim=True) / n - mean * mean
-    return mean, R(var.v.clamp(min=0), var.e)
+    d = x - mean
+    var = (d * d).sum(dims, keepdim=True) / n
+    return mean, R(var.v, var.e + gamma(n) * mean.v.abs() * var.v.sqrt())
 
 
 def _layer_norm_parts(x, shape, eps):
@@ -532,13 +536,12 @@ def _matmul_backward(role, dy, a, b):
 
 
 def accumulated(parts):
-    """The bound of a gradient that sums k contributions (a tensor read by
-    k ops, a parameter used k times), from each contribution's (e, |value|
-    bound) function: the sum rule, e = sum e_i + gamma(k - 1) sum(|v_i| +
-    e_i), as a function of nothing."""
+    """(e, |value| bound) of a gradient that sums k contributions (a tensor
+    read by k ops, a parameter used k times), from each contribution's
+    (e, |value| bound) function: the sum rule, e = sum e_i + gamma(k - 1)
+    sum(|v_i| + e_i), as a function of nothing."""
     def run():
         errs = [p() for p in parts]
-        e = sum(err for err, _ in errs)
         mag = sum(m + err for err, m in errs)
-        return twice(e + gamma(len(errs) - 1) * mag)
+        return sum(err for err, _ in errs) + gamma(len(errs) - 1) * mag, mag
     return run

@@ -646,9 +646,8 @@ class Tracer:
             if part is None:
                 return None
             parts.append(part)
-        if len(parts) == 1:
-            return lambda: bounds.twice(parts[0]()[0])
-        return bounds.accumulated(parts)
+        total = bounds.accumulated(parts)
+        return lambda: bounds.twice(total()[0])
 
     # ---- optimisers ---------------------------------------------------------------
 
