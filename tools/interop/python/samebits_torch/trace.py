@@ -9,6 +9,7 @@ from .hashing import DTYPE_CODES, DTYPE_NAMES, canonical, tensor_hash
 EXPORTER_VERSION = "2"
 UNTRACED = "?"          # an input no traced op made (SB_TRACE_UNTRACED)
 MAX_INPUTS = 64         # the most inputs a record may list
+MAX_THREADS = 64        # SB_MAX_THREADS: the thread counts a trace may hold
 
 
 def token(s, what):
@@ -43,6 +44,8 @@ class Trace:
         """family: ref, det or loose (loose: bits may follow the thread count);
         the digest is the XXH3-128 of digest_text, which should list whatever
         decides the records (not the thread count)."""
+        if not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"{threads} threads: a trace holds 1 to {MAX_THREADS}")
         digest = xxhash.xxh3_128(digest_text.encode()).hexdigest()
         lines = ["samebits-trace 1", f"case {token(case, 'case name')}", f"digest {digest}",
                  f"samebits samebits_torch-{EXPORTER_VERSION}", f"reference {family} {threads}",
