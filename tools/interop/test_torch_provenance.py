@@ -15,6 +15,9 @@ steps at 1 thread): every record reads what it read.
 4. No record at step 1 reads an untraced input but the loss's seed
    gradient; every input names an earlier record.
 5. `samebits diff` reads the trace (i64 included): identical to itself.
+6. Gradient accumulation (two backward passes per step, a script written
+   here): the optimiser reads `<param>.grad.sum`, which reads both
+   gradients.
 
     test_torch_provenance.py SAMEBITS WORK_DIR
 
@@ -112,7 +115,31 @@ def main():
     r = subprocess.run([samebits, "diff", trace, trace], stdout=subprocess.PIPE, text=True)
     check(r.returncode == 0 and r.stdout.startswith("identical:"),
           f"samebits diff of the trace with itself: {r.returncode} {r.stdout.strip()}")
+
+    # 6. two micro-batches per step
+    script = os.path.join(work, "accumulate.py")
+    with open(script, "w") as f:
+        f.write(ACCUMULATE)
+    trace = os.path.join(work, "accumulate.trace")
+    subprocess.run([sys.executable, "-m", "samebits_torch", "run", script, "--threads", "1",
+                    "--trace", trace], check=True)
+    step1 = {r[1]: r for r in read_records(trace) if r[0] == 1}
+    reads(step1, "linear.weight.grad.sum", ["linear.weight.grad", "linear.weight.grad#2"],
+          "accumulate_grad")
+    reads(step1, "sgd.linear.weight", ["linear.weight.grad.sum", "sgd.linear.weight"])
     return 1 if failures else 0
+
+
+ACCUMULATE = """import torch
+torch.manual_seed(0)
+lin = torch.nn.Linear(3, 2)
+opt = torch.optim.SGD(lin.parameters(), lr=0.1)
+for step in range(2):
+    for micro in range(2):
+        lin(torch.randn(4, 3)).square().sum().backward()
+    opt.step()
+    opt.zero_grad()
+"""
 
 
 if __name__ == "__main__":

@@ -187,6 +187,9 @@ class Tracer:
                                   (`encoder.fc1.linear`, `block.relu`)
       <probe>.grad                the gradient of a probe's tensor
       <module>.<param>.grad       a parameter's gradient (`fc1.weight.grad`)
+      <module>.<param>.grad.sum   what its .grad holds when that is not the
+                                  step's one gradient (several backward
+                                  passes, or a .grad not zeroed)
       <opt>.<module>.<param>      a parameter after optimiser <opt>'s update
       init.<module>.<param>       a parameter (or buffer) when first seen
       <name>                      a source (`source(name, tensor)`)
