@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """The dump bounds of samebits_torch (python/samebits_torch/bounds.py)
-against PyTorch 1.13 on this CPU, op by op: each op computed in float32 in
+against PyTorch 1.13 on this CPU, op by op (layer norm, softmax and
+log_softmax, the losses, the reductions, clip_grad_norm_'s norms,
+embedding, addmm and baddbmm, matmul's gradients, a parameter used twice): each op computed in float32 in
 two orders (1 and 2 threads, or its reduced dimension permuted, or its
 rows) and in float64 (the exact value, to 2^-53 relative: far below the
 bounds).
@@ -205,6 +207,32 @@ def embedding(g):
     judge("embedding_bwd_weight", g1, g2, exact, err)
 
 
+def products(g):
+    """addmm and baddbmm (with beta and alpha), and matmul's gradients of
+    a batch of rows times a weight shared by the batch."""
+    a, b, c = (torch.randn(*s, generator=g) for s in ((200, 300), (300, 50), (200, 50)))
+    scale = {"beta": 0.5, "alpha": 2.0}
+    for op, fn, args in (("addmm", torch.addmm, (c, a, b)),
+                         ("baddbmm", torch.baddbmm, (c.reshape(4, 50, 50), a.reshape(4, 50, 300),
+                                                     b.reshape(1, 300, 50).expand(4, 300, 50)))):
+        err = bounds.forward_error(op, args, scale)()
+        r1 = at_threads(1, lambda: fn(*args, **scale))
+        x, m1, m2 = args
+        r2 = fn(x, m1.flip(-1), m2.flip(-2), **scale)     # the inner sums reversed
+        judge(op, r1, r2, fn(*(t.double() for t in args), **scale), err)
+    x = torch.randn(8, 40, 300, generator=g)
+    dy = torch.randn(8, 40, 50, generator=g)
+
+    def mm(x, w):
+        return torch.matmul(x, w)
+    exact = grads(mm, [x.double(), b.double()], dy.double())
+    one = at_threads(1, lambda: grads(mm, [x, b], dy))
+    flipped = grads(mm, [x.flip(0), b.flip(1)], dy.flip(0).flip(2))   # batch and columns
+    for role, other in ((0, flipped[0].flip(0)), (1, flipped[1].flip(1))):
+        err = bounds.backward_error("matmul_bwd", role, dy, [x, b], (x, b), {})()
+        judge(f"matmul_bwd ({('data', 'weight')[role]})", one[role], other, exact[role], err)
+
+
 def used_twice(g):
     """A Linear's weight used by two calls: its gradient sums the two
     calls' dense_bwd_weights; the other order sums all rows at once."""
@@ -225,7 +253,8 @@ def used_twice(g):
 def main():
     g = torch.Generator().manual_seed(7)
     torch.set_num_threads(2)
-    for part in (layer_norm, softmaxes, losses, reductions, clip_norm, embedding, used_twice):
+    for part in (layer_norm, softmaxes, losses, reductions, clip_norm, embedding, products,
+                 used_twice):
         part(g)
     return 1 if failures else 0
 
