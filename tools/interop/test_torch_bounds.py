@@ -2,10 +2,10 @@
 """The dump bounds of samebits_torch (python/samebits_torch/bounds.py)
 against PyTorch 1.13 on this CPU, op by op (layer norm, softmax and
 log_softmax, the losses, the reductions, clip_grad_norm_'s norms,
-embedding, addmm and baddbmm, matmul's gradients, a parameter used twice): each op computed in float32 in
-two orders (1 and 2 threads, or its reduced dimension permuted, or its
-rows) and in float64 (the exact value, to 2^-53 relative: far below the
-bounds).
+embedding, addmm and baddbmm, matmul's gradients, a parameter used
+twice): each op computed in float32 in two orders (1 and 2 threads, or
+its reduced dimension permuted, or its rows) and in float64 (the exact
+value, to 2^-53 relative: far below the bounds).
 
 For each: the two float32 results differ by at most the bound (2e), each
 lies within e of the float64 one, the bound is positive wherever the value
@@ -56,7 +56,8 @@ def judge(name, a, b, exact, err):
     print(f"{name}: {int((a != b).sum())} of {a.numel()} elements differ between the orders, "
           f"largest error / e {float((seen / e.clamp(min=1e-300)).max()):.3g}, "
           f"largest bound / largest error {ratio:.3g}, median bound / |value| {rel:.3g}")
-    check(worst == 0 or ratio <= LIMIT, f"{name}: the bound is {ratio:.3g} times the largest error")
+    check(worst == 0 or ratio <= LIMIT,
+          f"{name}: the bound is {ratio:.3g} times the largest error")
 
 
 def at_threads(n, fn):

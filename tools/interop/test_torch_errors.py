@@ -65,7 +65,8 @@ def main():
         f.write("x = (\n")
     trace = os.path.join(work, "t.trace")
     log = trace + ".traceback"
-    cases = [(script, kind, what, f"failing.py:{line}: ") for kind, (what, line) in FAILURES.items()]
+    cases = [(script, kind, what, f"failing.py:{line}: ")
+             for kind, (what, line) in FAILURES.items()]
     cases.append((broken, None, "raised SyntaxError: ", "broken.py:1: "))
     for path, kind, what, where in cases:
         for f in (trace, log):
