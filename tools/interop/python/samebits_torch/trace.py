@@ -6,7 +6,7 @@ import xxhash
 
 from .hashing import DTYPE_CODES, DTYPE_NAMES, canonical, tensor_hash
 
-EXPORTER_VERSION = "2"
+EXPORTER_VERSION = "3"
 UNTRACED = "?"          # an input no traced op made (SB_TRACE_UNTRACED)
 MAX_INPUTS = 64         # the most inputs a record may list
 MAX_THREADS = 64        # SB_MAX_THREADS: the thread counts a trace may hold
