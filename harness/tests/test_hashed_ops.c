@@ -18,12 +18,12 @@ Suite *make_hashed_ops_suite(void);
 
 #define LEAF_FLOATS (SB_HASH_LEAF_BYTES / sizeof(float))
 
+/* Every op the kernel list marks HASHED. */
 static const sb_op hashed_ops[] = {
-    SB_OP_relu_fwd,       SB_OP_relu_bwd,     SB_OP_dropout_mask,
-    SB_OP_dropout_fwd,    SB_OP_dropout_bwd,  SB_OP_sgd_update,
-    SB_OP_rmsprop_update, SB_OP_adam_update,  SB_OP_adadelta_update,
-    SB_OP_gelu_fwd,       SB_OP_gelu_bwd,     SB_OP_residual_add,
-    SB_OP_adamw_update,
+#define SB_OP(name, area, params, outputs, inputs, bound, loose, hashed, ...)              \
+    SB_IF_##hashed(SB_OP_##name,)
+#include "kernels.def"
+#undef SB_OP
 };
 enum { N_HASHED_OPS = sizeof hashed_ops / sizeof hashed_ops[0] };
 
