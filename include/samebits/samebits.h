@@ -226,6 +226,13 @@ sb_status sb_case_load(sb_case *c, const char *path, char *err, size_t errlen);
  * SB_ERR_USAGE (err) for a kernel case whose op has no per-sample output. */
 sb_status sb_case_batch_override(sb_case *c, const int *sizes, int n, char *err, size_t errlen);
 
+/* The family a report or trace header names for case c: "user" for a user's
+ * kernel, else its family's name. */
+static inline const char *sb_case_family_label(const sb_case *c)
+{
+    return c->user ? "user" : sb_family_name(c->family);
+}
+
 /* The training steps a whole run of case c takes: epochs of ceil(train
  * samples / batch) steps, cut at the case's max_steps. 0 for a kernel case. */
 int64_t sb_case_train_steps(const sb_case *c);
@@ -591,9 +598,6 @@ sb_outcome sb_run_outcome(const sb_run_result *r);
 /* What the run was expected to give, as the reports say it: the verdict, or
  * for a set the member it matched, else the whole set ("identical|reordering"). */
 void sb_run_expected_name(const sb_run_result *r, char *out, size_t len);
-/* The family a report or trace header names for case c: "user" for a user's
- * kernel, else its family's name. */
-const char *sb_case_family_label(const sb_case *c);
 
 typedef struct sb_case_result {
     const sb_case *c;
