@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "op_list.h"
+#include "sb_op_list.h"
 #include "sb_common.h"
 #include "sb_probe.h"
 
@@ -99,7 +99,7 @@ int64_t sb_conv_scratch_floats(const sb_conv_shape *s);
 
 /* ---- the kernel list ----------------------------------------------------
  * kernels.def names every op once, with its metadata; everything keyed by
- * op below is generated from it (op_list.h). */
+ * op below is generated from it (sb_op_list.h). */
 
 /* Each flag column holds one of its two words: a misspelt one stops the
  * build here, naming it. */
