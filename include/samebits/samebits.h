@@ -752,6 +752,7 @@ enum {
     SB_EXIT_CRASH = 3,          /* a configuration crashed or timed out */
     SB_EXIT_NONDETERMINISTIC = 4, /* a configuration did not repeat itself, unexpectedly */
     SB_EXIT_NO_MPI = 5,         /* a rank sweep asked of a build without MPI (-Dmpi=enabled) */
+    SB_EXIT_SHARD_ENV = 6,      /* --shard auto: a scheduler's shard variable half set or out of range */
 };
 
 /* The exit status of a sweep with these results: SB_EXIT_INPUT on an input
