@@ -88,6 +88,12 @@ typedef struct sb_optim_params {
 
 void sb_optim_defaults(sb_optim_params *o, sb_optimizer kind);
 const char *sb_optimizer_name(sb_optimizer kind);
+/* The name of state s of an optimiser's update (s in [0, the update op's
+ * outputs - 1)): the signature's name of the tensor it updates in place
+ * after the parameter ("velocity"; "acc"; "m", "v"; "acc", "delta_acc"). */
+const char *sb_optimizer_state_name(sb_optimizer kind, int s);
+/* true for the optimisers whose update reads the 1-based step t (adam, adamw) */
+bool sb_optimizer_counts_steps(sb_optimizer kind);
 
 /* Fills p and q from the rest; SB_ERR_SHAPE for an absurd shape
  * (conv/conv_shape.c). */

@@ -18,7 +18,11 @@
  *   dropout2.bwd.dx relu3.bwd.dx dense1.bwd.dW dense1.bwd.db dense1.bwd.dx
  *   dropout1.bwd.dx pool.bwd.dx relu2.bwd.dx conv2.bwd.dW conv2.bwd.db
  *   conv2.bwd.dx relu1.bwd.dx conv1.bwd.dW conv1.bwd.db
- *   <opt>.conv1.W <opt>.conv1.b ... <opt>.dense2.b   (opt: sb_optimizer_name)
+ *   [<opt>.step]                   (source: adam's 1-based step t)
+ *   <opt>.conv1.W <opt>.conv1.W.<state>... <opt>.conv1.b <opt>.conv1.b.<state>...
+ *   ... <opt>.dense2.b <opt>.dense2.b.<state>...
+ *        (opt: sb_optimizer_name; state: sb_optimizer_state_name, the
+ *        accumulators the update writes in place, adadelta's acc and delta_acc)
  *
  * Before step 0: init.conv1.W init.conv1.b ... init.dense2.b (sources).
  * The evaluation pass (train.c) has no dropout and names its probes by test
@@ -88,7 +92,8 @@ void sb_cnn_eval_name(char out[SB_CNN_NAME_SIZE], int batch, const char *tensor)
         (int)(sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
 
 /* ---- running and probing -----------------------------------------------------
- * Every op goes through run(), which probes its first output right after it,
+ * Every op goes through run(), which probes its output right after it (an
+ * update: every output, update_run()),
  * or through hold() when the next op reads that output: the op runs, and its
  * probe waits for the next run(), which makes the held probes (oldest first)
  * and then its own, so the probes keep the program order. When the hook hands
@@ -107,34 +112,58 @@ static int held_input(const sb_op_call *c, const sb_cnn_held *h)
     return -1;
 }
 
-/* Runs c on the model's kernels, probes what was held, then c's first output. */
+/* Runs c on the model's kernels (bound to out and in), hashing the leaves
+ * of its outputs into r when it can (true then), and probes what was held. */
+static bool run_op(sb_cnn *m, const sb_model_probe *p, sb_op_call *c, const char *name,
+                   void *const out[], void *const in[], sb_leaf_request *r)
+{
+    sb_model_bind(c, out, in);
+    sb_model_op_start(p, name, c->op);
+    *r = (sb_leaf_request){.hash = p->leaf_hash};
+    bool hashed = false;
+    if (p->hook && p->leaf_hash) {
+        for (int j = 0; j < c->n_out; j++)
+            r->out[j] = m->leaves[j];
+        for (int k = 0; k < m->n_held; k++) {
+            int i = held_input(c, &m->held[k]);
+            if (i >= 0)
+                r->in[i] = m->leaves[SB_OP_MAX_OUT + i];
+        }
+        hashed = sb_op_call_run_hashed(m->k, c, r);
+    } else {
+        sb_op_call_run(m->k, c);
+    }
+    for (int k = 0; k < m->n_held; k++) {
+        const sb_cnn_held *h = &m->held[k];
+        int i = held_input(c, h);
+        sb_model_probe_op(p, h->name, &h->c, 0, h->in_names, h->n_names,
+                          hashed && i >= 0 ? r->in[i] : NULL);
+    }
+    m->n_held = 0;
+    return hashed;
+}
+
+/* Runs c on the model's kernels, probes what was held, then c's output. */
 static void run(sb_cnn *m, const sb_model_probe *p, sb_op_call c, const char *name,
                 void *const out[], void *const in[], const char *const in_names[],
                 int n_names)
 {
-    sb_model_bind(&c, out, in);
-    sb_model_op_start(p, name, c.op);
-    sb_leaf_request r = {.hash = p->leaf_hash};
-    bool hashed = false;
-    if (p->hook && p->leaf_hash) {
-        r.out[0] = m->leaves[0];
-        for (int k = 0; k < m->n_held; k++) {
-            int i = held_input(&c, &m->held[k]);
-            if (i >= 0)
-                r.in[i] = m->leaves[1 + i];
-        }
-        hashed = sb_op_call_run_hashed(m->k, &c, &r);
-    } else {
-        sb_op_call_run(m->k, &c);
-    }
-    for (int k = 0; k < m->n_held; k++) {
-        const sb_cnn_held *h = &m->held[k];
-        int i = held_input(&c, h);
-        sb_model_probe_op(p, h->name, &h->c, 0, h->in_names, h->n_names,
-                          hashed && i >= 0 ? r.in[i] : NULL);
-    }
-    m->n_held = 0;
+    sb_leaf_request r;
+    bool hashed = run_op(m, p, &c, name, out, in, &r);
     sb_model_probe_op(p, name, &c, 0, in_names, n_names, hashed ? r.out[0] : NULL);
+}
+
+/* Runs the update c of parameter i, probes what was held, then the
+ * parameter and each state the update wrote. */
+static void update_run(sb_cnn *m, const sb_model_probe *p, sb_op_call c, int i,
+                       const char *const in_names[], int n_names)
+{
+    sb_leaf_request r;
+    bool hashed = run_op(m, p, &c, m->update_name[i],
+                         PTRS(m->param[i], m->state[i][0], m->state[i][1]), PTRS(m->grad[i]),
+                         &r);
+    sb_model_probe_update(p, m->update_name[i], &m->state_probes[i], &c, in_names, n_names,
+                          hashed ? r.out : NULL);
 }
 
 /* Runs c on the model's kernels and holds its probe for the next run(). */
@@ -259,17 +288,17 @@ sb_status sb_cnn_alloc(sb_cnn *m, const sb_kernel_table *k, const sb_train_confi
 
     /* sgd and rmsprop keep one accumulator per weight, adam and adadelta two */
     sb_optimizer kind = cfg->optim.kind;
-    int n_state = kind == SB_OPTIM_ADAM || kind == SB_OPTIM_ADADELTA ? 2 : 1;
     bool ok = true;
     for (int i = 0; i < SB_CNN_PARAM_COUNT; i++) {
         size_t count = sb_tensor_count(&v[i]);
-        m->param[i] = floats(count, &ok);
-        m->grad[i] = floats(count, &ok);
-        for (int s = 0; s < n_state; s++)
-            m->state[i][s] = floats(count, &ok);
-        v[i].data = m->param[i];
         snprintf(m->update_name[i], sizeof m->update_name[i], "%s.%s",
                  sb_optimizer_name(kind), param_names[i]);
+        sb_model_state_names(&m->state_probes[i], kind, m->update_name[i]);
+        m->param[i] = floats(count, &ok);
+        m->grad[i] = floats(count, &ok);
+        for (int s = 0; s < m->state_probes[i].n; s++)
+            m->state[i][s] = floats(count, &ok);
+        v[i].data = m->param[i];
         m->latest[i] = init_names[i];
         /* data parallel, an update reads the gradient combined over the ranks */
         snprintf(m->combined_name[i], sizeof m->combined_name[i], "allreduce.%s",
@@ -359,6 +388,7 @@ void sb_cnn_init(sb_cnn *m, const sb_model_probe *p)
     for (int i = 0; i < SB_CNN_PARAM_COUNT; i++) {
         sb_model_probe_source(p, init_names[i], &m->param_view[i]);
         m->latest[i] = init_names[i];
+        m->state_probes[i].probed = false;
     }
 }
 
@@ -520,15 +550,20 @@ void sb_cnn_backward(sb_cnn *m, int n, const sb_model_probe *p)
 void sb_cnn_update(sb_cnn *m, const sb_model_probe *p)
 {
     SB_ASSERT(m->n_held == 0); /* no probe waits across passes */
+    const sb_optimizer kind = m->cfg->optim.kind;
+    const int64_t t = p->step + 1; /* adam counts iterations from 1 */
+    int32_t t_held;
+    const char *t_name = sb_model_probe_step(p, kind, t, &t_held);
     for (int i = 0; i < SB_CNN_PARAM_COUNT; i++) {
-        sb_op_call c = vec_call(sb_optimizer_update_op(m->cfg->optim.kind),
-                                sb_tensor_count(&m->param_view[i]));
+        sb_op_call c = vec_call(sb_optimizer_update_op(kind), sb_tensor_count(&m->param_view[i]));
         c.optim = m->cfg->optim;
-        c.t = p->step + 1; /* adam counts iterations from 1 */
-        /* The parameter and its accumulators are updated in place: the probe
-         * names the parameter's previous value, the live input is the gradient. */
-        run(m, p, c, m->update_name[i], PTRS(m->param[i], m->state[i][0], m->state[i][1]),
-            PTRS(m->grad[i]), NAMES(m->grad_probe[i], m->latest[i]));
+        c.t = t;
+        /* The parameter and its accumulators are updated in place: the probes
+         * name the gradient, the parameter's previous value, the step adam
+         * reads, and the accumulators' previous values (sb_model_probe_update);
+         * the live input is the gradient. */
+        const char *in_names[] = {m->grad_probe[i], m->latest[i], t_name};
+        update_run(m, p, c, i, in_names, t_name ? 3 : 2);
         m->latest[i] = m->update_name[i];
     }
 }

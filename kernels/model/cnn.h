@@ -33,8 +33,8 @@ typedef struct sb_cnn_held {
     int n_names;
 } sb_cnn_held;
 
-/* Leaf digests of one op call: output 0, then each input. */
-enum { SB_CNN_LEAF_SLOTS = 1 + SB_OP_MAX_IN };
+/* Leaf digests of one op call: each output, then each input. */
+enum { SB_CNN_LEAF_SLOTS = SB_OP_MAX_OUT + SB_OP_MAX_IN };
 
 /* Every buffer is allocated once, for the largest batch; a pass over n <=
  * batch samples uses the first n rows. Activations are NCHW. */
@@ -51,6 +51,7 @@ typedef struct sb_cnn {
     float *state[SB_CNN_PARAM_COUNT][2]; /* optimiser accumulators */
     sb_tensor param_view[SB_CNN_PARAM_COUNT]; /* shape of each parameter */
     char update_name[SB_CNN_PARAM_COUNT][48]; /* "adadelta.conv1.W" */
+    sb_model_state_probes state_probes[SB_CNN_PARAM_COUNT]; /* "adadelta.conv1.W.acc", ... */
     const char *latest[SB_CNN_PARAM_COUNT];   /* probe holding the current value */
     const char *grad_probe[SB_CNN_PARAM_COUNT]; /* probe of the gradient an update reads */
 

@@ -121,6 +121,7 @@ static void param_add(sb_gpt *g, const char *name, int64_t d0, int64_t d1, bool 
     snprintf(q->name, sizeof q->name, "%s", name);
     snprintf(q->init_name, sizeof q->init_name, "init.%s", name);
     snprintf(q->update_name, sizeof q->update_name, "adamw.%s", name);
+    sb_model_state_names(&q->state_probes, SB_OPTIM_ADAMW, q->update_name);
     const char *dot = strrchr(name, '.');
     int layer_len = dot ? (int)(dot - name) : (int)strlen(name);
     snprintf(q->grad_name, sizeof q->grad_name, "%.*s.bwd.%s", layer_len, name, grad);
@@ -296,6 +297,7 @@ void sb_gpt_init(sb_gpt *g, const sb_model_probe *p)
         }
         sb_model_probe_source(p, q->init_name, &q->view);
         q->latest = q->init_name;
+        q->state_probes.probed = false;
     }
 }
 
@@ -536,6 +538,9 @@ void sb_gpt_update(sb_gpt *g, const sb_model_probe *p)
         float coef = g->cfg->gpt.clip / (g->norm + 1e-6f);
         scale = coef < 1.0f ? coef : 1.0f;
     }
+    const int64_t t = p->step + 1; /* AdamW counts steps from 1 */
+    int32_t t_held;
+    const char *t_name = sb_model_probe_step(p, SB_OPTIM_ADAMW, t, &t_held);
     for (int i = 0; i < g->n_params; i++) {
         sb_gpt_param *q = &g->param[i];
         c = vec_call(SB_OP_adamw_update, q->count);
@@ -544,13 +549,17 @@ void sb_gpt_update(sb_gpt *g, const sb_model_probe *p)
         /* weight decay on matrices only: not on biases or LN parameters */
         if (!q->decay)
             c.optim.weight_decay = 0.0f;
-        c.t = p->step + 1; /* AdamW counts steps from 1 */
-        /* The parameter and its moments are updated in place: the probe
-         * names the gradient, the parameter's previous value and the norm
-         * the scale came from; the live input is the gradient. */
-        run(g, p, c, q->update_name,
-            PTRS(pw(g, i), g->m + q->offset, g->v + q->offset), PTRS(gw(g, i)),
-            NAMES(q->grad_probe, q->latest, "gradnorm.fwd.norm"));
+        c.t = t;
+        /* The parameter and its moments are updated in place: the probes
+         * name the gradient, the parameter's previous value, the norm the
+         * scale came from, the step and the moments' previous values
+         * (sb_model_probe_update); the live input is the gradient. */
+        sb_model_op_start(p, q->update_name, c.op);
+        sb_model_call(g->k, &c, PTRS(pw(g, i), g->m + q->offset, g->v + q->offset),
+                      PTRS(gw(g, i)));
+        sb_model_probe_update(p, q->update_name, &q->state_probes, &c,
+                              NAMES(q->grad_probe, q->latest, "gradnorm.fwd.norm", t_name),
+                              NULL);
         q->latest = q->update_name;
     }
 }

@@ -31,6 +31,7 @@ typedef struct sb_gpt_param {
     char name[SB_GPT_NAME_SIZE];        /* "h0.qkv.W" */
     char init_name[SB_GPT_NAME_SIZE];   /* "init.h0.qkv.W" */
     char update_name[SB_GPT_NAME_SIZE]; /* "adamw.h0.qkv.W" */
+    sb_model_state_probes state_probes; /* "adamw.h0.qkv.W.m", "adamw.h0.qkv.W.v" */
     char grad_name[SB_GPT_NAME_SIZE];   /* "h0.qkv.bwd.dW" */
     char combined_name[SB_GPT_NAME_SIZE]; /* "allreduce.h0.qkv.W": data parallel */
     const char *grad_probe;     /* the probe of the gradient the update reads */

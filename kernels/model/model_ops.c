@@ -46,6 +46,49 @@ void sb_model_probe_op(const sb_model_probe *p, const char *name, const sb_op_ca
     p->hook(p->ctx, &pt);
 }
 
+void sb_model_state_names(sb_model_state_probes *s, sb_optimizer kind, const char *update_name)
+{
+    s->n = sb_op_roles_of(sb_optimizer_update_op(kind)).n_out - 1;
+    s->probed = false;
+    for (int j = 0; j < s->n; j++) {
+        int len = snprintf(s->name[j], sizeof s->name[j], "%s.%s", update_name,
+                           sb_optimizer_state_name(kind, j));
+        SB_ASSERT(len > 0 && len < (int)sizeof s->name[j]);
+    }
+}
+
+void sb_model_probe_update(const sb_model_probe *p, const char *update_name,
+                           sb_model_state_probes *s, const sb_op_call *c,
+                           const char *const in_names[], int n_names,
+                           sb_leaf_digest *const leaves[])
+{
+    SB_ASSERT(c->n_out == 1 + s->n && n_names + s->n <= SB_OP_MAX_IN + SB_OP_MAX_OUT);
+    const char *names[SB_OP_MAX_IN + SB_OP_MAX_OUT];
+    int n = 0;
+    for (int i = 0; i < n_names; i++)
+        names[n++] = in_names[i];
+    for (int j = 0; s->probed && j < s->n; j++)
+        names[n++] = s->name[j];
+    for (int j = 0; j < c->n_out; j++)
+        sb_model_probe_op(p, j == 0 ? update_name : s->name[j - 1], c, j, names, n,
+                          leaves ? leaves[j] : NULL);
+    s->probed = true;
+}
+
+const char *sb_model_probe_step(const sb_model_probe *p, sb_optimizer kind, int64_t t,
+                                int32_t *holder)
+{
+    static const char *const names[SB_OPTIM_COUNT] = {
+        [SB_OPTIM_ADAM] = "adam.step", [SB_OPTIM_ADAMW] = "adamw.step"};
+    if (!sb_optimizer_counts_steps(kind))
+        return NULL;
+    SB_ASSERT(names[kind] != NULL && t >= 1 && t <= INT32_MAX);
+    *holder = (int32_t)t;
+    const sb_tensor step = {.dtype = SB_DTYPE_I32, .ndim = 1, .dim = {1}, .data = holder};
+    sb_model_probe_source(p, names[kind], &step);
+    return names[kind];
+}
+
 void sb_model_probe_source(const sb_model_probe *p, const char *name, const sb_tensor *t)
 {
     if (!p->hook)

@@ -57,3 +57,27 @@ const char *sb_optimizer_name(sb_optimizer kind)
     }
     return "?";
 }
+
+const char *sb_optimizer_state_name(sb_optimizer kind, int s)
+{
+    /* the state parameters of the update's signature (kernels.def), in order */
+    static const char *const velocity[] = {"velocity"}, *const acc[] = {"acc"},
+                             *const moments[] = {"m", "v"}, *const accs[] = {"acc", "delta_acc"};
+    const char *const *names = NULL;
+    int n = 0;
+    switch (kind) {
+    case SB_OPTIM_SGD: names = velocity, n = 1; break;
+    case SB_OPTIM_RMSPROP: names = acc, n = 1; break;
+    case SB_OPTIM_ADAM:
+    case SB_OPTIM_ADAMW: names = moments, n = 2; break;
+    case SB_OPTIM_ADADELTA: names = accs, n = 2; break;
+    case SB_OPTIM_COUNT: break;
+    }
+    SB_ASSERT(s >= 0 && s < n && n == sb_op_roles_of(sb_optimizer_update_op(kind)).n_out - 1);
+    return names[s];
+}
+
+bool sb_optimizer_counts_steps(sb_optimizer kind)
+{
+    return kind == SB_OPTIM_ADAM || kind == SB_OPTIM_ADAMW;
+}

@@ -209,6 +209,7 @@ static int train(sb_family f, const sb_train_config *cfg, recorder *rec,
 
 /* ---- (a) the probe sequence -------------------------------------------------- */
 
+#define UPDATE(param) "adadelta." param, "adadelta." param ".acc", "adadelta." param ".delta_acc"
 static const char *const step_names[] = {
     "batch.x", "batch.labels",
     "conv1.fwd.out", "relu1.fwd.out", "conv2.fwd.out", "relu2.fwd.out", "pool.fwd.out",
@@ -219,8 +220,9 @@ static const char *const step_names[] = {
     "dropout2.bwd.dx", "relu3.bwd.dx", "dense1.bwd.dW", "dense1.bwd.db", "dense1.bwd.dx",
     "dropout1.bwd.dx", "pool.bwd.dx", "relu2.bwd.dx", "conv2.bwd.dW", "conv2.bwd.db",
     "conv2.bwd.dx", "relu1.bwd.dx", "conv1.bwd.dW", "conv1.bwd.db",
-    "adadelta.conv1.W", "adadelta.conv1.b", "adadelta.conv2.W", "adadelta.conv2.b",
-    "adadelta.dense1.W", "adadelta.dense1.b", "adadelta.dense2.W", "adadelta.dense2.b",
+    /* each update's every output: the parameter, then the accumulators */
+    UPDATE("conv1.W"), UPDATE("conv1.b"), UPDATE("conv2.W"), UPDATE("conv2.b"),
+    UPDATE("dense1.W"), UPDATE("dense1.b"), UPDATE("dense2.W"), UPDATE("dense2.b"),
 };
 static const char *const param_names[] = {
     "conv1.W", "conv1.b", "conv2.W", "conv2.b", "dense1.W", "dense1.b", "dense2.W", "dense2.b",
@@ -283,6 +285,18 @@ START_TEST(test_probe_sequence)
     ck_assert_int_eq(rec.r[upd].n_inputs, 2);
     ck_assert_str_eq(rec.r[upd].inputs[0], "dense1.bwd.dW");
     ck_assert_str_eq(rec.r[upd].inputs[1], "init.dense1.W");
+    /* the accumulators written in place are probed after it, with its inputs
+     * (the first update's state starts as zeros: no probe to name) */
+    const char *const states[] = {"adadelta.dense1.W.acc", "adadelta.dense1.W.delta_acc"};
+    for (int j = 0; j < 2; j++) {
+        const record *st = &rec.r[upd + 1 + j];
+        ck_assert_str_eq(st->name, states[j]);
+        ck_assert_str_eq(st->op, "adadelta_update");
+        ck_assert_int_eq(st->n_inputs, 2);
+        ck_assert_str_eq(st->inputs[0], "dense1.bwd.dW");
+        ck_assert_str_eq(st->inputs[1], "init.dense1.W");
+        ck_assert_uint_eq(st->count, rec.r[upd].count);
+    }
     long ev = find_latest(&rec, "eval.b1.conv1.out", rec.n);
     ck_assert_str_eq(rec.r[ev].inputs[0], "eval.b1.x");
     ck_assert_str_eq(rec.r[ev].inputs[1], "adadelta.conv1.W");
@@ -365,8 +379,8 @@ static const char *const step_leaf_names[] = {
     "dropout2.fwd.mask", "dropout2.fwd.out", "dense2.bwd.dx", "dropout2.bwd.dx",
     "relu3.bwd.dx", "dense1.bwd.dx", "dropout1.bwd.dx", "pool.bwd.dx", "relu2.bwd.dx",
     "conv2.bwd.dx", "relu1.bwd.dx",
-    "adadelta.conv1.W", "adadelta.conv1.b", "adadelta.conv2.W", "adadelta.conv2.b",
-    "adadelta.dense1.W", "adadelta.dense1.b", "adadelta.dense2.W", "adadelta.dense2.b",
+    UPDATE("conv1.W"), UPDATE("conv1.b"), UPDATE("conv2.W"), UPDATE("conv2.b"),
+    UPDATE("dense1.W"), UPDATE("dense1.b"), UPDATE("dense2.W"), UPDATE("dense2.b"),
 };
 static const char *const eval_leaf_names[] = {
     "conv1.out", "relu1.out", "conv2.out", "relu2.out", "dense1.out", "relu3.out",
@@ -432,6 +446,39 @@ START_TEST(test_leaf_digests)
     free(plain.r);
     free(hashed.r);
     free(mutant.r);
+}
+END_TEST
+
+/* An update's state probes hold the accumulators it wrote (acc = (1 - rho)
+ * g^2 from zeros at step 0), and from the second update on every probe of
+ * the update names the accumulators' probes of the update before. */
+START_TEST(test_update_state_probes)
+{
+    sb_train_config cfg = small_config(2, 1);
+    recorder rec = {0};
+    sb_epoch_metrics m[1];
+    train(SB_FAMILY_DET, &cfg, &rec, m);
+    const record *g = &rec.r[find_at_step(&rec, "dense2.bwd.db", 0)];
+    const record *acc = &rec.r[find_at_step(&rec, "adadelta.dense2.b.acc", 0)];
+    const float one_minus_rho = 1.0f - cfg.optim.rho;
+    ck_assert(same_bits(acc->value, one_minus_rho * (g->value * g->value)));
+    const char *const names[] = {"adadelta.dense2.b", "adadelta.dense2.b.acc",
+                                 "adadelta.dense2.b.delta_acc"};
+    for (int j = 0; j < 3; j++) {
+        long at = find_at_step(&rec, names[j], 1);
+        const record *r = &rec.r[at];
+        ck_assert_int_eq(r->n_inputs, 4);
+        ck_assert_str_eq(r->inputs[0], "dense2.bwd.db");
+        ck_assert_str_eq(r->inputs[1], "adadelta.dense2.b");
+        ck_assert_str_eq(r->inputs[2], "adadelta.dense2.b.acc");
+        ck_assert_str_eq(r->inputs[3], "adadelta.dense2.b.delta_acc");
+        ck_assert_int_eq(r->n_input_tensors, 1);
+        /* the parameter's probe names the accumulators of step 0 */
+        if (j == 0)
+            for (int k = 2; k < 4; k++)
+                ck_assert_int_eq(rec.r[find_latest(&rec, r->inputs[k], (size_t)at)].step, 0);
+    }
+    free(rec.r);
 }
 END_TEST
 
@@ -639,6 +686,7 @@ Suite *make_model_suite(void)
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(add_case(s, "probes"), test_probe_sequence);
     tcase_add_test(add_case(s, "cut"), test_cut_unevaluated);
+    tcase_add_test(add_case(s, "state"), test_update_state_probes);
     tcase_add_test(add_case(s, "leaves"), test_leaf_digests);
     tcase_add_test(add_case(s, "threads"), test_det_threads_bitwise);
     tcase_add_test(add_case(s, "vs_ref"), test_det_matches_ref_step0);

@@ -85,8 +85,10 @@ static double median(double *v, int n)
  * notes its median time. */
 static void time_op(step_clock *c, const sb_probe_point *p)
 {
-    if (!p->bound_ctx || c->n_ops == MAX_OPS)
-        return;   /* a source: no op */
+    /* a source has no op; an update's state is a later output of the op
+     * timed at its first */
+    if (!p->bound_ctx || p->out_index != 0 || c->n_ops == MAX_OPS)
+        return;
     double s[OP_RERUNS];
     for (int r = 0; r < OP_RERUNS; r++) {
         double t0 = omp_get_wtime();

@@ -43,6 +43,8 @@ U = 2.0 ** -24  # unit roundoff of float32: |fl(x) - x| <= U*|x|
 
 # Keras's Adadelta, the seed case's optimiser (torch.optim.Adadelta's names)
 ADADELTA = {"lr": 1.0, "rho": 0.95, "eps": 1e-7}
+# Adadelta's state (samebits' names, kernels.def): torch.optim.Adadelta's keys
+ADADELTA_STATE = {"acc": "square_avg", "delta_acc": "acc_delta"}
 
 PARAMS = ["conv1.W", "conv1.b", "conv2.W", "conv2.b",
           "dense1.W", "dense1.b", "dense2.W", "dense2.b"]
@@ -54,6 +56,7 @@ class Dumps:
     def __init__(self, directory):
         self.dir = directory
         self.order = []  # (name, op, [inputs])
+        self.ops = {}  # name: op
         path = os.path.join(directory, "manifest.tsv")
         with open(path) as f:
             for number, line in enumerate(f, 1):
@@ -62,6 +65,7 @@ class Dumps:
                     sys.exit(f"{path}:{number}: expected name, op, inputs (tab-separated)")
                 inputs = [] if fields[2] == "-" else fields[2].split(",")
                 self.order.append((fields[0], fields[1], inputs))
+                self.ops[fields[0]] = fields[1]
 
     def load(self, name, suffix=""):
         return np.load(os.path.join(self.dir, name + suffix + ".npy"))
@@ -71,6 +75,16 @@ class Dumps:
 
     def inp(self, name, i):
         return self.t(name, f".in{i}")
+
+    def update_output(self, name, op, states):
+        """An update's probe as (its parameter's probe, the torch.optim state
+        key of the state it holds, or None for the parameter): samebits names
+        a state the update writes in place <parameter's probe>.<state>
+        (sb_optimizer_state_name); `states` maps those suffixes to the keys."""
+        base, _, suffix = name.rpartition(".")
+        if suffix in states and self.ops.get(base) == op:
+            return base, states[suffix]
+        return name, None
 
 
 def nonfinite(a):
@@ -259,7 +273,8 @@ def dropout_mask_check(rep, name, op, mask):
 def adadelta_check(d, rep, name, op, out, inputs):
     """torch.optim.Adadelta(lr=1, rho=.95, eps=1e-7), one step from the
     parameter's previous value (the probe named by the update's second input:
-    init.* at step 0) and zero accumulators, with samebits' gradient.
+    init.* at step 0) and zero accumulators, with samebits' gradient; the
+    parameter, or the accumulator the probe holds (ADADELTA_STATE).
 
     Tolerance. Both compute delta = g*sqrt(ad+eps)/sqrt(sa+eps) with sa =
     (1-rho)*g^2 (ad = 0), in different orders: per side sa takes 2 roundings
@@ -269,7 +284,15 @@ def adadelta_check(d, rep, name, op, out, inputs):
     differs: samebits fl(1 - 0.95f), PyTorch fl(0.05) (its double value cast
     to float), 3.8U apart, halved by the sqrt: 1.9U. Second-order terms are
     below U^2; 16U*|delta| covers 12.9U. The final p - delta rounds once per
-    side: U*|p_new| each."""
+    side: U*|p_new| each.
+
+    The accumulators from zero: acc = (1-rho)*g^2, two roundings per side
+    (PyTorch's addcmul as many), 4U apart, and the constants' difference c
+    (transformer_ops.one_minus): (5U + c)|acc|;
+    delta_acc = (1-rho)*delta^2, delta within 16U of each other (above), so
+    its square within 32U, two roundings per side and c: (36U + c)|delta_acc|.
+    """
+    _, state = d.update_output(name, op, ADADELTA_STATE)
     prev = inputs[1]
     if not prev.startswith("init."):
         rep.line(name, op, math.inf, math.inf, False,
@@ -281,6 +304,12 @@ def adadelta_check(d, rep, name, op, out, inputs):
     opt = torch.optim.Adadelta([param], **ADADELTA)
     param.grad = g.reshape(param.shape).clone()
     opt.step()
+    if state is not None:
+        want = opt.state[param][state].numpy().astype(np.float64)
+        c = transformer_ops.one_minus(ADADELTA["rho"])
+        tol = ((5.0 * U if state == "square_avg" else 36.0 * U) + c) * np.abs(want)
+        rep.compare(name, op, out, want, tol, f"torch state {state}")
+        return
     new = param.detach().numpy().astype(np.float64)
     delta = np.abs(p.numpy().astype(np.float64) - new)
     tol = 16.0 * U * delta + U * (np.abs(new) + np.abs(out.astype(np.float64)).reshape(new.shape))

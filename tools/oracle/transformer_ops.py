@@ -154,6 +154,19 @@ def attention_bwd_extra(dy, qkv, heads):
     return torch.cat(parts, dim=2).numpy()
 
 
+# AdamW's state (samebits' names, kernels.def): torch.optim.AdamW's keys
+ADAMW_STATE = {"m": "exp_avg", "v": "exp_avg_sq"}
+
+
+def one_minus(x):
+    """1 - x as a float32 constant of each side: samebits' (float32(1 - x in
+    float32), in double) and PyTorch's (the double 1 - x cast to float32 by
+    its kernel), and their relative difference."""
+    ours = np.float32(1.0 - float(np.float32(x)))
+    theirs = np.float32(1.0 - x)
+    return abs(float(ours) - float(theirs)) / float(theirs)
+
+
 def adamw_check(d, rep, name, op, out, inputs, cfg):
     """torch.optim.AdamW, one step from the parameter's previous value
     (init.* at step 0) and zero moments, on samebits' gradient times the
@@ -167,7 +180,15 @@ def adamw_check(d, rep, name, op, out, inputs, cfg):
     + eps 1, the quotient 1, the step size lr/(1-b1) 1 (PyTorch computes it
     in double, samebits in float: 1 more) and its product 1: 8U relative on
     each side, 16U between them. The decay p (1 - lr wd) and the final
-    subtraction round once per side: U (|p_new| + |p|) each."""
+    subtraction round once per side: U (|p_new| + |p|) each.
+
+    The moments from zero (a probe <parameter's probe>.m or .v): m =
+    (1-b1)*g, one rounding per side (PyTorch's add_ with alpha or lerp_ at
+    most two), and the constants' difference c1 (one_minus): (3U + c1)|m|;
+    v = (1-b2)*g^2, two roundings per side (fmaf of a rounded product;
+    addcmul's two products) and c2: (5U + c2)|v|. The scaled gradient is the
+    same float product on both sides."""
+    param_probe, state = d.update_output(name, op, ADAMW_STATE)
     prev = inputs[1]
     if not prev.startswith("init."):
         rep.line(name, op, math.inf, math.inf, False,
@@ -185,6 +206,14 @@ def adamw_check(d, rep, name, op, out, inputs, cfg):
                             eps=cfg["epsilon"], weight_decay=wd)
     param.grad = g.clone()
     opt.step()
+    if state is not None:
+        want = d64(opt.state[param][state].numpy())
+        if state == "exp_avg":
+            tol = (3.0 * U + one_minus(cfg["beta1"])) * np.abs(want)
+        else:
+            tol = (5.0 * U + one_minus(cfg["beta2"])) * np.abs(want)
+        rep.compare(name, op, out, want, tol, f"torch state {state} of {param_probe}")
+        return
     new = d64(param.detach().numpy())
     p64 = d64(p.numpy())
     delta = np.abs(p64 * (1.0 - cfg["lr"] * wd) - new)
