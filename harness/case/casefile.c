@@ -997,7 +997,8 @@ static sb_status load_parallel_section(loader *ld, sb_case *c)
 
 /* [expect] of a mutant case: what `samebits mutants` must find. detected =
  * yes or no (default yes), op = the op the first divergence must be in
- * (default the mutant's op). */
+ * (default the mutant's op), probe and step = the probe and the step it
+ * must be (default any). */
 static sb_status load_expect_section(loader *ld, sb_case *c)
 {
     int at = section_line(ld, "expect");
@@ -1006,15 +1007,18 @@ static sb_status load_expect_section(loader *ld, sb_case *c)
      * the kernel list makes: SB_OP_COUNT, its op SB_ALLREDUCE_OP */
     int kernel_mutant = c->mutant[0] ? sb_mutant_find(c->mutant) : -1;
     c->expect_op = kernel_mutant >= 0 ? sb_mutant_op(kernel_mutant) : SB_OP_COUNT;
+    c->expect_probe[0] = '\0';
+    c->expect_step = -1;
     if (at == 0)
         return SB_OK;
     if (c->mutant[0] == '\0')
         return fail(ld, at, "[expect] only in a mutant case (a [case] mutant = NAME key)");
-    static const char *const expect_keys[] = {"detected", "op", NULL};
+    static const char *const expect_keys[] = {"detected", "op", "probe", "step", NULL};
     for (int i = 0; i < ld->n_entries; i++) {
         const entry *e = &ld->entries[i];
         if (strcmp(e->section, "expect") == 0 && !in_list(expect_keys, e->key))
-            return fail(ld, e->line, "a key of [expect] (detected, op), found \"%s\"", e->key);
+            return fail(ld, e->line, "a key of [expect] (detected, op, probe, step), found \"%s\"",
+                        e->key);
     }
     const entry *e = find(ld, "expect", "detected");
     if (e != NULL) {
@@ -1027,6 +1031,13 @@ static sb_status load_expect_section(loader *ld, sb_case *c)
         if (c->expect_op == SB_OP_COUNT)
             return fail(ld, e->line, "op as an op of kernels/kernels.def, found \"%s\"", e->value);
     }
+    if ((e = find(ld, "expect", "probe")) != NULL &&
+        snprintf(c->expect_probe, sizeof c->expect_probe, "%s", e->value) >=
+            (int)sizeof c->expect_probe)
+        return fail(ld, e->line, "probe as a name of at most %zu characters",
+                    sizeof c->expect_probe - 1);
+    if ((e = find(ld, "expect", "step")) != NULL)
+        return get_i64(ld, e, 0, INT64_MAX, &c->expect_step);
     return SB_OK;
 }
 

@@ -19,7 +19,9 @@ static const char mutants_usage[] =
     "              run, the first probe where its repeats part, a repeat with the\n"
     "              golden's bits having none; for a run that\n"
     "              crashed or timed out before diverging, the op it died in) is in\n"
-    "              the expected op ([expect] op, default the op the mutant replaces)\n"
+    "              the expected op ([expect] op, default the op the mutant replaces),\n"
+    "              and at the expected probe and step when the case names them\n"
+    "              ([expect] probe, step)\n"
     "  classified  every run's verdict is the one [sweep] expect / expect.T names\n"
     "              (nondeterministic: the repeats of that thread count must part),\n"
     "              and on the batch axis of a case with [invariance] the one its\n"
@@ -89,6 +91,27 @@ static const char *expect_op_name(const sb_case *c)
     return c->expect_op == SB_OP_COUNT ? SB_ALLREDUCE_OP : sb_op_name(c->expect_op);
 }
 
+/* The divergence is at the probe and step the case expects ([expect] probe
+ * and step), or it expects none. */
+static bool at_expected_probe(const sb_case *c, const sb_divergence *d)
+{
+    if (c->expect_probe[0] == '\0' && c->expect_step < 0)
+        return true;
+    return d->found && (c->expect_probe[0] == '\0' || strcmp(d->probe, c->expect_probe) == 0) &&
+           (c->expect_step < 0 || d->step == c->expect_step);
+}
+
+/* Where the case expects the divergence, for the reports: "op", or "op at
+ * step S probe P" with what [expect] names. */
+static void expect_where(const sb_case *c, char *out, size_t len)
+{
+    int n = snprintf(out, len, "%s", expect_op_name(c));
+    if (c->expect_step >= 0 && n >= 0 && (size_t)n < len)
+        n += snprintf(out + n, len - (size_t)n, " at step %" PRId64, c->expect_step);
+    if (c->expect_probe[0] && n >= 0 && (size_t)n < len)
+        snprintf(out + n, len - (size_t)n, " probe %s", c->expect_probe);
+}
+
 /* What the mutant replaces and its fault. */
 static void mutant_what(const sb_case *c, const char **replaces, const char **fault)
 {
@@ -123,7 +146,7 @@ static void score_case(mutant_score *s, const sb_case_result *r)
         if (x->verdict == SB_VERDICT_NONDETERMINISTIC && !at)
             continue;
         s->n_divergent++;
-        if (at && strcmp(at, op) == 0)
+        if (at && strcmp(at, op) == 0 && at_expected_probe(c, d))
             s->n_in_op++;
         if (!d->found && x->crash.in_op && !s->died)
             s->died = x;
@@ -170,8 +193,10 @@ static void score_print(FILE *f, const sb_case_result *r, const mutant_score *s)
     fprintf(f, "%s: detected %s", c->name, yes_no(s->detected));
     if (!c->expect_detected)
         fputs(" (expected unseen)", f);
+    char where[256];
+    expect_where(c, where, sizeof where);
     fprintf(f, ", localised %s (%d of %d divergent runs in %s", yes_no(s->localised),
-            s->n_in_op, s->n_divergent, expect_op_name(c));
+            s->n_in_op, s->n_divergent, where);
     if (s->first) {
         const sb_divergence *d = run_divergence(s->first);
         char at[64];
@@ -231,11 +256,12 @@ static void tap_write(FILE *f, const sb_case_result *r, const mutant_score *s, i
     fprintf(f, "TAP version 13\n1..%d\n", 3 * n);
     int k = 0;
     for (int i = 0; i < n; i++) {
-        char what[160];
+        char what[320], where[256];
         const char *name = r[i].c->name;
         tap_line(f, &k, s[i].detected, name, r[i].c->expect_detected ? "detected" : "unseen");
-        snprintf(what, sizeof what, "localised to %s (%d of %d divergent runs)",
-                 sb_op_name(r[i].c->expect_op), s[i].n_in_op, s[i].n_divergent);
+        expect_where(r[i].c, where, sizeof where);
+        snprintf(what, sizeof what, "localised to %s (%d of %d divergent runs)", where,
+                 s[i].n_in_op, s[i].n_divergent);
         tap_line(f, &k, s[i].localised, name, what);
         snprintf(what, sizeof what, "classified (%d of %d runs as expected)", s[i].n_as_expected,
                  s[i].n_runs);

@@ -659,6 +659,41 @@ START_TEST(invariance_section)
 }
 END_TEST
 
+/* [expect] of a mutant case: the op defaults to the mutant's, probe and
+ * step to any; a step that is not a count, or an unknown key, is refused. */
+START_TEST(expect_section)
+{
+    /* kernel_case with a relu mutant: line 6 (blank) becomes the mutant key */
+    static const char mutant_line[] = "mutant = relu_chunk_off_by_one\n";
+    write_variant(kernel_case, 6, mutant_line);
+    sb_case c;
+    char err[512] = "";
+    ck_assert_int_eq(sb_case_load(&c, path, err, sizeof err), SB_OK);
+    ck_assert_int_eq(c.expect_op, SB_OP_relu_fwd);
+    ck_assert_str_eq(c.expect_probe, "");
+    ck_assert_int_eq(c.expect_step, -1);
+
+    char good[2048];
+    snprintf(good, sizeof good, "%.*s%s%s[expect]\nop = adamw_update\nstep = 3\n"
+             "probe = adamw.h0.qkv.W.v\n", (int)(strstr(kernel_case, "\n[kernel]") -
+             kernel_case), kernel_case, "\nmutant = relu_chunk_off_by_one",
+             strstr(kernel_case, "\n[kernel]"));
+    write_case(good);
+    ck_assert_int_eq(sb_case_load(&c, path, err, sizeof err), SB_OK);
+    ck_assert_int_eq(c.expect_op, SB_OP_adamw_update);
+    ck_assert_str_eq(c.expect_probe, "adamw.h0.qkv.W.v");
+    ck_assert_int_eq(c.expect_step, 3);
+
+    /* good's lines: 6 mutant, 22 [expect], 23 op, 24 step, 25 probe */
+    static const refusal bad[] = {
+        {24, "step = -1\n", 24, "step as an integer in [0, "},
+        {24, "step = first\n", 24, "step as an integer"},
+        {25, "where = here\n", 25, "a key of [expect] (detected, op, probe, step), found \"where\""},
+    };
+    refusals_check(good, bad, sizeof bad / sizeof bad[0]);
+}
+END_TEST
+
 START_TEST(missing_file)
 {
     sb_case c;
@@ -683,6 +718,7 @@ Suite *make_casefile_suite(void)
     tcase_add_test(tc, train_errors);
     tcase_add_test(tc, gpt_train_case);
     tcase_add_test(tc, kernel_ops_take_their_own_parameters);
+    tcase_add_test(tc, expect_section);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, invariance_section);
     suite_add_tcase(s, tc);

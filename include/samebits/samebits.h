@@ -191,6 +191,8 @@ typedef struct sb_case {
     char mutant[64];            /* "" for none */
     bool expect_detected;       /* [expect] detected: some run must diverge */
     sb_op expect_op;            /* [expect] op: where the first divergence must be */
+    char expect_probe[128];     /* [expect] probe: the first divergent probe it must be; "" any */
+    int64_t expect_step;        /* [expect] step: the step it must be at; -1 any */
 
     /* [invariance]: the batch axis (FORMATS.md). Not in the digest: the
      * golden's trace does not depend on it. n_batch 0: no batch axis. */
