@@ -31,12 +31,12 @@ static int entries_replaced(const sb_kernel_table *t, sb_op *which)
     return n;
 }
 
-START_TEST(registry_lists_twenty_three_mutants_each_replacing_one_op)
+START_TEST(registry_lists_twenty_four_mutants_each_replacing_one_op)
 {
     int kinds[2] = {0, 0};
     for (int i = 0; i < sb_mutant_count(); i++)
         kinds[sb_mutant_kind_of(i)]++;
-    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 19);
+    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 20);
     ck_assert_int_eq(kinds[SB_MUTANT_NUMERICS], 4);
     for (int i = 0; i < sb_mutant_count(); i++) {
         const char *name = sb_mutant_name(i);
@@ -138,6 +138,8 @@ static const trigger triggers[] = {
      2, 1, 1, {1}, 1},
     /* 100003 gradients: 25 blocks, cut into two runs at 2 threads */
     {"grad_norm_thread_order", {.op = SB_OP_grad_norm, .n = 100003}, 2, 1, 1, {1}, 1},
+    /* above SB_OPTIM_PARALLEL_MIN: split over the threads */
+    {"adamw_peel_unstored_v", {.op = SB_OP_adamw_update, .n = 20000, .t = 1}, 2, 1, 1, {1}, 1},
 };
 #define N_TRIGGERS ((int)(sizeof triggers / sizeof triggers[0]))
 
@@ -170,15 +172,14 @@ static void labels_fill(int32_t *y, size_t n, int k)
 
 static bool is_update(sb_op op)
 {
-    return op == SB_OP_sgd_update || op == SB_OP_rmsprop_update || op == SB_OP_adam_update ||
-           op == SB_OP_adadelta_update;
+    return sb_op_updates_in_place(op);
 }
 
 static void call_alloc(sb_op_call *c, const trigger *tr)
 {
     *c = tr->call;
     if (is_update(c->op))
-        sb_optim_defaults(&c->optim, SB_OPTIM_ADADELTA);
+        sb_optim_defaults(&c->optim, sb_params_optimizer(sb_op_params_of(c->op)));
     ck_assert_int_eq(sb_op_call_describe(c), SB_OK);
     for (int i = 0; i < c->n_in; i++) {
         c->in[i].data = malloc(sb_tensor_bytes(&c->in[i]));
@@ -296,6 +297,36 @@ START_TEST(aborting_mutant_aborts_where_its_fault_shows)
 }
 END_TEST
 
+/* adamw_peel_unstored_v's fault is in the state alone: where it shows, the
+ * weight and the first moment are det's and only the second moment differs,
+ * in one element per thread but the first. */
+START_TEST(adamw_peel_mutant_corrupts_only_the_second_moment)
+{
+    const trigger *tr = NULL;
+    for (int i = 0; i < N_TRIGGERS; i++)
+        if (strcmp(triggers[i].mutant, "adamw_peel_unstored_v") == 0)
+            tr = &triggers[i];
+    ck_assert_ptr_nonnull(tr);
+    sb_op_call det, mut;
+    call_alloc(&det, tr);
+    call_alloc(&mut, tr);
+    for (int threads = 2; threads <= 3; threads++) {
+        agrees_with_det(tr, &det, &mut, threads);
+        for (int j = 0; j < 2; j++)
+            ck_assert_msg(memcmp(det.out[j].data, mut.out[j].data,
+                                 sb_tensor_bytes(&det.out[j])) == 0,
+                          "output %d differs at %d threads", j, threads);
+        const float *dv = det.out[2].data, *mv = mut.out[2].data;
+        int differing = 0;
+        for (size_t i = 0; i < tr->call.n; i++)
+            differing += memcmp(&dv[i], &mv[i], sizeof *dv) != 0;
+        ck_assert_int_eq(differing, threads - 1);
+    }
+    call_free(&det);
+    call_free(&mut);
+}
+END_TEST
+
 /* The NUMERICS mutants are as deterministic as det; the numerics suite
  * triggers them (cases/numerics_*.case). */
 /* Mutants whose fault follows the batch size: at every thread count they
@@ -371,7 +402,7 @@ Suite *make_mutants_suite(void)
 {
     Suite *s = suite_create("mutants");
     TCase *tc = tcase_create("registry");
-    tcase_add_test(tc, registry_lists_twenty_three_mutants_each_replacing_one_op);
+    tcase_add_test(tc, registry_lists_twenty_four_mutants_each_replacing_one_op);
     tcase_add_test(tc, install_replaces_one_entry);
     tcase_add_test(tc, unknown_mutant_is_refused);
     tcase_add_test(tc, every_determinism_mutant_has_a_trigger);
@@ -379,6 +410,7 @@ Suite *make_mutants_suite(void)
     tc = tcase_create("faults");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, mutant_differs_from_det_where_its_fault_shows, 0, N_TRIGGERS);
+    tcase_add_test(tc, adamw_peel_mutant_corrupts_only_the_second_moment);
     tcase_add_loop_test(tc, batch_mutant_follows_the_batch_not_the_threads, 0,
                         N_BATCH_TRIGGERS);
     tcase_add_loop_test(tc, mutant_equals_det_where_its_fault_does_not_show, 0, N_TRIGGERS);
