@@ -44,7 +44,7 @@ static sb_status threads_sweep(sb_case_result *r, const sb_case *c, const sb_swe
 {
     sb_trace golden;
     sb_trace_init(&golden);
-    sb_status st = sb_golden_read(&golden, c->golden_path, c->digest, err, errlen);
+    sb_status st = sb_case_golden_read(&golden, c, err, errlen);
     if (st == SB_OK)
         st = sb_sweep_case(c, &golden, o, r, err, errlen);
     sb_trace_free(&golden);
@@ -130,10 +130,12 @@ bool cli_batch_run(cli_batch *b, bool (*one)(void *, const char *, sb_case *, sb
 
 void cli_batch_close(cli_batch *b, int rc, const char *what)
 {
-    if (b->temporary && rc == SB_EXIT_OK)
+    /* after an input error its one line said all: a temporary directory
+     * holds nothing more to look at, and a given one is where it was asked */
+    if (b->temporary && (rc == SB_EXIT_OK || rc == SB_EXIT_INPUT))
         sb_dir_remove_tree(b->work);
-    else if (rc != SB_EXIT_OK && rmdir(b->work) != 0)   /* an empty one goes */
-        fprintf(stderr, "samebits %s: %s are in %s\n", b->cmd, what, b->work);
+    else if (rc != SB_EXIT_OK && rmdir(b->work) != 0 && rc != SB_EXIT_INPUT)
+        fprintf(stderr, "samebits %s: %s are in %s\n", b->cmd, what, b->work);   /* an empty one goes */
     for (int i = 0; i < b->n_done; i++)
         sb_case_result_free(&b->results[i]);
     free(b->results);

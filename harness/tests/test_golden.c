@@ -144,7 +144,7 @@ START_TEST(interrupted_write_keeps_old_golden)
     signal(SIGXFSZ, old_handler);
 
     ck_assert_int_eq(st, SB_ERR_IO);
-    ck_assert_ptr_nonnull(strstr(err, "old golden left as it was"));
+    ck_assert_ptr_nonnull(strstr(err, "the old file left as it was: File too large"));
     size_t n_after = slurp(golden, after, sizeof after);
     ck_assert_uint_eq(n_after, n_before);
     ck_assert(memcmp(before, after, n_before) == 0);
@@ -166,14 +166,15 @@ START_TEST(failed_rename_and_bad_header_leave_no_trace)
     sb_trace t;
     char err[512];
     build(&t, 2, 0.5f);
-    /* rename() onto a non-empty directory fails (EISDIR/ENOTEMPTY). */
+    /* A directory where the golden should be is refused before anything
+     * is written. */
     char blocked[160], inside[200];
     snprintf(blocked, sizeof blocked, "%s/blocked.golden", dir);
     ck_assert_int_eq(mkdir(blocked, 0755), 0);
     snprintf(inside, sizeof inside, "%s/keep", blocked);
     write_bytes(inside, "x", 1);
-    ck_assert_int_eq(sb_golden_write(&t, blocked, err, sizeof err), SB_ERR_IO);
-    ck_assert_ptr_nonnull(strstr(err, "cannot replace"));
+    ck_assert_int_eq(sb_golden_write(&t, blocked, err, sizeof err), SB_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "is a directory, expected a file"));
     ck_assert_int_eq(count_entries(dir), 1);
     ck_assert_int_eq(count_entries(blocked), 1);
     unlink(inside);
