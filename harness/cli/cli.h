@@ -48,6 +48,10 @@ typedef struct cli_line {
  * (SB_EXIT_OK) or what is wrong in one line (SB_EXIT_INPUT,
  * cli_usage_error). */
 bool cli_line_parse(cli_line *l, int argc, char **argv, int *rc);
+/* Whether the report files at paths[0..n) (NULL: not asked for) can be
+ * written, checked before the work that fills them (sb_out_check); false
+ * after "samebits CMD: PATH: why" on stderr. */
+bool cli_outputs_writable(const char *cmd, const char *const *paths, size_t n);
 /* A usage error in one line: "samebits CMD: WHAT (samebits CMD --help)". */
 void cli_usage_error(const char *cmd, const char *what);
 

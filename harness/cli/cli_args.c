@@ -15,6 +15,15 @@ void cli_usage_error(const char *cmd, const char *what)
     fprintf(stderr, "samebits %s: %s (samebits %s --help)\n", cmd, what, cmd);
 }
 
+bool cli_outputs_writable(const char *cmd, const char *const *paths, size_t n)
+{
+    char err[1200];
+    if (sb_out_check_all(paths, n, err, sizeof err))
+        return true;
+    fprintf(stderr, "samebits %s: %s\n", cmd, err);
+    return false;
+}
+
 bool cli_line_parse(cli_line *l, int argc, char **argv, int *rc)
 {
     sb_args a = {.options = l->options, .positional = l->positional,

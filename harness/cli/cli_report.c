@@ -149,9 +149,7 @@ static bool report_parse(report_args *a, int argc, char **argv, int *rc)
     }
     /* the reports' paths before any shard is read */
     const char *outputs[] = {a->json, a->junit};
-    char err[1200];
-    if (go && !sb_out_check_all(outputs, 2, err, sizeof err)) {
-        fprintf(stderr, "samebits report: %s\n", err);
+    if (go && !cli_outputs_writable("report", outputs, 2)) {
         *rc = SB_EXIT_INPUT;
         return false;
     }

@@ -154,11 +154,8 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
     }
     /* every report path is checked before any run */
     const char *outputs[] = {a->json, a->junit, a->census_json, a->census_md};
-    char err[1200];
-    if (!sb_out_check_all(outputs, 4, err, sizeof err)) {
-        fprintf(stderr, "samebits sweep: %s\n", err);
+    if (!cli_outputs_writable("sweep", outputs, 4))
         return false;
-    }
     a->b.o.keep_traces = a->keep_traces;
     if (a->census || a->census_json || a->census_md) {
         /* every output classified, from the traces the runs leave */
