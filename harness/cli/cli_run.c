@@ -36,20 +36,8 @@ static int exit_for(sb_status st)
 
 static int trace_save(const sb_trace *t, const char *path)
 {
-    sb_out_file out;
     char err[1200];
-    sb_status st = sb_out_open(&out, path, err, sizeof err);
-    if (st == SB_OK) {
-        st = sb_trace_write(t, out.f);
-        if (st == SB_OK) {
-            st = sb_out_commit(&out, err, sizeof err);
-        } else {
-            sb_out_discard(&out);
-            sb_err_set(err, sizeof err, "%s: cannot write the trace (%s)", path,
-                       sb_status_name(st));
-        }
-    }
-    if (st == SB_OK)
+    if (sb_trace_save(t, path, err, sizeof err) == SB_OK)
         return SB_EXIT_OK;
     fprintf(stderr, "%s\n", err);
     return SB_EXIT_INPUT;

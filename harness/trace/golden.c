@@ -24,6 +24,11 @@ static void case_of(char *name, size_t size, const char *path)
 
 sb_status sb_golden_write(const sb_trace *t, const char *path, char *err, size_t errlen)
 {
+    return sb_trace_save(t, path, err, errlen);
+}
+
+sb_status sb_trace_save(const sb_trace *t, const char *path, char *err, size_t errlen)
+{
     sb_out_file o;
     sb_status st = sb_out_open(&o, path, err, errlen);
     if (st != SB_OK)

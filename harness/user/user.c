@@ -174,14 +174,8 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
         st = sb_run_sink_finish(&sink, err, sizeof err);
     }
     bool written = st == SB_OK;
-    if (written) {
-        sb_out_file out;
-        st = sb_out_open(&out, a->trace, err, sizeof err);
-        if (st == SB_OK) {
-            sb_trace_write(&t, out.f);
-            st = sb_out_commit(&out, err, sizeof err);
-        }
-    }
+    if (written)
+        st = sb_trace_save(&t, a->trace, err, sizeof err);
     sb_trace_free(&t);
     if (st == SB_OK)
         return SB_EXIT_OK;

@@ -120,8 +120,14 @@ sb_status sb_trace_read(sb_trace *t, const char *path, char *err, size_t errlen)
 /* Index of the latest record named `name` before record `before`, or -1. */
 long sb_trace_find_latest(const sb_trace *t, const char *name, size_t before);
 
-/* Golden files are traces written atomically (temporary file, fsync,
- * rename): an interrupted write leaves the old golden intact. */
+/* A trace written to path as every report file is (harness/REPORTS.md,
+ * "Report files"): a regular file replaced atomically (temporary file,
+ * fsync, rename), a symbolic link followed, a device written in place. On
+ * an error err says why and the old file is left as it was; SB_ERR_USAGE
+ * for an incomplete header. */
+sb_status sb_trace_save(const sb_trace *t, const char *path, char *err, size_t errlen);
+/* Golden files are traces saved so (sb_trace_save): an interrupted write
+ * leaves the old golden intact. */
 sb_status sb_golden_write(const sb_trace *t, const char *path, char *err, size_t errlen);
 /* Refuses a wrong format version or a case-digest mismatch, saying how to
  * regenerate (`samebits golden CASE`). */
