@@ -6,11 +6,13 @@
  * directory synced after. A symbolic link is followed: its target is what
  * gets replaced, the link stays. Anything else that is not a directory (a
  * device such as /dev/null, a FIFO) is written in place, since renaming over
- * it would put a regular file where it was. A new file gets the mode the
+ * it would put a regular file where it was; so is an open file of this
+ * process (/dev/stdout, /dev/fd/N: a path into /proc/). A new file gets the mode the
  * umask allows (0666 & ~umask); a replaced one keeps its own. A temporary
  * left by a killed writer has no live lock: sb_out_stale_remove removes it. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -37,9 +39,24 @@ static void dir_of(char *dir, size_t size, const char *path)
         snprintf(dir, size, "%.*s", (int)(slash - path), path);
 }
 
+/* Whether path's directory, links followed, is the directory `other`
+ * (same ends: true for both "/proc"s when same_fs only matches the file
+ * system). */
+static bool dir_is(const char *path, const char *other, bool same_fs)
+{
+    char dir[1024];
+    struct stat a, b;
+    dir_of(dir, sizeof dir, path);
+    return stat(dir, &a) == 0 && stat(other, &b) == 0 && a.st_dev == b.st_dev &&
+           (same_fs || a.st_ino == b.st_ino);
+}
+
 /* path with its symbolic links followed to the last one's target (which
- * need not exist yet); false with err on a loop or a name too long. */
-static bool links_follow(char *out, size_t len, const char *path, char *err, size_t errlen)
+ * need not exist yet); false with err on a loop or a name too long.
+ * *descriptor: the path is or leads into /proc/ (/dev/stdout, /dev/fd/3):
+ * an open file of this process, whatever its type, to write where it is. */
+static bool links_follow(char *out, size_t len, const char *path, bool *descriptor, char *err,
+                         size_t errlen)
 {
     if ((size_t)snprintf(out, len, "%s", path) >= len) {
         sb_err_set(err, errlen, "%s: path too long", path);
@@ -47,6 +64,11 @@ static bool links_follow(char *out, size_t len, const char *path, char *err, siz
     }
     for (int depth = 0; depth < 40; depth++) {
         struct stat st;
+        /* /dev/fd/3 is /proc/PID/fd/3 */
+        if (dir_is(out, "/proc", true)) {
+            *descriptor = true;
+            return true;
+        }
         if (lstat(out, &st) != 0 || !S_ISLNK(st.st_mode))
             return true;
         char target[1024], dir[1024];
@@ -75,10 +97,29 @@ static mode_t umask_mode(void)
     return 0666 & ~mask;
 }
 
+/* The descriptor N of a path N in /proc/self/fd/ (links followed), or -1. */
+static int self_fd(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (base[0] < '0' || base[0] > '9' || !dir_is(path, "/proc/self/fd", false))
+        return -1;
+    char *end;
+    long fd = strtol(base, &end, 10);
+    return *end == '\0' && fd <= 1000000 ? (int)fd : -1;
+}
+
 static sb_status open_in_place(sb_out_file *o, mode_t type, char *err, size_t errlen)
 {
-    /* O_NONBLOCK: a FIFO nobody reads fails (ENXIO) instead of waiting */
-    int fd = open(o->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    /* one of this process's descriptors (/dev/stdout) is written where it
+     * stands, after what was written to it before, as a shell would; any
+     * other file is opened with O_NONBLOCK: a FIFO nobody reads fails
+     * (ENXIO) instead of waiting */
+    int own = self_fd(o->path);
+    if (own >= 0)
+        fflush(NULL);   /* what stdio holds for it goes first */
+    int fd = own >= 0 ? fcntl(own, F_DUPFD_CLOEXEC, 0)
+                      : open(o->path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENXIO && S_ISFIFO(type))
             sb_err_set(err, errlen, "%s: a FIFO that no process reads", o->path);
@@ -99,7 +140,8 @@ static sb_status open_in_place(sb_out_file *o, mode_t type, char *err, size_t er
 sb_status sb_out_open(sb_out_file *o, const char *path, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
-    if (!links_follow(o->path, sizeof o->path, path, err, errlen))
+    bool descriptor = false;
+    if (!links_follow(o->path, sizeof o->path, path, &descriptor, err, errlen))
         return SB_ERR_USAGE;
     struct stat st;
     bool exists = stat(o->path, &st) == 0;
@@ -107,7 +149,7 @@ sb_status sb_out_open(sb_out_file *o, const char *path, char *err, size_t errlen
         sb_err_set(err, errlen, "%s: is a directory, expected a file", path);
         return SB_ERR_USAGE;
     }
-    if (exists && !S_ISREG(st.st_mode))
+    if (exists && (!S_ISREG(st.st_mode) || descriptor))
         return open_in_place(o, st.st_mode, err, errlen);
 
     char dir[1024];
@@ -197,7 +239,8 @@ void sb_out_discard(sb_out_file *o)
 bool sb_out_check(const char *path, char *err, size_t errlen)
 {
     char target[1024], dir[1024];
-    if (!links_follow(target, sizeof target, path, err, errlen))
+    bool descriptor = false;
+    if (!links_follow(target, sizeof target, path, &descriptor, err, errlen))
         return false;
     struct stat st;
     if (stat(target, &st) == 0) {
@@ -205,7 +248,7 @@ bool sb_out_check(const char *path, char *err, size_t errlen)
             sb_err_set(err, errlen, "%s: is a directory, expected a file", path);
             return false;
         }
-        if (!S_ISREG(st.st_mode)) {
+        if (!S_ISREG(st.st_mode) || descriptor) {
             if (access(target, W_OK) != 0) {
                 io_error(err, errlen, path, "cannot write", errno);
                 return false;

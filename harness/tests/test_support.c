@@ -278,6 +278,26 @@ START_TEST(output_files_keep_what_they_write_to)
     ck_assert_int_eq(stat(path, &st), 0);
     ck_assert(S_ISFIFO(st.st_mode));
 
+    /* an open file of this process (/dev/stdout, /dev/fd/N) is written
+     * where it stands, after what it holds, and stays the same file */
+    snprintf(path, sizeof path, "%s/stdout.txt", tmp);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "table\n", 6), 6);
+    struct stat was;
+    ck_assert_int_eq(fstat(fd, &was), 0);
+    snprintf(link, sizeof link, "/dev/fd/%d", fd);
+    ck_assert_msg(out_write(link, "json") == SB_OK, "%s", err);
+    close(fd);
+    char both[16] = "";
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fread(both, 1, sizeof both - 1, f), 11);
+    fclose(f);
+    ck_assert_str_eq(both, "table\njson\n");
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_uint_eq(st.st_ino, was.st_ino);
+
     /* a directory is refused before anything is written, here and by the
      * check made before a sweep */
     ck_assert_int_eq(out_write(tmp, "x"), SB_ERR_USAGE);
