@@ -100,7 +100,7 @@ sb_status sb_json_write(const char *path, json_t *root)
         if (json_dumpf(root, rf.f, flags) == 0 && fputc('\n', rf.f) != EOF) {
             st = sb_report_file_commit(&rf);
         } else {
-            sb_report_error_set(path, ferror(rf.f) ? strerror(errno) : "cannot write");
+            sb_report_error_set(path, ferror(rf.f) ? strerror(errno) : "out of memory");
             sb_report_file_discard(&rf);
             st = SB_ERR_IO;
         }

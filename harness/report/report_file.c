@@ -32,7 +32,7 @@ void sb_report_file_discard(sb_report_file *rf)
 
 void sb_report_error_set(const char *path, const char *why)
 {
-    sb_err_set(last_error, sizeof last_error, "%s: %s", path, why);
+    sb_err_set(last_error, sizeof last_error, "%s: cannot write: %s", path, why);
 }
 
 const char *sb_report_sweep_id(void)

@@ -24,7 +24,8 @@ sb_status sb_report_file_open(sb_report_file *rf, const char *path);
 sb_status sb_report_file_commit(sb_report_file *rf);
 /* Closes and removes the temporary file: the report at `path` stays as it was. */
 void sb_report_file_discard(sb_report_file *rf);
-/* Sets what sb_report_error says for a failure found outside the file. */
+/* Sets what sb_report_error says for a failure found outside the file:
+ * "PATH: cannot write: WHY". */
 void sb_report_error_set(const char *path, const char *why);
 
 /* Length (1..4) of the well-formed UTF-8 sequence at s, or 0 when the byte

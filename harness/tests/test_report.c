@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "samebits.h"
@@ -474,6 +475,23 @@ START_TEST(junit_parses_and_escapes)
 }
 END_TEST
 
+/* Reports to a device are written in place: /dev/null stays a device
+ * (a rename over it would leave a regular file there); /dev/full says why
+ * it failed, with the file. */
+START_TEST(reports_to_devices)
+{
+    ck_assert_int_eq(sb_report_json("/dev/null", results, 3, NULL), SB_OK);
+    ck_assert_int_eq(sb_report_junit("/dev/null", results, 3), SB_OK);
+    struct stat st;
+    ck_assert_int_eq(stat("/dev/null", &st), 0);
+    ck_assert(S_ISCHR(st.st_mode));
+    ck_assert_int_eq(sb_report_json("/dev/full", results, 3, NULL), SB_ERR_IO);
+    ck_assert_str_eq(sb_report_error(), "/dev/full: cannot write: No space left on device");
+    ck_assert_int_eq(stat("/dev/full", &st), 0);
+    ck_assert(S_ISCHR(st.st_mode));
+}
+END_TEST
+
 static char *stream_report(void (*writer)(FILE *, const sb_case_result *, int))
 {
     char *buf = NULL;
@@ -682,6 +700,7 @@ Suite *make_report_suite(void)
     tcase_add_test(tc, json_reads_back);
     tcase_add_test(tc, json_read_refuses);
     tcase_add_test(tc, junit_parses_and_escapes);
+    tcase_add_test(tc, reports_to_devices);
     tcase_add_test(tc, tap_plan_and_lines);
     tcase_add_test(tc, text_table_and_summary);
     tcase_add_test(tc, text_columns_stay_aligned);
