@@ -130,12 +130,13 @@ bool cli_batch_run(cli_batch *b, bool (*one)(void *, const char *, sb_case *, sb
 
 void cli_batch_close(cli_batch *b, int rc, const char *what)
 {
-    /* after an input error its one line said all: a temporary directory
-     * holds nothing more to look at, and a given one is where it was asked */
-    if (b->temporary && (rc == SB_EXIT_OK || rc == SB_EXIT_INPUT))
+    /* an input error before any case was judged said all in its one line:
+     * its temporary directory holds nothing more to look at */
+    bool nothing_judged = rc == SB_EXIT_INPUT && b->n_done == 0;
+    if (b->temporary && (rc == SB_EXIT_OK || nothing_judged))
         sb_dir_remove_tree(b->work);
-    else if (rc != SB_EXIT_OK && rmdir(b->work) != 0 && rc != SB_EXIT_INPUT)
-        fprintf(stderr, "samebits %s: %s are in %s\n", b->cmd, what, b->work);   /* an empty one goes */
+    else if (rc != SB_EXIT_OK && rmdir(b->work) != 0 && !nothing_judged)  /* an empty one goes */
+        fprintf(stderr, "samebits %s: %s are in %s\n", b->cmd, what, b->work);
     for (int i = 0; i < b->n_done; i++)
         sb_case_result_free(&b->results[i]);
     free(b->results);
