@@ -88,10 +88,11 @@ sb_status sb_golden_update(const sb_trace *t, const char *path, sb_golden_mode m
     }
     sb_trace old;
     sb_trace_init(&old);
-    sb_status st = sb_golden_read(&old, path, NULL, err, errlen);
+    sb_status st = sb_trace_read(&old, path, err, errlen);
     if (st != SB_OK && mode != SB_GOLDEN_MODE_UPDATE) {
-        sb_err_set(err + strlen(err), errlen - strlen(err),
-                   " (the old golden does not read: only --update replaces it)");
+        size_t used = strlen(err);
+        sb_err_set(err + used, errlen - used, "; the old golden does not read: only --update "
+                   "replaces it");
         return st;
     }
     if (st == SB_OK && strcmp(old.header.case_name, t->header.case_name) != 0) {
