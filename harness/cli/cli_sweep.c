@@ -4,12 +4,15 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sweep/shard_env.h"
+
+extern char **environ;
 
 static const char sweep_usage[] =
     "usage: samebits sweep CASE... [--threads LIST] [--repeat R] [--timeout S]\n"
     "                      [--json FILE] [--junit FILE] [--tap]\n"
     "                      [--data-dir DIR] [--work-dir DIR] [--keep-traces]\n"
-    "                      [--shard I/N] [--max-steps N] [--max-origins N]\n"
+    "                      [--shard I/N|auto|auto/N] [--max-steps N] [--max-origins N]\n"
     "                      [--census] [--census-json FILE] [--census-md FILE]\n"
     "                      [--axis threads|batch] [--batch LIST]\n"
     "                      [--ranks LIST]\n"
@@ -27,7 +30,12 @@ static const char sweep_usage[] =
     "work directory (default: a fresh one under $TMPDIR, removed when empty);\n"
     "--keep-traces leaves every run's trace there. --shard I/N runs only the\n"
     "I-th of N round-robin parts of the (case, threads, repeat) list; merge the\n"
-    "shards' --json files with `samebits report --merge`. --max-steps N stops\n"
+    "shards' --json files with `samebits report --merge`. --shard auto takes\n"
+    "the shard from a Slurm job array (SLURM_ARRAY_TASK_ID, _MIN, _COUNT) or\n"
+    "GoogleTest's GTEST_SHARD_INDEX and GTEST_TOTAL_SHARDS, as does no --shard\n"
+    "where they are set (said on stderr; --shard 1/1 runs everything);\n"
+    "--shard auto/N the N shards' index from JOB_COMPLETION_INDEX (Kubernetes).\n"
+    "--max-steps N stops\n"
     "every training run after N steps and compares only the golden's first N\n"
     "steps (the report marks such runs truncated; a run that did not diverge\n"
     "there while its case expects a divergence is 'not reached', neither a pass\n"
@@ -55,7 +63,8 @@ static const char sweep_usage[] =
     "exit status: 0 all as expected, 1 a divergence or verdict not expected,\n"
     "             2 usage or input error, 3 a crash or timeout,\n"
     "             4 a configuration nondeterministic where the case does not expect it,\n"
-    "             5 a rank sweep in a build without MPI\n";
+    "             5 a rank sweep in a build without MPI,\n"
+    "             6 --shard auto: a shard variable half set or out of range\n";
 
 typedef struct sweep_args {
     cli_batch b;
@@ -69,9 +78,12 @@ typedef struct sweep_args {
     bool census_failed;         /* a swept case got no census: the sweep ends as an input error */
 } sweep_args;
 
-/* "I/N" with 1 <= I <= N: the shard's 0-based index and count. */
-static bool shard_parse(const char *s, sb_sweep_options *o)
+/* "I/N" with 1 <= I <= N: the shard's 0-based index and count; "auto",
+ * "auto/N" or no --shard (s NULL): from the environment (shard_env.h). */
+static bool shard_parse(const char *s, sb_sweep_options *o, int *rc)
 {
+    if (!s || strncmp(s, "auto", 4) == 0)
+        return sb_shard_env_options(s, environ, o, rc);
     char *end;
     long i = strtol(s, &end, 10);
     long n = *end == '/' ? strtol(end + 1, &end, 10) : 0;
@@ -128,7 +140,7 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
     }
     if ((repeat_s && !cli_parse_int(repeat_s, 1, 1000, &repeat, "--repeat")) ||
         (timeout_s && !cli_parse_seconds(timeout_s, &a->b.o.timeout_seconds, "--timeout")) ||
-        (shard_s && !shard_parse(shard_s, &a->b.o)) ||
+        !shard_parse(shard_s, &a->b.o, rc) ||
         (max_steps_s && !cli_parse_max_steps(max_steps_s, &a->b.o.max_steps)) ||
         (max_origins_s &&
          !cli_parse_int(max_origins_s, 1, SB_ORIGINS_KEPT, &max_origins, "--max-origins")))

@@ -10,7 +10,7 @@ from plots import curve_plot, trend_plot
 # Outcome first: colour and symbol say as expected or not; the verdict is text.
 OUTCOMES = {"ok": ("\u2714", "as expected"), "off": ("\u2718", "not as expected"),
             "unreached": ("?", "not reached"), "missing": ("\u2013", "not run"),
-            "build": ("!", "build failed")}
+            "build": ("!", "build failed"), "lost": ("!", "task lost")}
 
 
 def esc(x):
@@ -86,8 +86,8 @@ def summary_html(night):
              f'{OUTCOMES["ok"][0]} {s["runs_as_expected"]}</span> as expected',
              f'<span class="count off" id="sum-not-as-expected" data-count="{s["runs_not_as_expected"]}">'
              f'{OUTCOMES["off"][0]} {s["runs_not_as_expected"]}</span> not as expected',
-             f'<span class="count" id="sum-new" data-count="{"" if new is None else new}">'
-             f'{"no previous night" if new is None else new}</span> new since last night']
+             f'<span class="count" id="sum-new" data-count="">first night</span>' if new is None else
+             f'<span class="count" id="sum-new" data-count="{new}">{new}</span> new since last night']
     if s["runs_not_reached"]:
         parts.append(f'<span class="count unreached" id="sum-not-reached" '
                      f'data-count="{s["runs_not_reached"]}">? {s["runs_not_reached"]}</span> not reached')
@@ -95,9 +95,11 @@ def summary_html(night):
         parts.append(f'<span class="count off" id="sum-builds-failed">{s["builds_failed"]}</span> '
                      f'of {s["builds"]} builds failed')
     verdict = "green" if night["exit"] == 0 else "red"
+    lost = s["builds_failed"] and not s["runs_not_as_expected"]
     banner = {"green": "Every run as expected.",
               "red": "Not green: " + ("no configuration ran." if s["runs"] == 0 else
-                                      "see the cells marked \u2718 below.")}[verdict]
+                                      "a build failed or was lost: see Runs not as expected."
+                                      if lost else "see the cells marked \u2718 below.")}[verdict]
     return (f'<p id="summary" class="summary {verdict}" data-exit="{night["exit"]}">'
             f'{" · ".join(parts)}</p><p class="banner {verdict}">{esc(banner)}</p>'
             f'<p class="meta">commit {esc(night["commit"][:12])} · {s["builds"]} builds · '
@@ -133,6 +135,8 @@ def verdicts_text(runs):
 def cell_html(build, case, runs):
     if build["status"] == "build-failed":
         outcome, note = "build", "see logs/" + build["name"] + ".build.log"
+    elif build["status"].startswith("lost"):
+        outcome, note = "lost", build["status"]
     elif not runs:
         outcome, note = "missing", ""
     else:
@@ -280,7 +284,7 @@ def run_details_html(build, case, run):
                     f"<code>{esc(p['probe'])}</code> ({esc(p['op'])}).")
     if run["message"]:
         said.append(f"Message: <code>{esc(run['message'])}</code>")
-    said.append(f"It took {duration(run['seconds'])}. To reproduce it: "
+    said.append(f"It took {duration(run['seconds'])}. To reproduce it, from the repository: "
                 f"<code class=\"cmd\">{esc(reproduce_command(build, case, run))}</code>")
     return (f'<section class="details" id="{run_id(build["name"], case["name"], run)}" '
             f'data-outcome="off"><h3>\u2718 {title}</h3>'
@@ -290,6 +294,10 @@ def run_details_html(build, case, run):
 def details_html(builds):
     out = []
     for b in builds:
+        if b["status"].startswith("lost"):  # a task of tools/slurm that left no report
+            out.append(f'<section class="details"><h3>! {esc(b["name"])}: lost</h3>'
+                       f'<p>{esc(b["status"])}: no report from it; the night is not green.</p>'
+                       '</section>')
         if b["status"] in ("build-failed", "sweep-failed"):
             log = "build" if b["status"] == "build-failed" else "sweep"
             out.append(f'<section class="details"><h3>! {esc(b["name"])}: {esc(b["status"])}</h3>'
@@ -410,7 +418,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .cell.off { background: #f8d0cd; font-weight: bold; }
 .cell.unreached { background: #e8e8e8; font-style: italic; }
 .cell.missing { background: #f4f4f4; color: #666; }
-.cell.build { background: #444; color: white; }
+.cell.build, .cell.lost { background: #444; color: white; }
 .batch, .ranks { min-width: 9em; }
 .batch.ok, .ranks.ok { background: #d9f0df; }
 .batch.off, .ranks.off { background: #f8d0cd; font-weight: bold; }
@@ -431,7 +439,7 @@ SCRIPT = """
   box.addEventListener('change', function () {
     var rows = document.querySelectorAll('#matrix tbody tr');
     for (var i = 0; i < rows.length; i++) {
-      var off = rows[i].querySelectorAll('td.off, td.build').length > 0;
+      var off = rows[i].querySelectorAll('td.off, td.build, td.lost').length > 0;
       rows[i].style.display = box.checked && !off ? 'none' : '';
     }
   });

@@ -52,23 +52,36 @@ def read_epochs(trace_path, max_steps):
     return [e for e in epochs if not max_steps or e["steps"] < max_steps]
 
 
-def load_builds(manifest, sweeps):
+def portable(path, root, out):
+    """A path the page can name on another machine: relative to the
+    repository (its commands run from there), else to the night's folder
+    (a build root outside the repository), else as given."""
+    if not path or path == "-" or not os.path.isabs(path):
+        return path
+    for base in (root, out):
+        if base and os.path.commonpath([os.path.abspath(base), path]) == os.path.abspath(base):
+            return os.path.relpath(path, base)
+    return path
+
+
+def load_builds(manifest, sweeps, root=None, out=None):
     builds = []
     for row in manifest:
         b = {"name": row["name"], "compiler": row["compiler"], "optimization": row["optimization"],
              "target": row["target"], "max_steps": int(row["max_steps"]) or None,
-             "status": row["status"], "samebits": row["exe"],
+             "status": row["status"], "samebits": portable(row["exe"], root, out),
              "build_seconds": row["build_seconds"], "sweep_seconds": row["sweep_seconds"],
              "sweep_exit": None if row["sweep_exit"] == "-" else int(row["sweep_exit"]),
              "cases": []}
         path = os.path.join(sweeps, row["name"] + ".json")
-        if b["status"] != "build-failed":
+        if b["status"] in ("ok", "prebuilt"):  # not build-failed, nor a lost task's (tools/slurm)
             if os.path.exists(path):
                 with open(path) as f:
                     b["cases"] = json.load(f)["cases"]
             else:
                 b["status"] = "sweep-failed"
         for case in b["cases"]:
+            case["path"] = portable(case["path"], root, out)
             for run in case["runs"]:
                 if case["kind"] == "train":
                     truncated = run.get("truncated")
@@ -126,9 +139,11 @@ def main():
         ap.add_argument("--" + opt, required=True)
     ap.add_argument("--wall", type=float, required=True)
     ap.add_argument("--cpus", type=int, required=True)
+    ap.add_argument("--root", help="the repository: the page's paths are relative to it")
     a = ap.parse_args()
 
-    builds = load_builds(read_manifest(a.manifest), a.sweeps)
+    builds = load_builds(read_manifest(a.manifest), a.sweeps, a.root,
+                         os.path.dirname(os.path.abspath(a.html)))
     nights, previous_failing = load_history(a.history)
     s = summary(builds, previous_failing)
     green = s["runs"] > 0 and s["runs_not_as_expected"] == 0 and s["builds_failed"] == 0

@@ -81,8 +81,8 @@ for shot in desktop:1280,2000 narrow:420,2600; do
 done
 cp "$tmp/out/nightly.html" "$art/nightly.html"
 
-/usr/bin/python3 - "$tmp/dom.html" "$tmp/out/nightly.json" "$tmp/history" <<'PY'
-import glob, json, shlex, subprocess, sys
+/usr/bin/python3 - "$tmp/dom.html" "$tmp/out/nightly.json" "$tmp/history" "$src" "$sb" <<'PY'
+import glob, json, os, shlex, subprocess, sys
 from html.parser import HTMLParser
 
 class Dom(HTMLParser):
@@ -160,7 +160,11 @@ for said in ("The case expects identical; this run gave reordering.",
         fail(f"the details panel lacks {said!r}: {text!r}")
 # the command it gives reproduces the divergence
 cmd = [e for e in dom.elements if e["tag"] == "code" and "cmd" in e["attrs"].get("class", "")][0]["text"]
-run = subprocess.run(shlex.split(cmd), capture_output=True, text=True)
+# from the repository, naming the build relative to it (the page travels)
+src, sb = sys.argv[4], sys.argv[5]
+if sb.startswith(src + "/") and shlex.split(cmd)[0] != os.path.relpath(sb, src):
+    fail(f"the command names the build {shlex.split(cmd)[0]!r}, not relative to the repository")
+run = subprocess.run(shlex.split(cmd), capture_output=True, text=True, cwd=src)
 if run.returncode != 1 or "xent_loss.out0" not in run.stdout or "reordering" not in run.stdout:
     fail(f"{cmd} exited {run.returncode}: {run.stdout}{run.stderr}")
 if "True" in text or "False" in text or "[[" in text:
