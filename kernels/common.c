@@ -1,6 +1,10 @@
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sb_common.h"
 
@@ -108,4 +112,34 @@ sb_status sb_msg(char *err, size_t errlen, sb_status st, const char *fmt, ...)
         va_end(ap);
     }
     return st;
+}
+
+/* What a file that is not a regular one is, for a message. */
+static const char *file_kind(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+         : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+sb_status sb_regular_open(const char *path, int *fd, char *err, size_t errlen)
+{
+    /* O_NONBLOCK: opening a FIFO nobody writes does not wait */
+    *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (*fd < 0)
+        return sb_msg(err, errlen, SB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    sb_status bad = SB_OK;
+    if (fstat(*fd, &st) != 0)
+        bad = sb_msg(err, errlen, SB_ERR_IO, "%s: cannot read its type: %s", path,
+                     strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        bad = sb_msg(err, errlen, SB_ERR_INPUT, "%s: is %s, expected a regular file", path,
+                     file_kind(st.st_mode));
+    if (bad != SB_OK) {
+        close(*fd);
+        *fd = -1;
+        return bad;
+    }
+    fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK);
+    return SB_OK;
 }

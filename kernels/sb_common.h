@@ -118,4 +118,11 @@ void sb_partials_sum(float *out, const float *part, size_t n, int parts);
 sb_status sb_msg(char *err, size_t errlen, sb_status st, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* A file opened for reading (*fd) that is a regular file, checked before
+ * any read and without waiting (a FIFO nobody writes would block open and
+ * read). SB_ERR_IO with err "PATH: cannot open: WHY", SB_ERR_INPUT with
+ * "PATH: is a FIFO (a directory, a character device, ...), expected a
+ * regular file"; *fd is then -1. */
+sb_status sb_regular_open(const char *path, int *fd, char *err, size_t errlen);
+
 #endif

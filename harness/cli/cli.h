@@ -45,9 +45,15 @@ typedef struct cli_line {
 
 /* Parses argv[1..argc); true when the command goes on. False, with the
  * exit status in *rc, after printing the usage for --help or -h
- * (SB_EXIT_OK) or what is wrong (SB_EXIT_INPUT; for too few positional
- * arguments, or too many of a command that takes up to two, the usage). */
+ * (SB_EXIT_OK) or what is wrong in one line (SB_EXIT_INPUT,
+ * cli_usage_error). */
 bool cli_line_parse(cli_line *l, int argc, char **argv, int *rc);
+/* Whether the report files at paths[0..n) (NULL: not asked for) can be
+ * written, checked before the work that fills them (sb_out_check); false
+ * after "samebits CMD: PATH: why" on stderr. */
+bool cli_outputs_writable(const char *cmd, const char *const *paths, size_t n);
+/* A usage error in one line: "samebits CMD: WHAT (samebits CMD --help)". */
+void cli_usage_error(const char *cmd, const char *what);
 
 bool cli_is_help(const char *arg);
 /* "1,2,4", "1-8", "1..8" or a mix (the thread-list grammar, FORMATS.md). */

@@ -10,6 +10,20 @@ bool cli_is_help(const char *arg)
     return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
 }
 
+void cli_usage_error(const char *cmd, const char *what)
+{
+    fprintf(stderr, "samebits %s: %s (samebits %s --help)\n", cmd, what, cmd);
+}
+
+bool cli_outputs_writable(const char *cmd, const char *const *paths, size_t n)
+{
+    char err[1200];
+    if (sb_out_check_all(paths, n, err, sizeof err))
+        return true;
+    fprintf(stderr, "samebits %s: %s\n", cmd, err);
+    return false;
+}
+
 bool cli_line_parse(cli_line *l, int argc, char **argv, int *rc)
 {
     sb_args a = {.options = l->options, .positional = l->positional,
@@ -24,10 +38,11 @@ bool cli_line_parse(cli_line *l, int argc, char **argv, int *rc)
             *rc = SB_EXIT_OK;
             return true;
         }
-        fputs(l->usage, stderr);
+        cli_usage_error(l->cmd, l->min_positional == 1 ? "needs an argument"
+                                                       : "needs more arguments");
         return false;
     case SB_ARGS_NO_VALUE:
-        fprintf(stderr, "samebits: %s\n", err);
+        cli_usage_error(l->cmd, err);
         return false;
     case SB_ARGS_UNKNOWN:
         /* --help is no option of any table: it stops the line where it stands */
@@ -36,13 +51,13 @@ bool cli_line_parse(cli_line *l, int argc, char **argv, int *rc)
             *rc = SB_EXIT_OK;
             return false;
         }
-        fprintf(stderr, "samebits %s: %s (see samebits %s --help)\n", l->cmd, err, l->cmd);
+        cli_usage_error(l->cmd, err);
         return false;
     case SB_ARGS_EXTRA:
         if (l->max_positional == 1)
             fprintf(stderr, "samebits %s: one case at a time ('%s' is extra)\n", l->cmd, a.bad);
         else
-            fputs(l->usage, stderr);
+            cli_usage_error(l->cmd, err);
         return false;
     }
     return false;

@@ -44,7 +44,7 @@ static sb_status threads_sweep(sb_case_result *r, const sb_case *c, const sb_swe
 {
     sb_trace golden;
     sb_trace_init(&golden);
-    sb_status st = sb_golden_read(&golden, c->golden_path, c->digest, err, errlen);
+    sb_status st = sb_case_golden_read(&golden, c, err, errlen);
     if (st == SB_OK)
         st = sb_sweep_case(c, &golden, o, r, err, errlen);
     sb_trace_free(&golden);
@@ -130,9 +130,12 @@ bool cli_batch_run(cli_batch *b, bool (*one)(void *, const char *, sb_case *, sb
 
 void cli_batch_close(cli_batch *b, int rc, const char *what)
 {
-    if (b->temporary && rc == SB_EXIT_OK)
+    /* an input error before any case was judged said all in its one line:
+     * its temporary directory holds nothing more to look at */
+    bool nothing_judged = rc == SB_EXIT_INPUT && b->n_done == 0;
+    if (b->temporary && (rc == SB_EXIT_OK || nothing_judged))
         sb_dir_remove_tree(b->work);
-    else if (rc != SB_EXIT_OK && rmdir(b->work) != 0)   /* an empty one goes */
+    else if (rc != SB_EXIT_OK && rmdir(b->work) != 0 && !nothing_judged)  /* an empty one goes */
         fprintf(stderr, "samebits %s: %s are in %s\n", b->cmd, what, b->work);
     for (int i = 0; i < b->n_done; i++)
         sb_case_result_free(&b->results[i]);

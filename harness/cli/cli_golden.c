@@ -2,23 +2,34 @@
  *
  * The reference run happens in a child like every other run, so the golden
  * is exactly what a sweep's child at the reference thread count produces.
- * Writing is atomic (sb_golden_update): an interrupted command leaves the old
- * golden as it was. */
+ * A golden changes only when asked (sb_golden_update): a missing one is
+ * written, a changed one only with --update (--update=reordering: when
+ * every change can be a reordering), never with --check. Writing is atomic:
+ * an interrupted command leaves the old golden as it was. */
 #include <stdlib.h>
 
 #include "cli.h"
 
 static const char golden_usage[] =
-    "usage: samebits golden CASE... [--data-dir DIR]\n"
+    "usage: samebits golden CASE... [--check | --update | --update=reordering]\n"
+    "                       [--data-dir DIR]\n"
     "\n"
     "Runs each case at its reference thread count (in a child process) and\n"
-    "writes the case's golden file, saying for each: new, unchanged (file left\n"
-    "as it was), or changed with the first differing probe.\n"
-    "exit status: 0 done, 2 usage or input error, 3 the reference run crashed\n"
-    "             or timed out (its golden is left as it was)\n";
+    "compares the result with the case's golden file, saying for each: new,\n"
+    "unchanged (file left as it was), or changed with the first differing probe\n"
+    "and every origin of the change (a possible reordering: its op has a\n"
+    "reduction; beyond bound: its op has none, or the probe sequence differs).\n"
+    "A missing golden is written; a changed one only with --update, or with\n"
+    "--update=reordering when every change is a possible reordering (a library\n"
+    "that sums in a new order). --check writes nothing (for CI). The golden of\n"
+    "another case (another case name in its header) is never rewritten.\n"
+    "exit status: 0 done, 1 a golden changed or missing and not written,\n"
+    "             2 usage or input error, 3 the reference run crashed or timed\n"
+    "             out (its golden is left as it was)\n";
 
 /* Returns an SB_EXIT_* code for this case. */
-static int golden_one(const char *path, const char *self, const char *work)
+static int golden_one(const char *path, const char *self, const char *work,
+                      sb_golden_mode mode)
 {
     sb_case c;
     if (!cli_case_load(&c, path))
@@ -45,13 +56,15 @@ static int golden_one(const char *path, const char *self, const char *work)
         sb_trace_free(&t);
         return rc;
     }
-    char change[768];
-    if (sb_golden_update(&t, c.golden_path, c.digest, change, sizeof change, err,
+    char change[2048];
+    sb_golden_outcome outcome;
+    if (sb_golden_update(&t, c.golden_path, mode, &outcome, change, sizeof change, err,
                          sizeof err) != SB_OK) {
-        fprintf(stderr, "%s\n", err);
+        fprintf(stderr, "%s: %s\n", path, err);
         rc = SB_EXIT_INPUT;
     } else {
         printf("%s: %s\n", c.golden_path, change);
+        rc = outcome == SB_GOLDEN_CHANGED ? SB_EXIT_UNEXPECTED : SB_EXIT_OK;
     }
     sb_trace_free(&t);
     return rc;
@@ -63,7 +76,13 @@ int cli_golden(int argc, char **argv)
     const char **cases = calloc((size_t)argc, sizeof *cases);
     if (!cases)
         return SB_EXIT_INPUT;
-    const sb_option options[] = {{"--data-dir", &data_dir, NULL}, {NULL, NULL, NULL}};
+    bool check = false, update = false, reordering = false;
+    /* --update=reordering first: a flag matches only its whole name */
+    const sb_option options[] = {{"--data-dir", &data_dir, NULL},
+                                 {"--check", NULL, &check},
+                                 {"--update=reordering", NULL, &reordering},
+                                 {"--update", NULL, &update},
+                                 {NULL, NULL, NULL}};
     cli_line l = {.cmd = "golden", .usage = golden_usage, .options = options,
                   .positional = cases, .min_positional = 1, .max_positional = argc};
     int rc;
@@ -73,6 +92,16 @@ int cli_golden(int argc, char **argv)
         free(cases);
         return rc;
     }
+    if (check + update + reordering > 1) {
+        fprintf(stderr, "samebits golden: --check, --update and --update=reordering exclude "
+                        "each other (samebits golden --help)\n");
+        free(cases);
+        return SB_EXIT_INPUT;
+    }
+    sb_golden_mode mode = check        ? SB_GOLDEN_MODE_CHECK
+                          : update     ? SB_GOLDEN_MODE_UPDATE
+                          : reordering ? SB_GOLDEN_MODE_REORDERING
+                                       : SB_GOLDEN_MODE_NEW;
     /* work directories of golden runs that were killed (never kept: a golden
      * run removes its own at the end) */
     sb_stale_remove(sb_temp_dir(), "samebits.golden.");
@@ -84,10 +113,9 @@ int cli_golden(int argc, char **argv)
     cli_data_dir(data_dir);
 
     for (int i = 0; i < l.n_positional; i++) {
-        int r = golden_one(cases[i], self, work);
-        /* the worst outcome decides: input error, then crash */
-        if (r == SB_EXIT_INPUT || (r == SB_EXIT_CRASH && rc != SB_EXIT_INPUT))
-            rc = r;
+        int r = golden_one(cases[i], self, work, mode);
+        /* the worst outcome decides: input error, then crash, then a change */
+        rc = sb_golden_exit_worst(rc, r);
     }
     sb_dir_remove_tree(work);
     free(cases);

@@ -99,7 +99,7 @@ int cli_locate(int argc, char **argv)
         return rc;
     int threads[SB_MAX_THREADS], n = 0;
     if (!threads_s) {
-        fputs(locate_usage, stderr);
+        cli_usage_error("locate", "needs --threads LIST");
         return SB_EXIT_INPUT;
     }
     int64_t max_steps = 0;

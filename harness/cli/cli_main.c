@@ -38,8 +38,10 @@ static const command commands[] = {
 
 int main(int argc, char **argv)
 {
+    /* a killed writer's temporaries in the directory it is run in */
+    sb_out_stale_remove(".");
     if (argc < 2) {
-        fputs(usage, stderr);
+        fputs("samebits: needs a command (samebits --help)\n", stderr);
         return SB_EXIT_INPUT;
     }
     if (cli_is_help(argv[1])) {
@@ -53,6 +55,6 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "samebits: unknown command '%s' (see samebits --help)\n", argv[1]);
+    fprintf(stderr, "samebits: unknown command '%s' (samebits --help)\n", argv[1]);
     return SB_EXIT_INPUT;
 }

@@ -60,6 +60,10 @@ static bool mutants_parse(void *args, int argc, char **argv, int *rc)
                   .positional = a->b.paths, .min_positional = 1, .max_positional = argc};
     bool go = cli_line_parse(&l, argc, argv, rc);
     a->b.n_paths = l.n_positional;
+    if (go && !cli_outputs_writable("mutants", &a->json, 1)) {
+        *rc = SB_EXIT_INPUT;
+        return false;
+    }
     return go;
 }
 
@@ -351,7 +355,7 @@ static int mutants_report(const mutants_args *a, const sb_case_result *r, int n,
     if (a->tap)
         tap_write(stdout, r, s, n, score);
     if (a->json && !json_write(a->json, r, s, n, counts)) {
-        fprintf(stderr, "%s: cannot write the JSON report\n", a->json);
+        fprintf(stderr, "samebits mutants: the JSON report: %s\n", sb_report_error());
         input_error = true;
     }
     free(s);

@@ -39,6 +39,10 @@ static bool numerics_parse(numerics_args *a, int argc, char **argv, int *rc)
                   .positional = a->cases, .min_positional = 1, .max_positional = argc};
     bool go = cli_line_parse(&l, argc, argv, rc);
     a->n_cases = l.n_positional;
+    if (go && !cli_outputs_writable("numerics", &a->json, 1)) {
+        *rc = SB_EXIT_INPUT;
+        return false;
+    }
     return go;
 }
 
@@ -105,7 +109,7 @@ static int numerics_cases(const numerics_args *a, case_slot *slots,
             if (!reports[i].as_expected)
                 rc = SB_EXIT_UNEXPECTED;
         if (a->json && sb_numerics_report_json(a->json, reports, done) != SB_OK) {
-            fprintf(stderr, "%s: cannot write the JSON report\n", a->json);
+            fprintf(stderr, "samebits numerics: the JSON report: %s\n", sb_report_error());
             rc = SB_EXIT_INPUT;
         }
     }

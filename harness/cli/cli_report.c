@@ -143,7 +143,13 @@ static bool report_parse(report_args *a, int argc, char **argv, int *rc)
     bool go = cli_line_parse(&l, argc, argv, rc);
     a->n_files = l.n_positional;
     if (go && !a->merge) {
-        fputs(report_usage, stderr);
+        cli_usage_error("report", "needs --merge (the one thing it does)");
+        *rc = SB_EXIT_INPUT;
+        return false;
+    }
+    /* the reports' paths before any shard is read */
+    const char *outputs[] = {a->json, a->junit};
+    if (go && !cli_outputs_writable("report", outputs, 2)) {
         *rc = SB_EXIT_INPUT;
         return false;
     }
@@ -199,11 +205,11 @@ int cli_report(int argc, char **argv)
     if (ok) {
         sb_report_text(a.tap ? stderr : stdout, results, n_cases);
         if (a.json && sb_report_json(a.json, results, n_cases, NULL) != SB_OK) {
-            fprintf(stderr, "%s: cannot write the JSON report\n", a.json);
+            fprintf(stderr, "samebits report: the JSON report: %s\n", sb_report_error());
             ok = false;
         }
         if (a.junit && sb_report_junit(a.junit, results, n_cases) != SB_OK) {
-            fprintf(stderr, "%s: cannot write the JUnit report\n", a.junit);
+            fprintf(stderr, "samebits report: the JUnit report: %s\n", sb_report_error());
             ok = false;
         }
         if (a.tap)

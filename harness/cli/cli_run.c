@@ -1,6 +1,5 @@
 /* samebits run: one configuration of a case in this process (the child the
  * sweep, golden and locate commands spawn). */
-#include <errno.h>
 #include <omp.h>
 #include <string.h>
 
@@ -23,28 +22,25 @@ static const char run_usage[] =
     "samples inside batches of B, a trace of each sample's slice.\n"
     "--data-dir (or $SAMEBITS_DATA_DIR) says where the data sets of training\n"
     "cases are.\n"
-    "exit status: 0 done, 2 usage or input error, 1 any other failure\n";
+    "exit status: 0 done, 2 usage or input error (an input that does not read,\n"
+    "             an output that cannot be written), 1 any other failure\n";
 
+/* An input that does not read and an output that cannot be written are the
+ * caller's to fix (2), as in a sweep; anything else is a failure (1). */
 static int exit_for(sb_status st)
 {
-    return st == SB_ERR_INPUT || st == SB_ERR_USAGE || st == SB_ERR_SHAPE ? SB_EXIT_INPUT : 1;
+    return st == SB_ERR_INPUT || st == SB_ERR_USAGE || st == SB_ERR_SHAPE || st == SB_ERR_IO
+               ? SB_EXIT_INPUT
+               : 1;
 }
 
 static int trace_save(const sb_trace *t, const char *path)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "%s: cannot write: %s\n", path, strerror(errno));
-        return 1;
-    }
-    sb_status st = sb_trace_write(t, f);
-    if (fclose(f) != 0 && st == SB_OK)
-        st = SB_ERR_IO;
-    if (st != SB_OK) {
-        fprintf(stderr, "%s: cannot write the trace (%s)\n", path, sb_status_name(st));
-        return 1;
-    }
-    return SB_EXIT_OK;
+    char err[1200];
+    if (sb_trace_save(t, path, err, sizeof err) == SB_OK)
+        return SB_EXIT_OK;
+    fprintf(stderr, "%s\n", err);
+    return SB_EXIT_INPUT;
 }
 
 int cli_run(int argc, char **argv)
@@ -74,7 +70,8 @@ int cli_run_rank(int argc, char **argv, const sb_grad_combine *combine)
     bool dumping = dump || dump_all;
     if (!threads_s || !trace_path || (dump && dump_all) ||
         (dumping && (!dump_step_s || !dump_dir)) || (!dumping && (dump_step_s || dump_dir))) {
-        fputs(run_usage, stderr);
+        cli_usage_error("run", "needs --threads N and --trace FILE; --dump PROBE or --dump-all "
+                        "with --dump-step S and --dump-dir DIR");
         return SB_EXIT_INPUT;
     }
     int64_t threads, dump_step = 0, max_steps = 0, batch = 0;
@@ -84,12 +81,17 @@ int cli_run_rank(int argc, char **argv, const sb_grad_combine *combine)
         (max_steps_s && !cli_parse_max_steps(max_steps_s, &max_steps)))
         return SB_EXIT_INPUT;
 
+    char err[1200] = "";
+    /* the trace's path before the run, as a sweep checks its reports' */
+    if (!sb_out_check(trace_path, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return SB_EXIT_INPUT;
+    }
     sb_case c;
     if (!cli_case_load(&c, case_path))
         return SB_EXIT_INPUT;
     /* a case without [invariance] swept with `sweep --batch`: the same
      * defaults the sweep gave it (sb_case_batch_override) */
-    char err[512] = "";
     const int size = (int)batch;
     if (batch > 0 && c.n_batch == 0 &&
         sb_case_batch_override(&c, &size, 1, err, sizeof err) != SB_OK) {

@@ -159,6 +159,15 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
     }
     a->b.o.repeats = (int)repeat;
     a->b.o.max_origins = (int)max_origins;
+    if (a->keep_traces && !a->b.work_dir) {
+        fprintf(stderr, "samebits sweep: --keep-traces needs --work-dir DIR, where they are "
+                        "kept (samebits sweep --help)\n");
+        return false;
+    }
+    /* every report path is checked before any run */
+    const char *outputs[] = {a->json, a->junit, a->census_json, a->census_md};
+    if (!cli_outputs_writable("sweep", outputs, 4))
+        return false;
     a->b.o.keep_traces = a->keep_traces;
     if (a->census || a->census_json || a->census_md) {
         /* every output classified, from the traces the runs leave */
@@ -196,7 +205,7 @@ static bool census_add(sweep_args *a, const sb_case *c, const sb_case_result *r,
     sb_trace golden;
     char err[768];
     sb_census *cs = &a->censuses[a->n_censuses];
-    bool ok = sb_golden_read(&golden, c->golden_path, c->digest, err, sizeof err) == SB_OK;
+    bool ok = sb_case_golden_read(&golden, c, err, sizeof err) == SB_OK;
     if (!ok)
         fprintf(stderr, "%s\n", err);
     else if (sb_census_build(cs, r, &golden, a->b.work) != SB_OK) {
@@ -238,21 +247,21 @@ static bool reports_write(const sweep_args *a, const sb_case_result *r, int n, b
     /* a shard's report says which shard it is, for `report --merge` */
     sb_report_shard shard = {a->b.o.shard_index + 1, a->b.o.shard_count};
     if (a->json && sb_report_json(a->json, r, n, a->b.o.shard_count > 0 ? &shard : NULL) != SB_OK) {
-        fprintf(stderr, "%s: cannot write the JSON report\n", a->json);
+        fprintf(stderr, "samebits sweep: the JSON report: %s\n", sb_report_error());
         ok = false;
     }
     if (a->junit && sb_report_junit_input_error(a->junit, r, n,
                                                 input_error ? cli_case_error() : NULL) != SB_OK) {
-        fprintf(stderr, "%s: cannot write the JUnit report\n", a->junit);
+        fprintf(stderr, "samebits sweep: the JUnit report: %s\n", sb_report_error());
         ok = false;
     }
     if (a->census_json && sb_census_json(a->census_json, a->censuses, a->n_censuses) != SB_OK) {
-        fprintf(stderr, "%s: cannot write the census\n", a->census_json);
+        fprintf(stderr, "samebits sweep: the census: %s\n", sb_report_error());
         ok = false;
     }
     if (a->census_md &&
         sb_census_markdown_file(a->census_md, a->censuses, a->n_censuses) != SB_OK) {
-        fprintf(stderr, "%s: cannot write the census\n", a->census_md);
+        fprintf(stderr, "samebits sweep: the census: %s\n", sb_report_error());
         ok = false;
     }
     if (a->tap)

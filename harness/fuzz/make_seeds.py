@@ -4,7 +4,8 @@
 usage: make_seeds.py SAMEBITS OUT_DIR   (from the repository root)
 
 OUT_DIR/<target>/ gets: the case files (fuzz_casefile); the goldens
-(fuzz_trace); the .npy dumps of a kernel run (fuzz_npy); the first samples
+(fuzz_trace); the trace streams of a kernel run and two training steps
+(fuzz_trace_stream); the .npy dumps of a kernel run (fuzz_npy); the first samples
 of the MNIST IDX files, whole and gzipped, as the IDX targets' inputs (a
 split byte, then the images file, then the labels file; fuzz_idx.c); and the
 JSON report of a small sweep (fuzz_report).
@@ -21,8 +22,8 @@ import tempfile
 
 def main():
     exe, out = sys.argv[1], sys.argv[2]
-    for t in ('fuzz_casefile', 'fuzz_trace', 'fuzz_npy', 'fuzz_idx', 'fuzz_idx_gzip',
-              'fuzz_report'):
+    for t in ('fuzz_casefile', 'fuzz_trace', 'fuzz_trace_stream', 'fuzz_npy', 'fuzz_idx',
+              'fuzz_idx_gzip', 'fuzz_report'):
         os.makedirs(os.path.join(out, t), exist_ok=True)
     for p in glob.glob('cases/*.case'):
         shutil.copy(p, os.path.join(out, 'fuzz_casefile'))
@@ -36,6 +37,13 @@ def main():
             subprocess.run([exe, 'run', 'cases/%s.case' % case, '--threads', '1',
                             '--trace', os.path.join(work, 't'), '--dump-all', '--dump-step', '0',
                             '--dump-dir', dumps], check=True, stdout=subprocess.DEVNULL)
+        # the streams of a kernel run and of two training steps
+        for case, extra in (('kernel_dense_fwd_det', []),
+                            ('keras_mnist_cnn_short', ['--max-steps', '2'])):
+            subprocess.run([exe, 'run', 'cases/%s.case' % case, '--threads', '1',
+                            '--trace', os.path.join(work, 't'), '--stream',
+                            os.path.join(out, 'fuzz_trace_stream', case + '.stream')] + extra,
+                           check=True, stdout=subprocess.DEVNULL)
         for p in glob.glob(os.path.join(dumps, '*.npy')):
             if os.path.getsize(p) <= 1 << 16:
                 shutil.copy(p, os.path.join(out, 'fuzz_npy'))

@@ -9,6 +9,10 @@
  * name, dtype, shape). */
 bool sb_records_same_place(const sb_record *a, const sb_record *b);
 
+/* An op of the kernel list without a reduction: no reordering can move
+ * its bits (ops the list does not know, a user's own, are not). */
+bool sb_op_cannot_reorder(const char *op);
+
 /* A shallow view of t's records before its first record of step `steps` or
  * later: the same records, fewer of them (not to be freed). */
 sb_trace sb_trace_steps_view(const sb_trace *t, int64_t steps);

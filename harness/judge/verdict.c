@@ -2,7 +2,7 @@
  * run stands against its expectation. */
 #include <string.h>
 
-#include "samebits.h"
+#include "judge/judge.h"
 
 static const char *const verdict_names[SB_VERDICT_COUNT] = {
     [SB_VERDICT_IDENTICAL] = "identical",
@@ -82,7 +82,7 @@ int sb_verdict_rank(sb_verdict v)
 /* An op of the kernel list without a reduction computes every element the
  * same way in any order, so no reordering can move its bits. Ops the list
  * does not know (a user's own) are judged by the bound they dumped. */
-static bool op_cannot_reorder(const char *op)
+bool sb_op_cannot_reorder(const char *op)
 {
     sb_op k = sb_op_from_name(op);
     return k != SB_OP_COUNT && !sb_op_has_reduction(k);
@@ -96,7 +96,7 @@ sb_verdict sb_divergence_verdict(const sb_divergence *d)
         return SB_VERDICT_NONDETERMINISTIC;
     const sb_elem_diff *e = &d->elem;
     bool reordering = !d->structural && d->inputs_identical && d->have_elements
-                      && !op_cannot_reorder(d->op)
+                      && !sb_op_cannot_reorder(d->op)
                       && e->within_bound
                       /* a NaN or Inf the other side does not have */
                       && e->nonfinite_a == e->nonfinite_b;

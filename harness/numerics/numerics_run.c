@@ -158,7 +158,7 @@ static void compare_golden(const sb_case *c, const sb_numerics_case *nc, sb_fami
     }
     sb_trace golden;
     char err[256];
-    if (sb_golden_read(&golden, c->golden_path, c->digest, err, sizeof err) != SB_OK) {
+    if (sb_case_golden_read(&golden, c, err, sizeof err) != SB_OK) {
         snprintf(g->why, sizeof g->why, "golden unreadable or stale");
         return;
     }

@@ -2,6 +2,7 @@
  * a file: one path, through jansson, for the sweep report, the numerics
  * report and the mutation score alike (their layouts: REPORTS.md,
  * NUMERICS.md, CLI.md). */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,7 @@ sb_status sb_json_write(const char *path, json_t *root)
         if (json_dumpf(root, rf.f, flags) == 0 && fputc('\n', rf.f) != EOF) {
             st = sb_report_file_commit(&rf);
         } else {
+            sb_report_error_set(path, ferror(rf.f) ? strerror(errno) : "out of memory");
             sb_report_file_discard(&rf);
             st = SB_ERR_IO;
         }

@@ -315,12 +315,14 @@ static json_t *census_json(const sb_census *cs)
 
 sb_status sb_census_markdown_file(const char *path, const sb_census *cs, int n)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return SB_ERR_IO;
+    sb_report_file rf;
+    sb_status st = sb_report_file_open(&rf, path);
+    if (st != SB_OK)
+        return st;
+    fprintf(rf.f, "<!-- samebits sweep_id %s -->\n\n", sb_report_sweep_id());
     for (int i = 0; i < n; i++)
-        sb_census_markdown(f, &cs[i]);
-    return fclose(f) == 0 ? SB_OK : SB_ERR_IO;
+        sb_census_markdown(rf.f, &cs[i]);
+    return sb_report_file_commit(&rf);
 }
 
 sb_status sb_census_json(const char *path, const sb_census *cs, int n)
@@ -328,6 +330,6 @@ sb_status sb_census_json(const char *path, const sb_census *cs, int n)
     json_t *list = json_array();
     for (int i = 0; list && i < n; i++)
         list = sb_json_append(list, census_json(&cs[i]));
-    return sb_json_write(path, json_pack("{s:i, s:o}", "census_format_version", 1,
-                                         "censuses", list));
+    return sb_json_write(path, json_pack("{s:i, s:s, s:o}", "census_format_version", 1,
+                                         "sweep_id", sb_report_sweep_id(), "censuses", list));
 }

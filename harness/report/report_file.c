@@ -1,45 +1,55 @@
 /* Atomic report files and the UTF-8 check the JSON and XML writers share. */
-#include <stdlib.h>
+#include <inttypes.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "report_file.h"
+#include "support/support.h"
+
+/* Why the last report write failed, for sb_report_error. */
+static char last_error[1536];
 
 sb_status sb_report_file_open(sb_report_file *rf, const char *path)
 {
-    rf->f = NULL;
-    rf->path = path;
-    int n = snprintf(rf->tmp, sizeof rf->tmp, "%s.tmpXXXXXX", path);
-    if (n < 0 || (size_t)n >= sizeof rf->tmp)
-        return SB_ERR_USAGE;
-    int fd = mkstemp(rf->tmp);
-    if (fd < 0)
-        return SB_ERR_IO;
-    rf->f = fdopen(fd, "w");
-    if (!rf->f) {
-        close(fd);
-        unlink(rf->tmp);
-        return SB_ERR_IO;
-    }
-    return SB_OK;
+    sb_status st = sb_out_open(&rf->out, path, last_error, sizeof last_error);
+    rf->f = rf->out.f;
+    return st;
 }
 
 sb_status sb_report_file_commit(sb_report_file *rf)
 {
-    bool ok = fflush(rf->f) == 0 && !ferror(rf->f) && fsync(fileno(rf->f)) == 0;
-    ok = fclose(rf->f) == 0 && ok;
     rf->f = NULL;
-    if (ok && rename(rf->tmp, rf->path) == 0)
-        return SB_OK;
-    unlink(rf->tmp);
-    return SB_ERR_IO;
+    return sb_out_commit(&rf->out, last_error, sizeof last_error);
 }
 
 void sb_report_file_discard(sb_report_file *rf)
 {
-    fclose(rf->f);
     rf->f = NULL;
-    unlink(rf->tmp);
+    sb_out_discard(&rf->out);
+}
+
+void sb_report_error_set(const char *path, const char *why)
+{
+    sb_err_set(last_error, sizeof last_error, "%s: cannot write: %s", path, why);
+}
+
+const char *sb_report_sweep_id(void)
+{
+    static char id[17];
+    if (!id[0]) {
+        uint64_t x = 0;
+        if (getrandom(&x, sizeof x, 0) != (ssize_t)sizeof x)
+            x = (uint64_t)time(NULL) << 20 ^ (uint64_t)getpid();
+        snprintf(id, sizeof id, "%016" PRIx64, x);
+    }
+    return id;
+}
+
+const char *sb_report_error(void)
+{
+    return last_error;
 }
 
 size_t sb_utf8_len(const unsigned char *s)

@@ -7,13 +7,15 @@
 #include <stdio.h>
 
 #include "samebits.h"
+#include "support/support.h"
 
-/* A report being written to a temporary file beside `path`; committing
- * renames it over `path`, so a reader never sees half a report. */
+/* A report being written (sb_out_file, support.h): a regular file
+ * replaced atomically, so a reader never sees half a report; a device or a
+ * FIFO written in place. Every failure leaves its one-line reason for
+ * sb_report_error. */
 typedef struct sb_report_file {
     FILE *f;
-    char tmp[1024];
-    const char *path;
+    sb_out_file out;
 } sb_report_file;
 
 sb_status sb_report_file_open(sb_report_file *rf, const char *path);
@@ -22,6 +24,9 @@ sb_status sb_report_file_open(sb_report_file *rf, const char *path);
 sb_status sb_report_file_commit(sb_report_file *rf);
 /* Closes and removes the temporary file: the report at `path` stays as it was. */
 void sb_report_file_discard(sb_report_file *rf);
+/* Sets what sb_report_error says for a failure found outside the file:
+ * "PATH: cannot write: WHY". */
+void sb_report_error_set(const char *path, const char *why);
 
 /* Length (1..4) of the well-formed UTF-8 sequence at s, or 0 when the byte
  * at s does not start one. */

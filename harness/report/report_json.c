@@ -170,8 +170,8 @@ sb_status sb_report_json(const char *path, const sb_case_result *r, int n,
     json_t *cases = json_array();
     for (int i = 0; cases && i < n; i++)
         cases = sb_json_append(cases, case_json(&r[i]));
-    json_t *root = json_pack("{s:i, s:o}", "format_version", SB_REPORT_JSON_VERSION,
-                             "cases", cases);
+    json_t *root = json_pack("{s:i, s:s, s:o}", "format_version", SB_REPORT_JSON_VERSION,
+                             "sweep_id", sb_report_sweep_id(), "cases", cases);
     if (root && shard &&
         json_object_set_new(root, "shard", json_pack("{s:i, s:i}", "index", shard->index,
                                                       "count", shard->count)) != 0) {

@@ -215,10 +215,13 @@ static void junit_case(FILE *f, const sb_case_result *cr)
     fputc('"', f);
     junit_counts_attributes(f, &n);
     fprintf(f, " skipped=\"%d\" time=\"%.3f\">\n", n.skipped, n.seconds);
+    fprintf(f, "    <properties><property name=\"sweep_id\" value=\"%s\"/>",
+            sb_report_sweep_id());
     /* a sweep gives every run of a case the same step limit */
     if (cr->n_runs > 0 && cr->runs[0].max_steps > 0)
-        fprintf(f, "    <properties><property name=\"max_steps\" value=\"%" PRId64
-                   "\"/></properties>\n", cr->runs[0].max_steps);
+        fprintf(f, "<property name=\"max_steps\" value=\"%" PRId64 "\"/>",
+                cr->runs[0].max_steps);
+    fputs("</properties>\n", f);
     for (int i = 0; i < cr->n_runs; i++)
         junit_run(f, cr, &cr->runs[i]);
     fputs("  </testsuite>\n", f);
@@ -228,8 +231,10 @@ static void junit_case(FILE *f, const sb_case_result *cr)
 static void junit_input_error(FILE *f, const char *error)
 {
     fputs("  <testsuite name=\"samebits\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\""
-          " time=\"0.000\">\n"
-          "    <testcase classname=\"samebits\" name=\"input\" time=\"0.000\">\n"
+          " time=\"0.000\">\n", f);
+    fprintf(f, "    <properties><property name=\"sweep_id\" value=\"%s\"/></properties>\n",
+            sb_report_sweep_id());
+    fputs("    <testcase classname=\"samebits\" name=\"input\" time=\"0.000\">\n"
           "      <error type=\"input\" message=\"", f);
     xml_text(f, error);
     fputs("\"/>\n    </testcase>\n  </testsuite>\n", f);

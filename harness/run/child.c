@@ -173,17 +173,21 @@ sb_status sb_run_child(const sb_case *c, const char *self_exe, int threads,
 int sb_reference_run(const sb_case *c, const char *self_exe, const char *work_dir, sb_trace *t,
                      char *err, size_t errlen)
 {
-    char trace_path[1024];
+    char trace_path[1024], stderr_path[1024];
     if ((size_t)snprintf(trace_path, sizeof trace_path, "%s/%s.trace", work_dir, c->name) >=
-        sizeof trace_path) {
+            sizeof trace_path ||
+        (size_t)snprintf(stderr_path, sizeof stderr_path, "%s/%s.stderr", work_dir, c->name) >=
+            sizeof stderr_path) {
         sb_err_set(err, errlen, "%s: work directory path too long", work_dir);
         return SB_EXIT_INPUT;
     }
     sb_child_result cr;
-    /* the child's stderr is ours: the user sees what the reference run says */
+    /* the child's stderr goes to a file, so that its message reaches the
+     * user once, as err (its line, or how it died and its last line) */
     sb_status st = sb_run_child(c, self_exe, c->reference_threads, c->timeout_seconds, 0,
-                                trace_path, NULL, NULL, &cr, t, err, errlen);
+                                trace_path, NULL, stderr_path, &cr, t, err, errlen);
     unlink(trace_path);
+    unlink(stderr_path);
     if (st != SB_OK)
         return SB_EXIT_INPUT;
     return cr.end == SB_CHILD_EXITED && cr.exit_code == 0 ? SB_EXIT_OK : SB_EXIT_CRASH;

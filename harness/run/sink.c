@@ -80,9 +80,10 @@ void sb_run_sink_close(sb_run_sink *s)
  * located would otherwise pass unlocated. */
 static void stream_failed(sb_run_sink *s, sb_status st)
 {
+    int e = errno;
     s->status = st;
-    sb_err_set(s->err, sizeof s->err, "%.200s: cannot write the trace stream (%s)",
-               s->o->stream_path, sb_status_name(st));
+    sb_err_set(s->err, sizeof s->err, "%.200s: cannot write the trace stream: %s",
+               s->o->stream_path, st == SB_ERR_IO && e ? strerror(e) : sb_status_name(st));
 }
 
 void sb_run_sink_op_start(void *ctx, int64_t step, const char *probe, const char *op)

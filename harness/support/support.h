@@ -143,12 +143,47 @@ bool sb_lock_owned(int fd, const char *path);
 /* Removes the files and directories dir/<prefix>XXXXXX that no live process
  * holds a lock on (sb_lock_owned): temporaries of a killed writer. */
 void sb_stale_remove(const char *dir, const char *prefix);
+/* sb_stale_remove of the names `match` accepts. */
+void sb_stale_remove_matching(const char *dir, bool (*match)(const char *name));
 /* Removes dir and everything under it (symbolic links are not followed). */
 void sb_dir_remove_tree(const char *dir);
-/* An input file opened for reading, or NULL with err "PATH: cannot open:
- * WHY" or "PATH: is a directory, expected a file" (fopen opens a directory,
- * and only the first read fails). */
+/* An input file opened for reading, a regular file (sb_regular_open:
+ * checked before any read, a FIFO does not block), or NULL with err "PATH:
+ * cannot open: WHY" or "PATH: is a directory (a FIFO, ...), expected a
+ * regular file". */
 FILE *sb_input_open(const char *path, const char *mode, char *err, size_t errlen);
+
+/* ---- output files (out_file.c) ------------------------------------------------
+ * Every report and golden file samebits writes (REPORTS.md "Report files"):
+ * a regular file replaced atomically through a locked temporary
+ * `.NAME.sbtmp.XXXXXX` beside it, a symbolic link followed to its target,
+ * anything else but a directory (a device, a FIFO) written in place. */
+typedef struct sb_out_file {
+    FILE *f;                    /* write here between open and commit */
+    bool in_place;              /* the target is not a regular file */
+    char path[1024];            /* the target, symbolic links followed */
+    char tmp[1024];             /* the temporary beside it (not in place) */
+} sb_out_file;
+
+/* err: "PATH: is a directory, expected a file" (SB_ERR_USAGE), "PATH: a
+ * FIFO that no process reads", "PATH: cannot create a temporary file beside
+ * it: WHY" (SB_ERR_IO), ... */
+sb_status sb_out_open(sb_out_file *o, const char *path, char *err, size_t errlen);
+/* Flushes, syncs and renames (in place: flushes); on any error, an earlier
+ * write's included, err says why with the errno's text ("PATH: cannot
+ * write, the old file left as it was: No space left on device") and the
+ * temporary is removed. */
+sb_status sb_out_commit(sb_out_file *o, char *err, size_t errlen);
+/* Closes and removes the temporary: the file at the path stays as it was. */
+void sb_out_discard(sb_out_file *o);
+/* Whether sb_out_open of path can succeed, checked before the work that
+ * fills it: not a directory, and its directory (or the file, when it is
+ * not a regular one) writable; err as sb_out_open's. */
+bool sb_out_check(const char *path, char *err, size_t errlen);
+/* sb_out_check of paths[0..n), skipping NULLs (options not given). */
+bool sb_out_check_all(const char *const *paths, size_t n, char *err, size_t errlen);
+/* Removes the temporaries of killed writers (no live lock) from dir. */
+void sb_out_stale_remove(const char *dir);
 
 /* ---- durations (duration.c) ---------------------------------------------------- */
 

@@ -108,7 +108,7 @@ static bool is_temporary_of(const char *name, const char *prefix)
     return strncmp(name, prefix, n) == 0 && strlen(name + n) == 6;
 }
 
-void sb_stale_remove(const char *dir, const char *prefix)
+static void stale_remove(const char *dir, const char *prefix, bool (*match)(const char *))
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -117,7 +117,8 @@ void sb_stale_remove(const char *dir, const char *prefix)
     while ((e = readdir(d))) {
         char path[1024];
         int n = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (!is_temporary_of(e->d_name, prefix) || n < 0 || (size_t)n >= sizeof path)
+        bool ours = prefix ? is_temporary_of(e->d_name, prefix) : match(e->d_name);
+        if (!ours || n < 0 || (size_t)n >= sizeof path)
             continue;
         int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         struct stat st;
@@ -132,6 +133,16 @@ void sb_stale_remove(const char *dir, const char *prefix)
             close(fd);
     }
     closedir(d);
+}
+
+void sb_stale_remove(const char *dir, const char *prefix)
+{
+    stale_remove(dir, prefix, NULL);
+}
+
+void sb_stale_remove_matching(const char *dir, bool (*match)(const char *name))
+{
+    stale_remove(dir, NULL, match);
 }
 
 void sb_dir_remove_tree(const char *dir)
@@ -159,16 +170,13 @@ void sb_dir_remove_tree(const char *dir)
 
 FILE *sb_input_open(const char *path, const char *mode, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, mode);
+    int fd;
+    if (sb_regular_open(path, &fd, err, errlen) != SB_OK)
+        return NULL;
+    FILE *f = fdopen(fd, mode);
     if (f == NULL) {
         sb_err_set(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        sb_err_set(err, errlen, "%s: is a directory, expected a file", path);
-        return NULL;
+        close(fd);
     }
     return f;
 }

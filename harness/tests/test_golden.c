@@ -144,7 +144,7 @@ START_TEST(interrupted_write_keeps_old_golden)
     signal(SIGXFSZ, old_handler);
 
     ck_assert_int_eq(st, SB_ERR_IO);
-    ck_assert_ptr_nonnull(strstr(err, "old golden left as it was"));
+    ck_assert_ptr_nonnull(strstr(err, "the old file left as it was: File too large"));
     size_t n_after = slurp(golden, after, sizeof after);
     ck_assert_uint_eq(n_after, n_before);
     ck_assert(memcmp(before, after, n_before) == 0);
@@ -166,14 +166,15 @@ START_TEST(failed_rename_and_bad_header_leave_no_trace)
     sb_trace t;
     char err[512];
     build(&t, 2, 0.5f);
-    /* rename() onto a non-empty directory fails (EISDIR/ENOTEMPTY). */
+    /* A directory where the golden should be is refused before anything
+     * is written. */
     char blocked[160], inside[200];
     snprintf(blocked, sizeof blocked, "%s/blocked.golden", dir);
     ck_assert_int_eq(mkdir(blocked, 0755), 0);
     snprintf(inside, sizeof inside, "%s/keep", blocked);
     write_bytes(inside, "x", 1);
-    ck_assert_int_eq(sb_golden_write(&t, blocked, err, sizeof err), SB_ERR_IO);
-    ck_assert_ptr_nonnull(strstr(err, "cannot replace"));
+    ck_assert_int_eq(sb_golden_write(&t, blocked, err, sizeof err), SB_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "is a directory, expected a file"));
     ck_assert_int_eq(count_entries(dir), 1);
     ck_assert_int_eq(count_entries(blocked), 1);
     unlink(inside);
@@ -257,6 +258,103 @@ START_TEST(refusals_say_how_to_regenerate)
 }
 END_TEST
 
+/* x (an input of the run), then y = OP(x) and z = relu(y): x and y hold
+ * x_value and y_value, z holds y_value. */
+static void build_op(sb_trace *t, const char *op, float x_value, float y_value)
+{
+    build(t, 0, 0);
+    float xv[2] = {x_value, 1}, yv[2] = {y_value, 1};
+    sb_tensor x = {.dtype = SB_DTYPE_F32, .ndim = 1, .dim = {2}, .data = xv};
+    sb_tensor y = {.dtype = SB_DTYPE_F32, .ndim = 1, .dim = {2}, .data = yv};
+    const char *x_in[] = {"x"}, *y_in[] = {"y"};
+    sb_probe_point p[] = {
+        {.name = "x", .op = "source", .tensor = &x},
+        {.name = "y", .op = op, .tensor = &y, .inputs = x_in, .n_inputs = 1},
+        {.name = "z", .op = "relu_fwd", .tensor = &y, .inputs = y_in, .n_inputs = 1},
+    };
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
+        ck_assert_int_eq(sb_trace_add_probe(t, &p[i]), SB_OK);
+}
+
+/* sb_golden_update of t in mode: its status, outcome and line. */
+static sb_status update(const sb_trace *t, sb_golden_mode mode, sb_golden_outcome *outcome,
+                        char *said, size_t saidlen)
+{
+    char err[512] = "";
+    sb_status st = sb_golden_update(t, golden, mode, outcome, said, saidlen, err, sizeof err);
+    if (st != SB_OK)
+        snprintf(said, saidlen, "%s", err);
+    return st;
+}
+
+START_TEST(goldens_change_only_when_asked)
+{
+    sb_trace old, reordered, bug, input_moved;
+    sb_golden_outcome out;
+    char said[1024];
+    build_op(&old, "dense_fwd", 1, 2);
+    build_op(&reordered, "dense_fwd", 1, 2.0000002f);
+    build_op(&bug, "relu_fwd", 1, 2.5f);
+    build_op(&input_moved, "dense_fwd", 3, 2);
+
+    /* --check of a missing golden: nothing written */
+    ck_assert_int_eq(update(&old, SB_GOLDEN_MODE_CHECK, &out, said, sizeof said), SB_OK);
+    ck_assert_int_eq(out, SB_GOLDEN_CHANGED);
+    ck_assert_int_eq(count_entries(dir), 0);
+    /* a new golden needs no flag */
+    ck_assert_int_eq(update(&old, SB_GOLDEN_MODE_NEW, &out, said, sizeof said), SB_OK);
+    ck_assert_int_eq(out, SB_GOLDEN_NEW);
+    ck_assert_str_eq(said, "new (3 probes)");
+    size_t n = slurp(golden, before, sizeof before);
+
+    /* a change: refused without --update, never with --check, each origin named */
+    ck_assert_int_eq(update(&reordered, SB_GOLDEN_MODE_NEW, &out, said, sizeof said), SB_OK);
+    ck_assert_int_eq(out, SB_GOLDEN_CHANGED);
+    ck_assert_str_eq(said, "changed: first at step 0 probe y; 1 origin: possible reordering at "
+                           "step 0 y (dense_fwd); not written: rewrite it with --update");
+    ck_assert_int_eq(update(&reordered, SB_GOLDEN_MODE_CHECK, &out, said, sizeof said), SB_OK);
+    ck_assert_int_eq(out, SB_GOLDEN_CHANGED);
+    ck_assert_ptr_nonnull(strstr(said, "; not written (--check)"));
+    /* --update=reordering refuses an op with no reduction and a moved input */
+    ck_assert_int_eq(update(&bug, SB_GOLDEN_MODE_REORDERING, &out, said, sizeof said), SB_OK);
+    ck_assert_int_eq(out, SB_GOLDEN_CHANGED);
+    ck_assert_msg(strstr(said, "1 origin: beyond bound at step 0 y (relu_fwd); not written: "
+                               "--update=reordering takes reorderings only"), "%s", said);
+    ck_assert_int_eq(update(&input_moved, SB_GOLDEN_MODE_REORDERING, &out, said, sizeof said),
+                     SB_OK);
+    ck_assert_int_eq(out, SB_GOLDEN_CHANGED);
+    ck_assert_msg(strstr(said, "beyond bound (an input of the run) at step 0 x (source)"), "%s",
+                  said);
+    ck_assert_uint_eq(slurp(golden, after, sizeof after), n);
+    ck_assert(memcmp(before, after, n) == 0);
+
+    /* ... and takes a reordering */
+    ck_assert_int_eq(update(&reordered, SB_GOLDEN_MODE_REORDERING, &out, said, sizeof said),
+                     SB_OK);
+    ck_assert_int_eq(out, SB_GOLDEN_UPDATED);
+    ck_assert_ptr_nonnull(strstr(said, "; rewritten"));
+    ck_assert_int_eq(update(&reordered, SB_GOLDEN_MODE_CHECK, &out, said, sizeof said), SB_OK);
+    ck_assert_int_eq(out, SB_GOLDEN_UNCHANGED);
+    /* --update takes any change */
+    ck_assert_int_eq(update(&bug, SB_GOLDEN_MODE_UPDATE, &out, said, sizeof said), SB_OK);
+    ck_assert_int_eq(out, SB_GOLDEN_UPDATED);
+
+    /* another case's golden is never rewritten, whatever the mode */
+    n = slurp(golden, before, sizeof before);
+    snprintf(old.header.case_name, sizeof old.header.case_name, "other_case");
+    ck_assert_int_eq(update(&old, SB_GOLDEN_MODE_UPDATE, &out, said, sizeof said), SB_ERR_INPUT);
+    ck_assert_msg(strstr(said, "the golden of case conv_small, not of other_case: never "
+                               "rewritten"), "%s", said);
+    ck_assert_uint_eq(slurp(golden, after, sizeof after), n);
+    ck_assert(memcmp(before, after, n) == 0);
+    ck_assert_int_eq(count_entries(dir), 1);
+    sb_trace_free(&old);
+    sb_trace_free(&reordered);
+    sb_trace_free(&bug);
+    sb_trace_free(&input_moved);
+}
+END_TEST
+
 Suite *make_golden_suite(void)
 {
     Suite *s = suite_create("golden");
@@ -266,6 +364,7 @@ Suite *make_golden_suite(void)
     tcase_add_test(tc, interrupted_write_keeps_old_golden);
     tcase_add_test(tc, failed_rename_and_bad_header_leave_no_trace);
     tcase_add_test(tc, refusals_say_how_to_regenerate);
+    tcase_add_test(tc, goldens_change_only_when_asked);
     suite_add_tcase(s, tc);
     return s;
 }

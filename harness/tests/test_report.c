@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "samebits.h"
@@ -435,9 +436,11 @@ static const char junit_script[] =
     "assert root.tag == 'testsuites' and root.get('tests') == '7' and root.get('failures') == '1'\n"
     "assert root.get('errors') == '1' and root.get('skipped') is None\n"
     "k, t, c = root.findall('testsuite')\n"
-    "assert k.get('skipped') == '0' and k.find('properties') is None\n"
+    "ids = {p.get('value') for s in (k, t, c) for p in s.find('properties') if p.get('name') == 'sweep_id'}\n"
+    "assert len(ids) == 1 and len(ids.pop()) == 16, ids\n"
+    "assert k.get('skipped') == '0' and [p.get('name') for p in k.find('properties')] == ['sweep_id']\n"
     "assert c.get('failures') == '0' and c.get('skipped') == '1'\n"
-    "assert [(p.get('name'), p.get('value')) for p in c.find('properties')] == [('max_steps', '2')]\n"
+    "assert [(p.get('name'), p.get('value')) for p in c.find('properties')][1:] == [('max_steps', '2')]\n"
     "cc = c.findall('testcase')\n"
     "assert cc[0].find('skipped') is None and cc[0].find('failure') is None\n"
     "assert cc[1].find('skipped').text == 'expected beyond-bound, not reached in the first 2 steps'\n"
@@ -469,6 +472,23 @@ START_TEST(junit_parses_and_escapes)
     const char *s = file_read(path);
     ck_assert_ptr_nonnull(strstr(s, "<testsuite name=\"odd &quot;name&quot;\\ &lt;&amp;&gt;&#9;#1 \xef\xbf\xbd\""));
     ck_assert(python_check(junit_script, path));
+}
+END_TEST
+
+/* Reports to a device are written in place: /dev/null stays a device
+ * (a rename over it would leave a regular file there); /dev/full says why
+ * it failed, with the file. */
+START_TEST(reports_to_devices)
+{
+    ck_assert_int_eq(sb_report_json("/dev/null", results, 3, NULL), SB_OK);
+    ck_assert_int_eq(sb_report_junit("/dev/null", results, 3), SB_OK);
+    struct stat st;
+    ck_assert_int_eq(stat("/dev/null", &st), 0);
+    ck_assert(S_ISCHR(st.st_mode));
+    ck_assert_int_eq(sb_report_json("/dev/full", results, 3, NULL), SB_ERR_IO);
+    ck_assert_str_eq(sb_report_error(), "/dev/full: cannot write: No space left on device");
+    ck_assert_int_eq(stat("/dev/full", &st), 0);
+    ck_assert(S_ISCHR(st.st_mode));
 }
 END_TEST
 
@@ -680,6 +700,7 @@ Suite *make_report_suite(void)
     tcase_add_test(tc, json_reads_back);
     tcase_add_test(tc, json_read_refuses);
     tcase_add_test(tc, junit_parses_and_escapes);
+    tcase_add_test(tc, reports_to_devices);
     tcase_add_test(tc, tap_plan_and_lines);
     tcase_add_test(tc, text_table_and_summary);
     tcase_add_test(tc, text_columns_stay_aligned);

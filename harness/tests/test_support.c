@@ -2,6 +2,8 @@
  * thread-list grammar, option tables, integers, seconds, step limits, work
  * directories, and the three forms of an input-file message. */
 #include <check.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -199,6 +201,168 @@ START_TEST(work_directories)
 }
 END_TEST
 
+/* Writes "text\n" to path through sb_out_file. */
+static sb_status out_write(const char *path, const char *text)
+{
+    sb_out_file o;
+    sb_status st = sb_out_open(&o, path, err, sizeof err);
+    if (st != SB_OK)
+        return st;
+    fprintf(o.f, "%s\n", text);
+    return sb_out_commit(&o, err, sizeof err);
+}
+
+static void file_is(const char *path, const char *text)
+{
+    char buf[64] = "";
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+    fclose(f);
+    ck_assert_str_eq(buf, text);
+}
+
+START_TEST(output_files_keep_what_they_write_to)
+{
+    char tmp[] = "/tmp/sb_test_out.XXXXXX", path[256], link[256], target[256];
+    ck_assert_ptr_nonnull(mkdtemp(tmp));
+
+    /* a device is written in place and stays a device */
+    ck_assert_msg(out_write("/dev/null", "x") == SB_OK, "%s", err);
+    struct stat st;
+    ck_assert_int_eq(stat("/dev/null", &st), 0);
+    ck_assert(S_ISCHR(st.st_mode));
+    /* a full device: the errno's text */
+    ck_assert_int_eq(out_write("/dev/full", "x"), SB_ERR_IO);
+    ck_assert_msg(strstr(err, "/dev/full: cannot write: No space left on device"), "%s", err);
+
+    /* a new file gets the umask's mode, a replaced one keeps its own */
+    mode_t mask = umask(027);
+    snprintf(path, sizeof path, "%s/r.json", tmp);
+    ck_assert_int_eq(out_write(path, "one"), SB_OK);
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_uint_eq(st.st_mode & 0777, 0640);
+    ck_assert_int_eq(chmod(path, 0604), 0);
+    ck_assert_int_eq(out_write(path, "two"), SB_OK);
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_uint_eq(st.st_mode & 0777, 0604);
+    file_is(path, "two\n");
+    umask(mask);
+
+    /* a symbolic link is followed: its target replaced, the link kept,
+     * a dangling one's target made */
+    snprintf(link, sizeof link, "%s/link.json", tmp);
+    ck_assert_int_eq(symlink("r.json", link), 0);
+    ck_assert_int_eq(out_write(link, "three"), SB_OK);
+    ck_assert_int_eq(lstat(link, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    file_is(path, "three\n");
+    snprintf(link, sizeof link, "%s/dangling.json", tmp);
+    snprintf(target, sizeof target, "%s/made.json", tmp);
+    ck_assert_int_eq(symlink("made.json", link), 0);
+    ck_assert_int_eq(out_write(link, "four"), SB_OK);
+    file_is(target, "four\n");
+
+    /* a FIFO nobody reads is refused at once, one being read is written */
+    snprintf(path, sizeof path, "%s/fifo", tmp);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    ck_assert_int_eq(out_write(path, "x"), SB_ERR_IO);
+    ck_assert_msg(strstr(err, "a FIFO that no process reads"), "%s", err);
+    int reader = open(path, O_RDONLY | O_NONBLOCK);
+    ck_assert_int_ge(reader, 0);
+    ck_assert_int_eq(out_write(path, "five"), SB_OK);
+    char got[8] = "";
+    ck_assert_int_eq(read(reader, got, sizeof got - 1), 5);
+    ck_assert_str_eq(got, "five\n");
+    close(reader);
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert(S_ISFIFO(st.st_mode));
+
+    /* an open file of this process (/dev/stdout, /dev/fd/N) is written
+     * where it stands, after what it holds, and stays the same file */
+    snprintf(path, sizeof path, "%s/stdout.txt", tmp);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "table\n", 6), 6);
+    struct stat was;
+    ck_assert_int_eq(fstat(fd, &was), 0);
+    snprintf(link, sizeof link, "/dev/fd/%d", fd);
+    ck_assert_msg(out_write(link, "json") == SB_OK, "%s", err);
+    close(fd);
+    char both[16] = "";
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fread(both, 1, sizeof both - 1, f), 11);
+    fclose(f);
+    ck_assert_str_eq(both, "table\njson\n");
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_uint_eq(st.st_ino, was.st_ino);
+
+    /* a directory is refused before anything is written, here and by the
+     * check made before a sweep */
+    ck_assert_int_eq(out_write(tmp, "x"), SB_ERR_USAGE);
+    ck_assert_msg(strstr(err, "is a directory, expected a file"), "%s", err);
+    ck_assert(!sb_out_check(tmp, err, sizeof err));
+    snprintf(path, sizeof path, "%s/missing/r.json", tmp);
+    ck_assert(!sb_out_check(path, err, sizeof err));
+    ck_assert_msg(strstr(err, "No such file or directory"), "%s", err);
+    const char *paths[] = {NULL, "/dev/null", path};
+    ck_assert(!sb_out_check_all(paths, 3, err, sizeof err));
+    ck_assert(sb_out_check_all(paths, 2, err, sizeof err));
+    sb_dir_remove_tree(tmp);
+}
+END_TEST
+
+START_TEST(killed_writers_temporaries_go)
+{
+    char tmp[] = "/tmp/sb_test_out.XXXXXX", dead[256], live[256], other[256];
+    ck_assert_ptr_nonnull(mkdtemp(tmp));
+    /* a temporary nobody holds, one a live writer holds locked, and a file
+     * of the user's that only looks alike */
+    snprintf(dead, sizeof dead, "%s/.R.json.sbtmp.abc123", tmp);
+    snprintf(live, sizeof live, "%s/.J.xml.sbtmp.def456", tmp);
+    snprintf(other, sizeof other, "%s/.R.json.sbtmp.toolong", tmp);
+    int fd = open(dead, O_CREAT | O_WRONLY, 0600);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    int held = open(live, O_CREAT | O_WRONLY, 0600);
+    ck_assert_int_ge(held, 0);
+    /* flock is per open file: another open file of this process is a
+     * live writer to sb_out_stale_remove */
+    ck_assert_int_eq(flock(held, LOCK_EX), 0);
+    fd = open(other, O_CREAT | O_WRONLY, 0600);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    sb_out_stale_remove(tmp);
+    struct stat st;
+    ck_assert_int_ne(stat(dead, &st), 0);
+    ck_assert_int_eq(stat(live, &st), 0);
+    ck_assert_int_eq(stat(other, &st), 0);
+    close(held);
+    sb_dir_remove_tree(tmp);
+}
+END_TEST
+
+START_TEST(inputs_are_regular_files)
+{
+    char tmp[] = "/tmp/sb_test_in.XXXXXX", fifo[256];
+    ck_assert_ptr_nonnull(mkdtemp(tmp));
+    snprintf(fifo, sizeof fifo, "%s/case", tmp);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    /* no writer: the open and the check return at once */
+    ck_assert_ptr_null(sb_input_open(fifo, "r", err, sizeof err));
+    ck_assert_msg(strstr(err, "/case: is a FIFO, expected a regular file"), "%s", err);
+    ck_assert_ptr_null(sb_input_open(tmp, "r", err, sizeof err));
+    ck_assert_msg(strstr(err, ": is a directory, expected a regular file"), "%s", err);
+    ck_assert_ptr_null(sb_input_open("/dev/null", "r", err, sizeof err));
+    ck_assert_msg(strstr(err, "/dev/null: is a character device"), "%s", err);
+    FILE *f = sb_input_open("/proc/self/exe", "r", err, sizeof err);
+    ck_assert_msg(f != NULL, "%s", err);
+    fclose(f);
+    sb_dir_remove_tree(tmp);
+}
+END_TEST
+
 Suite *make_support_suite(void)
 {
     Suite *s = suite_create("support");
@@ -209,6 +373,9 @@ Suite *make_support_suite(void)
     tcase_add_test(tc, numbers);
     tcase_add_test(tc, error_forms);
     tcase_add_test(tc, work_directories);
+    tcase_add_test(tc, output_files_keep_what_they_write_to);
+    tcase_add_test(tc, killed_writers_temporaries_go);
+    tcase_add_test(tc, inputs_are_regular_files);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -23,7 +23,7 @@ typedef struct user_args {
     const char *cmd, *trace, *stream, *dump, *dump_step, *dump_dir;
     const char *threads, *repeat, *timeout, *golden, *golden_dir, *work_dir, *json, *junit;
     const char *census_json, *census_md;
-    bool tap, census;
+    bool tap, census, check, update, update_reordering;
     const char **names;         /* the kernels named on the line ([argc]) */
     int n_names;
 } user_args;
@@ -43,6 +43,7 @@ static void user_usage(FILE *f, const char *prog)
     fprintf(f,
             "usage: %s list\n"
             "       %s golden [NAME...] [--golden FILE | --golden-dir DIR]\n"
+            "             [--check | --update | --update=reordering]\n"
             "       %s sweep [NAME...] [--threads LIST] [--repeat R] [--timeout S]\n"
             "             [--golden FILE | --golden-dir DIR] [--work-dir DIR]\n"
             "             [--json FILE] [--junit FILE] [--tap]\n"
@@ -51,8 +52,11 @@ static void user_usage(FILE *f, const char *prog)
             "             [--dump PROBE --dump-step S --dump-dir DIR]\n"
             "NAME: a kernel of this program (`list`); none: every kernel. The golden of\n"
             "NAME is NAME.golden in the current directory, or in --golden-dir DIR, or\n"
-            "--golden FILE when one kernel is named.\n"
-            "exit status: 0 as expected, 1 a verdict not expected, 2 usage or input error,\n"
+            "--golden FILE when one kernel is named. A missing golden is written, a\n"
+            "changed one only with --update (--update=reordering: when every change\n"
+            "can be a reordering); --check writes nothing (samebits golden, CLI.md).\n"
+            "exit status: 0 as expected, 1 a verdict not expected (golden: a golden\n"
+            "             changed and not written), 2 usage or input error,\n"
             "             3 a crash or timeout\n",
             prog, prog, prog, prog);
 }
@@ -60,8 +64,10 @@ static void user_usage(FILE *f, const char *prog)
 static bool args_parse(user_args *a, int argc, char **argv)
 {
     memset(a, 0, sizeof a[0]);
-    if (argc < 2)
+    if (argc < 2) {
+        fprintf(stderr, "%s: needs a command (%s --help)\n", argv[0], argv[0]);
         return false;
+    }
     a->cmd = argv[1];
     const sb_option options[] = {
         {"--threads", &a->threads, NULL},   {"--trace", &a->trace, NULL},
@@ -72,7 +78,10 @@ static bool args_parse(user_args *a, int argc, char **argv)
         {"--junit", &a->junit, NULL},       {"--tap", NULL, &a->tap},
         {"--stream", &a->stream, NULL},     {"--golden-dir", &a->golden_dir, NULL},
         {"--census", NULL, &a->census},     {"--census-json", &a->census_json, NULL},
-        {"--census-md", &a->census_md, NULL}, {NULL, NULL, NULL},
+        {"--census-md", &a->census_md, NULL}, {"--check", NULL, &a->check},
+        /* --update=reordering first: a flag matches only its whole name */
+        {"--update=reordering", NULL, &a->update_reordering},
+        {"--update", NULL, &a->update},     {NULL, NULL, NULL},
     };
     a->names = calloc((size_t)argc, sizeof *a->names);
     if (!a->names)
@@ -85,11 +94,12 @@ static bool args_parse(user_args *a, int argc, char **argv)
     case SB_ARGS_OK:
         return true;
     case SB_ARGS_NO_VALUE:
-        fprintf(stderr, "%s: %s\n", argv[0], err);
+        fprintf(stderr, "%s: %s (%s --help)\n", argv[0], err, argv[0]);
         return false;
     case SB_ARGS_UNKNOWN:
     case SB_ARGS_EXTRA:
-        fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], args.bad);
+        fprintf(stderr, "%s: unexpected argument '%s' (%s --help)\n", argv[0], args.bad,
+                argv[0]);
         return false;
     }
     return false;
@@ -163,70 +173,76 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
     } else {
         st = sb_run_sink_finish(&sink, err, sizeof err);
     }
-    FILE *f = st == SB_OK ? fopen(a->trace, "w") : NULL;
-    if (st == SB_OK && !f) {
-        sb_err_set(err, sizeof err, "%s: cannot write: %s", a->trace, strerror(errno));
-        st = SB_ERR_IO;
-    }
-    if (f) {
-        st = sb_trace_write(&t, f);
-        if (fclose(f) != 0 && st == SB_OK)
-            st = SB_ERR_IO;
-        if (st != SB_OK)
-            sb_err_set(err, sizeof err, "%s: cannot write the trace", a->trace);
-    }
+    bool written = st == SB_OK;
+    if (written)
+        st = sb_trace_save(&t, a->trace, err, sizeof err);
     sb_trace_free(&t);
     if (st == SB_OK)
         return SB_EXIT_OK;
     fprintf(stderr, "%s\n", err);
-    return st == SB_ERR_INPUT || st == SB_ERR_USAGE ? SB_EXIT_INPUT : SB_EXIT_UNEXPECTED;
+    /* an output that cannot be written is the caller's to fix, as in a sweep */
+    return st == SB_ERR_INPUT || st == SB_ERR_USAGE || written ? SB_EXIT_INPUT
+                                                                 : SB_EXIT_UNEXPECTED;
 }
 
 /* The reference run (1 thread) in a child, written as the golden unless
  * unchanged (sb_golden_update, as `samebits golden`). */
-static int user_golden(const sb_case *c, const char *self, const char *work)
+static int user_golden(const sb_case *c, const char *self, const char *work,
+                       sb_golden_mode mode)
 {
-    char err[512] = "", said[768];
+    char err[512] = "", said[2048];
+    sb_golden_outcome outcome;
     sb_trace t;
     sb_trace_init(&t);
     int rc = sb_reference_run(c, self, work, &t, err, sizeof err);
     if (rc != SB_EXIT_OK)
         fprintf(stderr, "%s: reference run: %s; golden left as it was\n", c->name, err);
-    else if (sb_golden_update(&t, c->golden_path, c->digest, said, sizeof said, err,
+    else if (sb_golden_update(&t, c->golden_path, mode, &outcome, said, sizeof said, err,
                               sizeof err) != SB_OK) {
         fprintf(stderr, "%s\n", err);
         rc = SB_EXIT_INPUT;
     } else {
         printf("%s: %s\n", c->golden_path, said);
+        rc = outcome == SB_GOLDEN_CHANGED ? SB_EXIT_UNEXPECTED : SB_EXIT_OK;
     }
     sb_trace_free(&t);
     return rc;
 }
 
-/* Every selected kernel's golden; the worst outcome decides: input error,
- * then crash. */
-static int user_goldens(const user_program *p, const char *self, const char *work)
+/* Every selected kernel's golden; the worst outcome decides
+ * (sb_golden_exit_worst). */
+static int user_goldens(const user_program *p, const char *self, const char *work,
+                        const user_args *a)
 {
-    int rc = SB_EXIT_OK;
-    for (size_t i = 0; i < p->n_selected; i++) {
-        int r = user_golden(&p->cases[i], self, work);
-        if (r == SB_EXIT_INPUT || (r == SB_EXIT_CRASH && rc != SB_EXIT_INPUT))
-            rc = r;
+    if (a->check + a->update + a->update_reordering > 1) {
+        fprintf(stderr, "%s golden: --check, --update and --update=reordering exclude each "
+                "other (%s --help)\n", p->prog, p->prog);
+        return SB_EXIT_INPUT;
     }
+    sb_golden_mode mode = a->check               ? SB_GOLDEN_MODE_CHECK
+                          : a->update            ? SB_GOLDEN_MODE_UPDATE
+                          : a->update_reordering ? SB_GOLDEN_MODE_REORDERING
+                                                 : SB_GOLDEN_MODE_NEW;
+    int rc = SB_EXIT_OK;
+    for (size_t i = 0; i < p->n_selected; i++)
+        rc = sb_golden_exit_worst(rc, user_golden(&p->cases[i], self, work, mode));
     return rc;
 }
 
 /* The command that remakes case c's golden, as the user typed the program:
- * "PROG golden NAME [--golden FILE | --golden-dir DIR]". */
+ * "PROG golden [--update] NAME [--golden FILE | --golden-dir DIR]". */
 static void regenerate_command(char *out, size_t len, const user_program *p, const sb_case *c,
                                const user_args *a)
 {
+    /* a golden that is there but stale is rewritten only when asked */
+    const char *update = access(c->golden_path, F_OK) == 0 ? " --update" : "";
     if (a->golden)
-        snprintf(out, len, "%s golden %s --golden %s", p->prog, c->name, a->golden);
+        snprintf(out, len, "%s golden%s %s --golden %s", p->prog, update, c->name, a->golden);
     else if (a->golden_dir)
-        snprintf(out, len, "%s golden %s --golden-dir %s", p->prog, c->name, a->golden_dir);
+        snprintf(out, len, "%s golden%s %s --golden-dir %s", p->prog, update, c->name,
+                 a->golden_dir);
     else
-        snprintf(out, len, "%s golden %s", p->prog, c->name);
+        snprintf(out, len, "%s golden%s %s", p->prog, update, c->name);
 }
 
 /* "PROG sweep: --repeat '0' is not an integer in 1..1000" */
@@ -288,7 +304,13 @@ static int user_sweep(const user_program *p, const char *self, const char *work,
         o.max_origins = SB_ORIGINS_KEPT;
     }
 
-    /* every golden first: a missing one stops the sweep before any run */
+    /* every report path and every golden first: a missing one stops the
+     * sweep before any run */
+    const char *outputs[] = {a->json, a->junit, a->census_json, a->census_md};
+    if (!sb_out_check_all(outputs, 4, err, sizeof err)) {
+        fprintf(stderr, "%s sweep: %s\n", p->prog, err);
+        return SB_EXIT_INPUT;
+    }
     size_t n = p->n_selected;
     sb_trace *goldens = calloc(n, sizeof *goldens);
     sb_case_result *r = calloc(n, sizeof *r);
@@ -320,7 +342,8 @@ static int user_sweep(const user_program *p, const char *self, const char *work,
         if ((a->json && sb_report_json(a->json, r, (int)n, NULL) != SB_OK) ||
             (a->junit && sb_report_junit(a->junit, r, (int)n) != SB_OK) ||
             (census && user_census(a, r, goldens, n, work) != SB_OK)) {
-            fprintf(stderr, "%s sweep: cannot write a report\n", p->prog);
+            fprintf(stderr, "%s sweep: cannot write a report: %s\n", p->prog,
+                    sb_report_error());
             rc = SB_EXIT_INPUT;
         }
         if (a->tap)
@@ -346,7 +369,7 @@ static int with_work_dir(const user_program *p, const user_args *a)
         fprintf(stderr, "%s: %s\n", p->prog, err);
         return SB_EXIT_INPUT;
     }
-    int rc = strcmp(a->cmd, "golden") == 0 ? user_goldens(p, self, work)
+    int rc = strcmp(a->cmd, "golden") == 0 ? user_goldens(p, self, work, a)
                                             : user_sweep(p, self, work, a);
     if (temporary && rmdir(work) != 0)
         fprintf(stderr, "%s: work files (locate dumps) are in %s\n", p->prog, work);
@@ -422,8 +445,7 @@ static int user_command(user_program *p, const user_args *a)
     bool known = strcmp(a->cmd, "run") == 0 || strcmp(a->cmd, "golden") == 0 ||
                  strcmp(a->cmd, "sweep") == 0;
     if (!known) {
-        fprintf(stderr, "%s: unknown command '%s'\n", p->prog, a->cmd);
-        user_usage(stderr, p->prog);
+        fprintf(stderr, "%s: unknown command '%s' (%s --help)\n", p->prog, a->cmd, p->prog);
         return SB_EXIT_INPUT;
     }
     if (!kernels_select(p, a))
@@ -437,10 +459,11 @@ int sb_user_main_kernels(int argc, char **argv, const sb_user_kernel *kernels, s
 {
     kernels_check(kernels, n);
     user_program p = {.prog = argc > 0 ? argv[0] : kernels[0].name, .kernels = kernels, .n = n};
+    /* a killed writer's temporaries in the directory it is run in */
+    sb_out_stale_remove(".");
     user_args a;
     int rc;
     if (!args_parse(&a, argc, argv)) {
-        user_usage(stderr, p.prog);
         rc = SB_EXIT_INPUT;
     } else if (strcmp(a.cmd, "--help") == 0 || strcmp(a.cmd, "-h") == 0) {
         user_usage(stdout, p.prog);

@@ -94,8 +94,14 @@ sb_status sb_trace_read(sb_trace *t, const char *path, char *err, size_t errlen)
 /* Index of the latest record named `name` before record `before`, or -1. */
 long sb_trace_find_latest(const sb_trace *t, const char *name, size_t before);
 
-/* Golden files are traces written atomically (temporary file, fsync,
- * rename): an interrupted write leaves the old golden intact. */
+/* A trace written to path as every report file is (harness/REPORTS.md,
+ * "Report files"): a regular file replaced atomically (temporary file,
+ * fsync, rename), a symbolic link followed, a device written in place. On
+ * an error err says why and the old file is left as it was; SB_ERR_USAGE
+ * for an incomplete header. */
+sb_status sb_trace_save(const sb_trace *t, const char *path, char *err, size_t errlen);
+/* Golden files are traces saved so (sb_trace_save): an interrupted write
+ * leaves the old golden intact. */
 sb_status sb_golden_write(const sb_trace *t, const char *path, char *err, size_t errlen);
 /* Refuses a wrong format version or a case-digest mismatch, saying how to
  * regenerate (`samebits golden CASE`). */
@@ -105,15 +111,40 @@ sb_status sb_golden_read(sb_trace *t, const char *path, const char *expect_diges
  * this golden (a user's program: "PROG golden NAME"); NULL: as sb_golden_read. */
 sb_status sb_golden_read_hinted(sb_trace *t, const char *path, const char *expect_digest,
                                 const char *regenerate, char *err, size_t errlen);
-/* What `samebits golden` and a user's program do with a new reference trace:
- * compares it with the golden at path (read with expect_digest) and writes
- * it atomically (sb_golden_write) unless it is unchanged. said gets one line:
- * "new (N probes)", "unchanged (N probes)" (the file left as it was) or
- * "changed: first at step S probe P" ("changed: N probes, were M", "changed:
- * the old golden did not read (...)"). On an error err says why and the old
- * golden is left as it was. */
-sb_status sb_golden_update(const sb_trace *t, const char *path, const char *expect_digest,
-                           char *said, size_t saidlen, char *err, size_t errlen);
+/* What `samebits golden` and a user's program do with a new reference trace
+ * (harness/CLI.md "golden"). */
+typedef enum sb_golden_mode {
+    SB_GOLDEN_MODE_NEW,         /* write a missing golden; a changed one is left as it was */
+    SB_GOLDEN_MODE_CHECK,       /* write nothing (--check) */
+    SB_GOLDEN_MODE_UPDATE,      /* rewrite a changed golden (--update) */
+    SB_GOLDEN_MODE_REORDERING,  /* rewrite it when every change can be a reordering
+                                 * (--update=reordering) */
+} sb_golden_mode;
+
+typedef enum sb_golden_outcome {
+    SB_GOLDEN_NEW,              /* written where there was none */
+    SB_GOLDEN_UNCHANGED,        /* same bits: the file left as it was */
+    SB_GOLDEN_UPDATED,          /* changed and rewritten */
+    SB_GOLDEN_CHANGED,          /* changed (or missing, with --check) and left as it was */
+} sb_golden_outcome;
+
+/* Compares t with the golden at path and writes it as mode allows. said gets
+ * one line: "new (N probes)", "unchanged (N probes)", or "changed: first at
+ * step S probe P; K origins: possible reordering at step S P (OP), beyond
+ * bound at ..." (an op with no reduction: beyond bound; one with a
+ * reduction: a possible reordering, its bound not checked since a golden
+ * keeps hashes only) followed by "; rewritten" or why it was not. A golden
+ * whose header names another case than t's is never rewritten
+ * (SB_ERR_INPUT); one that does not read is replaced only in
+ * SB_GOLDEN_MODE_UPDATE. On an error err says why and the old golden is
+ * left as it was. */
+sb_status sb_golden_update(const sb_trace *t, const char *path, sb_golden_mode mode,
+                           sb_golden_outcome *outcome, char *said, size_t saidlen, char *err,
+                           size_t errlen);
+/* The exit status of a golden command over several cases, from two: input
+ * error, then crash, then SB_EXIT_UNEXPECTED (a golden changed and not
+ * written), then SB_EXIT_OK. */
+int sb_golden_exit_worst(int a, int b);
 
 /* ---- case files ---------------------------------------------------------- */
 
@@ -221,6 +252,11 @@ typedef struct sb_case {
 
 /* err gets "path:line: what was expected". The syntax is in FORMATS.md. */
 sb_status sb_case_load(sb_case *c, const char *path, char *err, size_t errlen);
+/* sb_golden_read of case c's golden (c->golden_path, checked against
+ * c->digest), its hint naming the case file: "regenerate it with
+ * `samebits golden CASEFILE`" (`--update CASEFILE` when the golden is
+ * there). */
+sb_status sb_case_golden_read(sb_trace *t, const sb_case *c, char *err, size_t errlen);
 /* Puts c on the batch axis at sizes[0..n) (`sweep --batch`), the first the
  * reference: a size the case lists keeps its expectation, any other takes
  * the case's [invariance] expect; a case without [invariance] gets its
@@ -366,9 +402,10 @@ sb_status sb_run_child(const sb_case *c, const char *self_exe, int threads,
                        const char *stream_path, const char *stderr_path, sb_child_result *cr,
                        sb_trace *t, char *err, size_t errlen);
 
-/* The case's reference configuration in a child (its stderr ours, its trace
+/* The case's reference configuration in a child (its trace and stderr
  * through work_dir), into *t: what a golden is made of. SB_EXIT_OK;
- * SB_EXIT_INPUT or SB_EXIT_CRASH (crashed or timed out) with err. */
+ * SB_EXIT_INPUT or SB_EXIT_CRASH (crashed or timed out) with err, the
+ * child's own line in it. */
 int sb_reference_run(const sb_case *c, const char *self_exe, const char *work_dir, sb_trace *t,
                      char *err, size_t errlen);
 
@@ -642,6 +679,14 @@ sb_status sb_report_junit(const char *path, const sb_case_result *r, int n);
 sb_status sb_report_junit_input_error(const char *path, const sb_case_result *r, int n,
                                       const char *error);
 void sb_report_tap(FILE *f, const sb_case_result *r, int n);
+/* The one line saying why the last report file of this process could not be
+ * written ("PATH: cannot write, the old file left as it was: No space left
+ * on device"), after a writer returned SB_ERR_IO or SB_ERR_USAGE. */
+const char *sb_report_error(void);
+/* The id every report file of this process carries (REPORTS.md "Report
+ * files"): 16 hex digits, random, the same for the JSON, JUnit and census
+ * files of one sweep, so a reader can tell reports of two sweeps apart. */
+const char *sb_report_sweep_id(void);
 
 /* ---- the census of a sweep (report_census.c, REPORTS.md "Census") -----------
  * One row per output probe of the case (a golden record an op made), one

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "sb_dataset.h"
@@ -63,9 +64,15 @@ static sb_status idx_open(idx_file *f, const char *path, char *err, size_t errle
     f->pos = 0;
     f->err = err;
     f->errlen = errlen;
+    int fd;
+    if (sb_regular_open(path, &fd, err, errlen) != SB_OK) {
+        f->gz = NULL;
+        return SB_ERR_INPUT;
+    }
     errno = 0;
-    f->gz = gzopen(path, "rb");
+    f->gz = gzdopen(fd, "rb");
     if (f->gz == NULL) {
+        close(fd);
         if (err != NULL && errlen > 0)
             snprintf(err, errlen, "%s: cannot open: %s", path,
                      errno != 0 ? strerror(errno) : "out of memory");

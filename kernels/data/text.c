@@ -43,9 +43,15 @@ sb_status sb_text_load(sb_text *out, const char *path, int64_t expect_bytes,
 {
     SB_ASSERT(out != NULL && path != NULL);
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
+    int fd;
+    sb_status opened = sb_regular_open(path, &fd, err, errlen);
+    if (opened != SB_OK)
+        return opened;
+    FILE *f = fdopen(fd, "rb");
+    if (f == NULL) {
+        close(fd);
         return sb_msg(err, errlen, SB_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    }
     int64_t size = -1;
     if (fseek(f, 0, SEEK_END) == 0)
         size = ftell(f);

@@ -106,7 +106,8 @@ def census_rows(path, group_by_op):
 def program_census(prog, work, threads, repeat):
     golden = os.path.join(work, "golden")           # one NAME.golden per kernel
     os.makedirs(golden, exist_ok=True)
-    must([prog, "golden", "--golden-dir", golden])
+    # the golden of this build, remade on purpose every time (--update)
+    must([prog, "golden", "--update", "--golden-dir", golden])
     census = os.path.join(work, "census.json")
     r = run([prog, "sweep", "--threads", threads, "--repeat", str(repeat), "--golden-dir", golden,
              "--work-dir", os.path.join(work, "sweep"), "--census-json", census])

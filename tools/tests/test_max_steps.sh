@@ -133,9 +133,9 @@ done
 "$sb" report --merge "$tmp/s2.json" "$tmp/s1.json" --json "$tmp/merged.json" >/dev/null 2>&1
 python3 - "$tmp/full.json" "$tmp/merged.json" <<'PY' || fail "the merged truncated report differs from the unsharded one"
 import json, sys
-def strip(x):
+def strip(x):    # without the times and the sweep id, which each process has its own
     if isinstance(x, dict):
-        return {k: strip(v) for k, v in x.items() if k != "seconds"}
+        return {k: strip(v) for k, v in x.items() if k not in ("seconds", "sweep_id")}
     return [strip(v) for v in x] if isinstance(x, list) else x
 full, merged = (strip(json.load(open(p))) for p in sys.argv[1:])
 assert full == merged

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The malformed-input catalogue (catalogue.tsv): every input must give exit
-status 2 and exactly one printable line on stderr that names the file and,
-where it has one, the position; no sanitizer report, no allocation beyond
+"""The malformed-input catalogue (catalogue.tsv): every input must give its
+exit status (2 unless the row says) and exactly one printable line on
+stderr that names the file and, where it has one, the position; no sanitizer report, no allocation beyond
 what the file could justify (an address-space limit, or under ASan an
 allocation cap, makes a larger one fail, which changes the message), and
 every golden file unchanged.
@@ -63,8 +63,23 @@ def main():
             shutil.copy(os.path.join(INPUTS, 'npy', name + '.npy'), os.path.join(d, PROBE + '.npy'))
         return d
 
+    def made(s, tmp, key, make):
+        """{fifo:REL,...} and {mkdir:REL,...}: FIFOs or directories made at
+        tmp/REL, the first one's path in their place."""
+        while '{%s:' % key in s:
+            i = s.index('{%s:' % key)
+            j = s.index('}', i)
+            paths = [os.path.join(tmp, rel) for rel in s[i + len(key) + 2:j].split(',')]
+            for path in paths:
+                if not os.path.exists(path):
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    make(path)
+            s = s[:i] + paths[0] + s[j + 1:]
+        return s
+
     def expand(s, tmp):
         s = s.replace('{in}', INPUTS).replace('{tmp}', tmp).replace('{a}', a).replace('{b}', b)
+        s = made(made(s, tmp, 'fifo', os.mkfifo), tmp, 'mkdir', os.mkdir)
         while '{npy:' in s:
             i = s.index('{npy:')
             j = s.index('}', i)
@@ -78,10 +93,13 @@ def main():
             if line.startswith('#') or not line.strip():
                 continue
             n += 1
-            name, position, args = line.rstrip('\n').split('\t')
+            fields = line.rstrip('\n').split('\t')
+            name, position, args = fields[:3]
+            status = int(fields[3]) if len(fields) > 3 else 2
             tmp = tempfile.mkdtemp(dir=work)
+            npy = name.startswith('{npy:')
             name = expand(name, tmp)
-            if name.startswith(work) and os.path.isdir(name):
+            if npy:
                 name = os.path.join(name, PROBE + '.npy')
             argv = [exe] + [expand(x, tmp) for x in shlex.split(args)]
             p = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
@@ -89,8 +107,8 @@ def main():
             err = p.stderr
             lines = err.split(b'\n')
             what = []
-            if p.returncode != 2:
-                what.append('exit status %d, expected 2' % p.returncode)
+            if p.returncode != status:
+                what.append('exit status %d, expected %d' % (p.returncode, status))
             if len(lines) != 2 or lines[1] != b'':
                 what.append('%d lines on stderr, expected one' % err.count(b'\n'))
             if any(c < 0x20 or c >= 0x7f for c in err.rstrip(b'\n')):

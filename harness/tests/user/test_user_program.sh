@@ -6,7 +6,9 @@
 # program's own regenerate command; a named sweep runs only that kernel; the
 # options that do not fit (`run` without a name, --golden FILE for two
 # kernels, an unknown name, a thread list with a count twice: the one
-# thread-list grammar of harness/FORMATS.md) are refused with exit 2.
+# thread-list grammar of harness/FORMATS.md, an unwritable report) are
+# refused with exit 2 and one line; a changed golden is rewritten only
+# with --update, and --check writes nothing.
 # Usage: test_user_program.sh DOT_PROGRAM
 set -euo pipefail
 dot=$1
@@ -40,16 +42,39 @@ grep -qx "$tmp/g/dot_blocked.golden: unchanged (3 probes)" "$tmp/out" &&
 grep -q "^case dot_blocked " "$tmp/out" && ! grep -q "dot_reduction" "$tmp/out" &&
     ok "sweep NAME sweeps that kernel alone" || fail "sweep dot_blocked: $(cat "$tmp/out")"
 
-refused() {     # refused WHAT ARGS...: exit 2 with a message
+# another golden's bits in dot_blocked's place: a change, written only
+# when asked
+cp "$tmp/g/dot_blocked.golden" "$tmp/blocked.golden"
+sed 's/^case dot_reduction$/case dot_blocked/' "$tmp/g/dot_reduction.golden" >"$tmp/g/dot_blocked.golden"
+cp "$tmp/g/dot_blocked.golden" "$tmp/changed.golden"
+rc=0
+"$dot" golden dot_blocked --check --golden-dir "$tmp/g" >"$tmp/out" || rc=$?
+[ "$rc" = 1 ] && grep -q "^$tmp/g/dot_blocked.golden: changed: first at step 0 probe .*; not written (--check)$" "$tmp/out" &&
+    cmp -s "$tmp/g/dot_blocked.golden" "$tmp/changed.golden" &&
+    ok "golden --check: exit 1, the change named, nothing written" || fail "golden --check: exit $rc, $(cat "$tmp/out")"
+rc=0
+"$dot" golden dot_blocked --golden-dir "$tmp/g" >"$tmp/out" || rc=$?
+[ "$rc" = 1 ] && grep -q "not written: rewrite it with --update$" "$tmp/out" &&
+    cmp -s "$tmp/g/dot_blocked.golden" "$tmp/changed.golden" &&
+    ok "golden without --update leaves a changed golden as it was" || fail "golden: exit $rc, $(cat "$tmp/out")"
+"$dot" golden dot_blocked --update --golden-dir "$tmp/g" >"$tmp/out"
+grep -q "; rewritten$" "$tmp/out" && cmp -s "$tmp/g/dot_blocked.golden" "$tmp/blocked.golden" &&
+    ok "golden --update rewrites it" || fail "golden --update: $(cat "$tmp/out")"
+
+refused() {     # refused WHAT ARGS...: exit 2 with one line
     local what=$1 rc=0
     shift
     "$dot" "$@" >/dev/null 2>"$tmp/err" || rc=$?
-    [ "$rc" = 2 ] && [ -s "$tmp/err" ] && ok "refused: $what ($(head -n 1 "$tmp/err"))" ||
-        fail "$what: exit $rc"
+    [ "$rc" = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && ok "refused: $what ($(cat "$tmp/err"))" ||
+        fail "$what: exit $rc, $(cat "$tmp/err")"
 }
 refused "run without a kernel name" run --threads 1 --trace "$tmp/t"
 refused "--golden FILE for two kernels" golden --golden "$tmp/x.golden"
 refused "an unknown kernel" sweep dot_nothing --golden-dir "$tmp/g"
 refused "a thread count listed twice" sweep --threads 1..4,3 --golden-dir "$tmp/g"
 refused "an unknown command" check
+refused "no command"
+refused "a report in a missing directory, before any run" sweep --golden-dir "$tmp/g" --json "$tmp/missing/r.json"
+grep -qF "$tmp/missing/r.json: cannot write in its directory: No such file or directory" "$tmp/err" &&
+    ok "the report's file named" || fail "message: $(cat "$tmp/err")"
 tap_end
