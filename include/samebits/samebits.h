@@ -16,6 +16,7 @@
 #include "sb_kernels.h"
 #include "sb_model.h"
 #include "sb_probe.h"
+#include "sb_probe_ops.h"
 
 #define SB_TRACE_FORMAT_VERSION 1
 /* The first word of a trace stream's magic line (harness/FORMATS.md). */
