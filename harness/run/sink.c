@@ -199,6 +199,12 @@ void sb_run_sink_probe(void *ctx, const sb_probe_point *p)
         untrusted.leaves = NULL;
         p = &untrusted;
     }
+    if (!p->op || p->op[0] == '\0') {
+        sb_err_set(s->err, sizeof s->err, "step %lld probe %.200s: no op (the op's name, or "
+                   "\"source\")", (long long)p->step, p->name ? p->name : "(no name)");
+        s->status = SB_ERR_INPUT;
+        return;
+    }
     s->status = sb_trace_add_probe(s->trace, p);
     if (s->status != SB_OK) {
         sb_err_set(s->err, sizeof s->err, "probe %.200s: cannot add to the trace (%s)",
@@ -238,6 +244,9 @@ sb_status sb_run_sink_finish(sb_run_sink *s, char *err, size_t errlen)
                        s->o->dump_probe, step);
         s->status = SB_ERR_INPUT;
     }
+    if (s->status == SB_OK)
+        s->status = sb_trace_check_graph(s->trace, s->o && s->o->external_inputs, stderr, s->err,
+                                         sizeof s->err);
     if (s->status != SB_OK)
         sb_err_set(err, errlen, "%s", s->err);
     return s->status;

@@ -455,6 +455,7 @@ static const char junit_script[] =
     "assert f.get('message') == 'expected identical, got reordering at step 0 y (dense_fwd)'\n"
     "assert 'first divergence: step 0 y (dense_fwd)' in cases[1].find('system-out').text\n"
     "assert 'beyond' not in cases[1].find('system-out').text\n"
+    "assert '(within the reordering bound)' in cases[1].find('system-out').text\n"
     "assert cases[2].find('system-out') is not None\n"
     "e = cases[3].find('error')\n"
     "assert e.get('type') == 'crash'\n"

@@ -31,6 +31,7 @@ typedef struct user_args {
 /* The kernels of this program and the ones a command works on. */
 typedef struct user_program {
     const char *prog;           /* argv[0]: how the user calls it, for messages */
+    const char *build;          /* the program's build (sb_user_build.h), or NULL */
     const sb_user_kernel *kernels;
     size_t n;
     sb_case *cases;             /* [n_selected] */
@@ -55,9 +56,11 @@ static void user_usage(FILE *f, const char *prog)
             "--golden FILE when one kernel is named. A missing golden is written, a\n"
             "changed one only with --update (--update=reordering: when every change\n"
             "can be a reordering); --check writes nothing (samebits golden, CLI.md).\n"
+            "--golden-dir DIR is made when missing. --help after any command: this text.\n"
             "exit status: 0 as expected, 1 a verdict not expected (golden: a golden\n"
             "             changed and not written), 2 usage or input error,\n"
-            "             3 a crash or timeout\n",
+            "             3 a crash or timeout, 4 a configuration that does not repeat\n"
+            "             itself (nondeterministic) where the kernel does not expect it\n",
             prog, prog, prog, prog);
 }
 
@@ -145,7 +148,8 @@ static void user_case(sb_case *c, const sb_user_kernel *k, const char *golden,
              (unsigned long long)h.low64);
 }
 
-static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *a)
+static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *a,
+                    const char *build)
 {
     int64_t threads, step = 0;
     if (!a->threads || !a->trace ||
@@ -158,10 +162,17 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
     }
     omp_set_num_threads((int)threads);
     sb_run_options o = {.threads = (int)threads, .dump_probe = a->dump, .dump_step = step,
-                        .dump_dir = a->dump_dir, .stream_path = a->stream};
+                        .dump_dir = a->dump_dir, .stream_path = a->stream,
+                        .external_inputs = k->external_inputs};
     sb_trace t;
     sb_trace_init(&t);
     sb_trace_header_from_case(&t.header, c, c->reference_threads);
+    if (build) {
+        /* the program's own build first: its kernels' bits are its compiler's */
+        char lib[sizeof t.header.build];
+        memcpy(lib, t.header.build, sizeof lib);
+        snprintf(t.header.build, sizeof t.header.build, "%.60s; libsamebits %.80s", build, lib);
+    }
     sb_run_sink sink;
     sb_run_sink_init(&sink, &t, &o);
     char err[512] = "";
@@ -217,6 +228,11 @@ static int user_goldens(const user_program *p, const char *self, const char *wor
     if (a->check + a->update + a->update_reordering > 1) {
         fprintf(stderr, "%s golden: --check, --update and --update=reordering exclude each "
                 "other (%s --help)\n", p->prog, p->prog);
+        return SB_EXIT_INPUT;
+    }
+    char err[1200];
+    if (a->golden_dir && !sb_mkdir_parents(a->golden_dir, err, sizeof err)) {
+        fprintf(stderr, "%s golden: %s\n", p->prog, err);
         return SB_EXIT_INPUT;
     }
     sb_golden_mode mode = a->check               ? SB_GOLDEN_MODE_CHECK
@@ -451,23 +467,34 @@ static int user_command(user_program *p, const user_args *a)
     if (!kernels_select(p, a))
         return SB_EXIT_INPUT;
     if (strcmp(a->cmd, "run") == 0)
-        return user_run(&p->kernels[p->selected[0]], &p->cases[0], a);
+        return user_run(&p->kernels[p->selected[0]], &p->cases[0], a, p->build);
     return with_work_dir(p, a);
 }
 
-int sb_user_main_kernels(int argc, char **argv, const sb_user_kernel *kernels, size_t n)
+/* --help or -h anywhere on the line, after any command */
+static bool help_asked(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return true;
+    return false;
+}
+
+int sb_user_main_build(int argc, char **argv, const sb_user_kernel *kernels, size_t n,
+                       const char *build)
 {
     kernels_check(kernels, n);
-    user_program p = {.prog = argc > 0 ? argv[0] : kernels[0].name, .kernels = kernels, .n = n};
+    user_program p = {.prog = argc > 0 ? argv[0] : kernels[0].name, .build = build,
+                      .kernels = kernels, .n = n};
     /* a killed writer's temporaries in the directory it is run in */
     sb_out_stale_remove(".");
-    user_args a;
+    user_args a = {0};
     int rc;
-    if (!args_parse(&a, argc, argv)) {
-        rc = SB_EXIT_INPUT;
-    } else if (strcmp(a.cmd, "--help") == 0 || strcmp(a.cmd, "-h") == 0) {
+    if (help_asked(argc, argv)) {
         user_usage(stdout, p.prog);
         rc = SB_EXIT_OK;
+    } else if (!args_parse(&a, argc, argv)) {
+        rc = SB_EXIT_INPUT;
     } else {
         rc = user_command(&p, &a);
     }
@@ -477,7 +504,14 @@ int sb_user_main_kernels(int argc, char **argv, const sb_user_kernel *kernels, s
     return rc;
 }
 
-int sb_user_main(int argc, char **argv, const sb_user_kernel *k)
+/* The functions of the names sb_user_build.h makes macros of: programs
+ * built against an older samebits.h call them. */
+int (sb_user_main_kernels)(int argc, char **argv, const sb_user_kernel *kernels, size_t n)
 {
-    return sb_user_main_kernels(argc, argv, k, 1);
+    return sb_user_main_build(argc, argv, kernels, n, NULL);
+}
+
+int (sb_user_main)(int argc, char **argv, const sb_user_kernel *k)
+{
+    return sb_user_main_build(argc, argv, k, 1, NULL);
 }

@@ -94,6 +94,13 @@ sb_status sb_trace_write(const sb_trace *t, FILE *f);
 sb_status sb_trace_read(sb_trace *t, const char *path, char *err, size_t errlen);
 /* Index of the latest record named `name` before record `before`, or -1. */
 long sb_trace_find_latest(const sb_trace *t, const char *name, size_t before);
+/* The probe graph (trace/graph.c): SB_ERR_INPUT, err "step S probe P: ...",
+ * at the first record with no op, with the name of an earlier record of its
+ * step, or with an input that is no earlier record's name (nor
+ * SB_TRACE_UNTRACED). external_inputs: such an input is a warning line on
+ * warn (NULL: none), for a producer that names inputs it does not probe. */
+sb_status sb_trace_check_graph(const sb_trace *t, bool external_inputs, FILE *warn, char *err,
+                               size_t errlen);
 
 /* A trace written to path as every report file is (harness/REPORTS.md,
  * "Report files"): a regular file replaced atomically (temporary file,
@@ -300,6 +307,8 @@ typedef struct sb_run_options {
     const sb_grad_combine *combine; /* a [parallel] case in a job of several processes: how
                                  * this rank combines gradients with the others
                                  * (harness/mpi/); NULL: the only rank */
+    bool external_inputs;       /* the run's probes name inputs they never probe: a
+                                 * warning, not an error (sb_trace_check_graph) */
 } sb_run_options;
 
 /* The case's kernel table: its family's, or for a mutant case the det table
@@ -341,8 +350,9 @@ typedef struct sb_run_sink {
 void sb_run_sink_init(sb_run_sink *s, sb_trace *t, const sb_run_options *o);
 sb_probe_fn sb_run_sink_probe;  /* ctx: sb_run_sink */
 sb_op_start_fn sb_run_sink_op_start; /* ctx: sb_run_sink; a "start" line in the stream */
-/* SB_ERR_INPUT when a dump was asked for and its probe never came. Closes
- * the stream. */
+/* SB_ERR_INPUT when a dump was asked for and its probe never came, or when
+ * the probe graph is wrong (sb_trace_check_graph, with o->external_inputs,
+ * warnings on stderr). Closes the stream. */
 sb_status sb_run_sink_finish(sb_run_sink *s, char *err, size_t errlen);
 /* Closes the stream of a run that ends without sb_run_sink_finish. */
 void sb_run_sink_close(sb_run_sink *s);
@@ -847,6 +857,8 @@ typedef struct sb_user_kernel {
     sb_user_run_fn *run;        /* computes and probes; called once per process */
     void *ctx;
     sb_verdict expect;          /* above 1 thread: identical for a det kernel, reordering for a reduction */
+    bool external_inputs;       /* its probes name inputs it never probes: a warning, not
+                                 * an input error (sb_trace_check_graph) */
     sb_verdict_set expect_set;  /* nonzero: the verdicts accepted above 1 thread, in place of
                                  * expect, e.g. SB_VERDICT_BIT(SB_VERDICT_IDENTICAL) |
                                  * SB_VERDICT_BIT(SB_VERDICT_REORDERING) for a library whose
@@ -857,5 +869,6 @@ typedef struct sb_user_kernel {
  * holding '/'. */
 int sb_user_main_kernels(int argc, char **argv, const sb_user_kernel *kernels, size_t n);
 int sb_user_main(int argc, char **argv, const sb_user_kernel *k);   /* n = 1 */
+#include "sb_user_build.h"
 
 #endif

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# libsamebits as an installed library: `meson install` of this build into a
-# temporary prefix (--destdir), then the tutorial's program
+# libsamebits as an installed library: this build installed into a
+# temporary prefix of a user's own, not root's (stage_install.sh: only
+# PKG_CONFIG_PATH set), then the tutorial's program
 # (harness/examples/dot/dot.c) built outside meson against that prefix, found
-# through samebits.pc alone (PKG_CONFIG_SYSROOT_DIR points pkg-config at the
-# staged prefix), and swept against the goldens committed beside it.
+# through samebits.pc alone, and swept against the goldens committed beside
+# it.
 #   cc     a plain `cc` line: linked with the shared library (and run with
 #          it: the program must name libsamebits.so), then with the static
 #          one and the .pc's private requirements (`pkg-config --static`)
@@ -21,11 +22,11 @@ fi
 . "$(dirname "$0")"/tap.sh
 tap_begin test_install
 
-dest=$tmp/dest
+dest=$tmp/prefix
 . "$(dirname "$0")/stage_install.sh"
 stage_install "$build" "$dest" 2>"$tmp/install.err" ||
     { sed 's/^/# /' "$tmp/install.err"; fail "meson install into $dest"; }
-includedir=$(staged_variable includedir)
+includedir=$(pkg-config --variable=includedir samebits)
 [ -f "$includedir/samebits/samebits.h" ] && [ -f "$libdir/libsamebits.a" ] &&
     [ -e "$libdir/libsamebits.so" ] && ok "header, shared and static library installed" ||
     fail "installed: $(cd "$dest" && find . -name '*samebits*' | tr '\n' ' ')"
@@ -48,6 +49,9 @@ cc)
     readelf -d "$tmp/dot_shared" | grep -q 'NEEDED.*libsamebits\.so' &&
         ok "cc with pkg-config --cflags --libs: linked with libsamebits.so" ||
         fail "dot_shared does not need libsamebits.so"
+    readelf -d "$tmp/dot_shared" | grep -Eq "(RUNPATH|RPATH).*$libdir" &&
+        ok "its rpath names the prefix's libdir: no LD_LIBRARY_PATH needed" ||
+        fail "dot_shared has no rpath to $libdir"
     sweep "shared" "$tmp/dot_shared"
     # static: libsamebits.a in place of -lsamebits, the rest from --static
     cc -fopenmp "$src/harness/examples/dot/dot.c" \

@@ -8,7 +8,10 @@
 # kernels, an unknown name, a thread list with a count twice: the one
 # thread-list grammar of harness/FORMATS.md, an unwritable report) are
 # refused with exit 2 and one line; a changed golden is rewritten only
-# with --update, and --check writes nothing.
+# with --update, and --check writes nothing;
+# --help after every subcommand prints the usage, which lists every exit
+# status, and exits 0; golden makes a --golden-dir that is missing; a
+# golden's build line names the program's own compiler before libsamebits'.
 # Usage: test_user_program.sh DOT_PROGRAM
 set -euo pipefail
 dot=$1
@@ -77,4 +80,22 @@ refused "no command"
 refused "a report in a missing directory, before any run" sweep --golden-dir "$tmp/g" --json "$tmp/missing/r.json"
 grep -qF "$tmp/missing/r.json: cannot write in its directory: No such file or directory" "$tmp/err" &&
     ok "the report's file named" || fail "message: $(cat "$tmp/err")"
+
+for cmd in list golden sweep run; do
+    rc=0
+    "$dot" $cmd --help >"$tmp/out" 2>"$tmp/err" || rc=$?
+    [ "$rc" = 0 ] && grep -q "^usage: $dot list" "$tmp/out" && [ ! -s "$tmp/err" ] &&
+        ok "$cmd --help: the usage, exit 0" || fail "$cmd --help: exit $rc, $(cat "$tmp/err")"
+done
+for code in 0 1 2 3 4; do
+    grep -Eq "(^|[:,]) *$code [a-z]" "$tmp/out" || fail "the usage does not say what exit $code means"
+done
+ok "the usage says what every exit status means (0-4)"
+
+"$dot" golden dot_blocked --golden-dir "$tmp/new/golden" >"$tmp/out" 2>"$tmp/err" &&
+    [ -f "$tmp/new/golden/dot_blocked.golden" ] && ok "golden --golden-dir makes the folder" ||
+    fail "golden into a missing folder: $(cat "$tmp/err")"
+grep -Eq '^build (gcc|clang) [^;]+ (un)?optimized[^;]*; libsamebits ' "$tmp/new/golden/dot_blocked.golden" &&
+    ok "the golden's build line names the program's build" ||
+    fail "build line: $(grep '^build' "$tmp/new/golden/dot_blocked.golden")"
 tap_end

@@ -1,0 +1,46 @@
+/* A user's program whose probes get the graph wrong, one way per kernel
+ * (test_graph.sh): each must stop its golden with a one-line error naming
+ * the probe and step, except `external`, which declares that it names an
+ * input it never probes and gets a warning. `clean` is right. */
+#include "samebits.h"
+
+typedef struct fault {
+    const char *input;          /* the name y's probe gives its input */
+    int64_t y_step;             /* the step of y's second probe */
+    const char *op;             /* y's op */
+} fault;
+
+static sb_status fault_run(void *ctx, sb_probe_fn *probe, void *probe_ctx)
+{
+    const fault *f = ctx;
+    float x[4] = {1, 2, 3, 4}, y[4] = {2, 4, 6, 8};
+    sb_tensor tx = {.dtype = SB_DTYPE_F32, .ndim = 1, .dim = {4}, .data = x};
+    sb_tensor ty = {.dtype = SB_DTYPE_F32, .ndim = 1, .dim = {4}, .data = y};
+    const char *inputs[] = {f->input};
+    sb_probe_point px = {.step = 0, .name = "x", .op = "source", .tensor = &tx};
+    sb_probe_point py = {.step = 0, .name = "y", .op = f->op, .tensor = &ty,
+                         .inputs = inputs, .n_inputs = 1};
+    probe(probe_ctx, &px);
+    probe(probe_ctx, &py);
+    py.step = f->y_step;
+    py.op = "twice";
+    probe(probe_ctx, &py);
+    return SB_OK;
+}
+
+static fault clean = {"x", 1, "twice"}, misspelt = {"xx", 1, "twice"},
+                   same_step = {"x", 0, "twice"}, no_op = {"x", 1, NULL},
+                   external = {"outside", 1, "twice"};
+
+int main(int argc, char **argv)
+{
+    const sb_user_kernel k[] = {
+        {.name = "clean", .version = "1", .run = fault_run, .ctx = &clean},
+        {.name = "misspelt", .version = "1", .run = fault_run, .ctx = &misspelt},
+        {.name = "same_step", .version = "1", .run = fault_run, .ctx = &same_step},
+        {.name = "no_op", .version = "1", .run = fault_run, .ctx = &no_op},
+        {.name = "external", .version = "1", .run = fault_run, .ctx = &external,
+         .external_inputs = true},
+    };
+    return sb_user_main_kernels(argc, argv, k, sizeof k / sizeof k[0]);
+}
