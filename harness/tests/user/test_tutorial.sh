@@ -6,7 +6,9 @@
 # SAMEBITS set to this tree. Checks that each file the tutorial shows is the
 # file of harness/examples/ it names, and that the commands said what the
 # tutorial says they say: the missing golden's regenerate command, the new
-# goldens, meson test passing, the first bad commit, the changed golden.
+# goldens, meson test passing, the first bad commit, the changed golden;
+# and that every case header, golden line and outcome line it shows was
+# printed as shown.
 # Usage: test_tutorial.sh BUILD_ROOT SOURCE_ROOT
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -65,4 +67,23 @@ culprit=$(git -C "$tmp/reader/dot" log -1 --format=%H --grep="^dot_blocked: bloc
 said "the bisect names the commit" "first bad commit: $culprit dot_blocked: blocks of 256"
 said "the new golden is changed where the bits moved" \
     "golden/dot_blocked.golden: changed: first at step 0 probe dot.out"
+# every case header and golden line the tutorial shows is one the
+# commands printed
+python3 - "$doc" "$tmp/out" <<'PY' || fail "a line the tutorial shows was not printed"
+import re, sys
+text, out = open(sys.argv[1]).read(), open(sys.argv[2]).read().splitlines()
+tutorial = text[text.index("## Tutorial"):text.index("## Reference")]
+shown, lang = [], None      # lang: the open fence's language, None outside
+for l in tutorial.splitlines():
+    if l.startswith("```"):
+        lang = l[3:] if lang is None else None
+    elif lang == "" and re.match(r"\s*(case |golden/|dot_\w+: )", l):
+        shown.append(l.strip())
+printed = {l.strip() for l in out}
+missing = [l for l in shown if l not in printed]
+for l in missing:
+    print(f"# shown, not printed: {l}")
+sys.exit(1 if missing or not shown else 0)
+PY
+ok "every case header, golden and outcome line shown is printed"
 tap_end
