@@ -247,6 +247,66 @@ START_TEST(find_latest)
 }
 END_TEST
 
+/* Appends (step, name, op) reading inputs[0..n). */
+static void graph_add(sb_trace *t, int64_t step, const char *name, const char *op,
+                      const char *const *inputs, int n)
+{
+    float v = 1.0f;
+    sb_tensor x = {.dtype = SB_DTYPE_F32, .ndim = 1, .dim = {1}, .data = &v};
+    sb_probe_point p = {.step = step, .name = name, .op = op, .tensor = &x, .inputs = inputs,
+                        .n_inputs = n};
+    ck_assert_int_eq(sb_trace_add_probe(t, &p), SB_OK);
+}
+
+/* The probe graph: inputs probed earlier (or untraced), a name once a step,
+ * an op on every record; an external input a warning when allowed. */
+START_TEST(probe_graph)
+{
+    char err[256] = "";
+    sb_trace t;
+    sb_trace_init(&t);
+    graph_add(&t, 0, "x", "source", NULL, 0);
+    graph_add(&t, 0, "y", "relu_fwd", (const char *[]){"x", SB_TRACE_UNTRACED}, 2);
+    graph_add(&t, 1, "y", "relu_fwd", (const char *[]){"y"}, 1);
+    ck_assert_int_eq(sb_trace_check_graph(&t, false, NULL, err, sizeof err), SB_OK);
+
+    graph_add(&t, 1, "z", "relu_fwd", (const char *[]){"y", "w"}, 2);
+    ck_assert_int_eq(sb_trace_check_graph(&t, false, NULL, err, sizeof err), SB_ERR_INPUT);
+    ck_assert_str_eq(err, "step 1 probe z: input w is no earlier probe of the run "
+                          "(misspelt, or never probed?)");
+    FILE *warn = tmpfile();
+    ck_assert_ptr_nonnull(warn);
+    ck_assert_int_eq(sb_trace_check_graph(&t, true, warn, err, sizeof err), SB_OK);
+    char line[256] = "";
+    rewind(warn);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, warn));
+    ck_assert_str_eq(line, "warning: step 1 probe z: input w is no earlier probe of the run "
+                           "(misspelt, or never probed?)\n");
+    fclose(warn);
+
+    /* an input named only later is not an earlier probe */
+    graph_add(&t, 1, "w", "source", NULL, 0);
+    ck_assert_int_eq(sb_trace_check_graph(&t, false, NULL, err, sizeof err), SB_ERR_INPUT);
+    sb_trace_free(&t);
+
+    sb_trace_init(&t);
+    graph_add(&t, 0, "x", "source", NULL, 0);
+    graph_add(&t, 2, "y", "relu_fwd", (const char *[]){"x"}, 1);
+    graph_add(&t, 2, "y", "relu_fwd", (const char *[]){"x"}, 1);
+    ck_assert_int_eq(sb_trace_check_graph(&t, true, NULL, err, sizeof err), SB_ERR_INPUT);
+    ck_assert_str_eq(err, "step 2 probe y: a second probe of that name in the step "
+                          "(is its step right?)");
+    sb_trace_free(&t);
+
+    sb_trace_init(&t);
+    graph_add(&t, 3, "x", "source", NULL, 0);
+    t.records[0].op[0] = '\0';
+    ck_assert_int_eq(sb_trace_check_graph(&t, true, NULL, err, sizeof err), SB_ERR_INPUT);
+    ck_assert_str_eq(err, "step 3 probe x: no op (the op's name, or \"source\")");
+    sb_trace_free(&t);
+}
+END_TEST
+
 /* A good trace with line `line` (1-based) replaced by `text` (NULL: deleted;
  * line 0: `text` appended raw at the end). */
 static void write_variant(const char *path, const char *good, int line, const char *text)
@@ -468,6 +528,7 @@ Suite *make_trace_suite(void)
     tcase_add_test(tc, add_probe_copies_and_checks);
     tcase_add_test(tc, find_latest);
     tcase_add_test(tc, int64_records);
+    tcase_add_test(tc, probe_graph);
     tcase_add_test(tc, metrics_at_float_precision);
     tcase_add_test(tc, malformed_lines);
     tcase_add_test(tc, stream_round_trip);
