@@ -837,6 +837,8 @@ int sb_sweep_exit(const sb_case_result *r, int n, bool input_error);
  *                                .expect = SB_VERDICT_REORDERING}, ...};
  *         return sb_user_main_kernels(argc, argv, k, sizeof k / sizeof k[0]); }
  *
+ * (an op of the kernel list is probed in one call, sb_probe_<op>:
+ * sb_probe_ops.h, harness/examples/API.md)
  * and gets the subcommands (see harness/examples/README.md):
  *   list
  *   run NAME --threads N --trace FILE [--dump PROBE --dump-step S --dump-dir DIR]
