@@ -142,31 +142,25 @@ void sb_child_describe(char *out, size_t outlen, const sb_child_result *cr,
     }
 }
 
-sb_status sb_run_child(const sb_case *c, const char *self_exe, int threads,
-                       double timeout_seconds, int64_t max_steps, const char *trace_path,
-                       const char *stream_path, const char *stderr_path, sb_child_result *cr,
-                       sb_trace *t, char *err, size_t errlen)
+sb_status sb_run_child(const sb_child_run *run, sb_child_result *cr, sb_trace *t, char *err,
+                       size_t errlen)
 {
-    sb_child_run run = {.self_exe = self_exe, .c = c, .threads = threads,
-                        .timeout_seconds = timeout_seconds, .max_steps = max_steps,
-                        .trace_path = trace_path, .stream_path = stream_path,
-                        .stderr_path = stderr_path};
-    sb_status st = sb_child_spawn(&run, cr, err, errlen);
+    sb_status st = sb_child_spawn(run, cr, err, errlen);
     if (st != SB_OK)
         return st;
     if (cr->end == SB_CHILD_EXITED && cr->exit_code == 0)
-        return sb_trace_read(t, trace_path, err, errlen) == SB_OK ? SB_OK : SB_ERR_INPUT;
+        return sb_trace_read(t, run->trace_path, err, errlen) == SB_OK ? SB_OK : SB_ERR_INPUT;
     if (cr->end == SB_CHILD_EXITED && cr->exit_code == SB_EXIT_INPUT) {
         /* the child's own one-line message names the file and position */
         char line[200];
-        sb_child_stderr_line(line, sizeof line, stderr_path, false);
+        sb_child_stderr_line(line, sizeof line, run->stderr_path, false);
         if (line[0])
             sb_err_set(err, errlen, "%s", line);
         else
-            sb_child_describe(err, errlen, cr, stderr_path);
+            sb_child_describe(err, errlen, cr, run->stderr_path);
         return SB_ERR_INPUT;
     }
-    sb_child_describe(err, errlen, cr, stderr_path);
+    sb_child_describe(err, errlen, cr, run->stderr_path);
     return SB_OK;
 }
 
@@ -181,8 +175,9 @@ int sb_reference_run(const sb_case *c, const char *self_exe, const char *work_di
     }
     sb_child_result cr;
     /* the child's stderr is ours: the user sees what the reference run says */
-    sb_status st = sb_run_child(c, self_exe, c->reference_threads, c->timeout_seconds, 0,
-                                trace_path, NULL, NULL, &cr, t, err, errlen);
+    sb_child_run run = {.self_exe = self_exe, .c = c, .threads = c->reference_threads,
+                        .timeout_seconds = c->timeout_seconds, .trace_path = trace_path};
+    sb_status st = sb_run_child(&run, &cr, t, err, errlen);
     unlink(trace_path);
     if (st != SB_OK)
         return SB_EXIT_INPUT;

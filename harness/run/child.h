@@ -28,6 +28,15 @@ typedef struct sb_child_run {
  * (it cannot be started), err saying which, else SB_OK with *cr. */
 sb_status sb_child_spawn(const sb_child_run *run, sb_child_result *cr, char *err, size_t errlen);
 
+/* Runs the child to its end and reads run->trace_path into *t when it
+ * exits 0. On a nonzero exit err says how it ended, with the child's last
+ * stderr line. SB_ERR_INPUT when it exited with SB_EXIT_INPUT (bad case,
+ * missing data; err is then the child's own message) or its trace does not
+ * read; SB_ERR_IO when it cannot be started; SB_OK otherwise, with *cr
+ * saying how it ended. */
+sb_status sb_run_child(const sb_child_run *run, sb_child_result *cr, sb_trace *t, char *err,
+                       size_t errlen);
+
 /* The first (or last) non-empty line of a child's stderr file, cut to fit;
  * "" when there is none or no file. */
 void sb_child_stderr_line(char *out, size_t outlen, const char *path, bool first);

@@ -369,20 +369,6 @@ typedef struct sb_spawn_options {
 
 sb_status sb_spawn_with(char *const argv[], const sb_spawn_options *o, sb_child_result *r);
 
-/* Runs one configuration in a child `self_exe run CASE --threads N --trace
- * FILE` (CASE is c->path; with `--max-steps N` when max_steps > 0, with
- * `--stream FILE` when stream_path is not NULL), its
- * stderr captured to stderr_path (NULL: ours), and reads trace_path into *t
- * when the child exits 0. On a nonzero exit err says how it ended, with the
- * child's last stderr line. SB_ERR_INPUT when it exited with SB_EXIT_INPUT
- * (bad case, missing data; err is then the child's own message) or its
- * trace does not read; SB_ERR_IO when it cannot be started; SB_OK
- * otherwise, with *cr saying how it ended. */
-sb_status sb_run_child(const sb_case *c, const char *self_exe, int threads,
-                       double timeout_seconds, int64_t max_steps, const char *trace_path,
-                       const char *stream_path, const char *stderr_path, sb_child_result *cr,
-                       sb_trace *t, char *err, size_t errlen);
-
 /* The case's reference configuration in a child (its stderr ours, its trace
  * through work_dir), into *t: what a golden is made of. SB_EXIT_OK;
  * SB_EXIT_INPUT or SB_EXIT_CRASH (crashed or timed out) with err. */
