@@ -5,7 +5,7 @@
  * one file per job:
  *   support/          internal: the one error formatter, the argument layer
  *                     (options, integers, seconds, thread lists), work directories
- *   case/casefile.c   case files (INI) -> sb_case
+ *   case/             case files (INI) -> sb_case: case_read.c reads, one file a section
  *   run/run.c         one configuration in this process (the `run` child), the probe sink
  *   run/spawn.c       a child process with a thread count and a timeout
  *   run/child.c       the `run` child: its command line, its trace, how it ended
