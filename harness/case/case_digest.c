@@ -78,9 +78,12 @@ void sb_case_digest_set(sb_case *c)
 {
     text t = {.len = 0};
     add(&t, "samebits-case-digest 1\n");
-    add(&t, "kind=%s\nfamily=%s\nseed=%llu\n", c->kind == SB_CASE_KERNEL ? "kernel" : "train",
+    add(&t, "kind=%s\nfamily=%s\nseed=%llu\n", sb_case_kind_name(c->kind),
         sb_family_name(c->family), (unsigned long long)c->seed);
-    if (c->kind == SB_CASE_KERNEL) {
+    if (c->kind == SB_CASE_COMMAND) {
+        add(&t, "run=%s\ndump=%s\nstream=%s\nversion=%s\n", c->command_run, c->command_dump,
+            c->command_stream, c->command_version);
+    } else if (c->kind == SB_CASE_KERNEL) {
         add(&t, "op=%s\n", sb_op_name(c->call.op));
         for (const case_param *p = sb_case_op_params(c->call.op); p->key; p++)
             add_param(&t, &c->call, p);

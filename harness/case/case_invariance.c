@@ -28,6 +28,9 @@ sb_status sb_case_load_invariance(case_loader *ld, sb_case *c)
     if (!sb_batch_list_parse(e->value, c->batch_sizes, &c->n_batch, why, sizeof why))
         return sb_case_fail(ld, e->line, "batch as sizes in [1, %d] and ranges a..b, each size once, "
                                  "at most %d (%s)", SB_MAX_BATCH, SB_MAX_BATCH_SIZES, why);
+    if (c->kind == SB_CASE_COMMAND)
+        return sb_case_fail(ld, at, "no [invariance] in a kind = command case (the producer "
+                                    "protocol has no batch axis yet)");
     if (c->kind == SB_CASE_TRAIN && !sb_model_find(c->model)->samples_open)
         return sb_case_fail(ld, at, "[invariance] with a model that has a batch-axis forward pass: "
                             "model %s has none yet", c->model);
@@ -75,6 +78,10 @@ sb_status sb_case_batch_override(sb_case *c, const int *sizes, int n, char *err,
     if (c->kind == SB_CASE_KERNEL && !sb_op_per_sample(c->call.op)) {
         sb_err_set(err, errlen, "%s: op %s has no per-sample output: no batch axis", c->path,
                    sb_op_name(c->call.op));
+        return SB_ERR_USAGE;
+    }
+    if (c->kind == SB_CASE_COMMAND) {
+        sb_err_set(err, errlen, "%s: a kind = command case has no batch axis yet", c->path);
         return SB_ERR_USAGE;
     }
     if (c->kind == SB_CASE_TRAIN && !sb_model_find(c->model)->samples_open) {

@@ -2,7 +2,7 @@
  * collects every (section, key, value) entry with its line first; each
  * section's file then interprets its entries (case_section.c, case_kernel.c,
  * case_train.c, case_sweep.c, case_invariance.c, case_parallel.c,
- * case_expect.c) with the value parsers of case_values.c
+ * case_expect.c, case_command.c) with the value parsers of case_values.c
  * and the parameter tables of case_params.c; case_digest.c digests what
  * was read. The syntax is in FORMATS.md. */
 #ifndef SB_CASE_LOADER_H
@@ -121,6 +121,7 @@ void sb_case_describe_keys(char *out, size_t size, const case_param *list, sb_op
 sb_status sb_case_load_case(case_loader *ld, sb_case *c);
 sb_status sb_case_load_kernel(case_loader *ld, sb_case *c);
 sb_status sb_case_load_train(case_loader *ld, sb_case *c);
+sb_status sb_case_load_command(case_loader *ld, sb_case *c);
 sb_status sb_case_load_sweep(case_loader *ld, sb_case *c);
 sb_status sb_case_load_expect(case_loader *ld, sb_case *c);
 sb_status sb_case_load_invariance(case_loader *ld, sb_case *c);

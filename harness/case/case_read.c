@@ -78,14 +78,14 @@ static sb_status check_sections(case_loader *ld)
 {
     /* [numerics] belongs to `samebits numerics` (numerics/numerics_case.c), which
      * checks its keys; it changes nothing in a run's trace. */
-    static const char *const known[] = {"case", "kernel", "train", "sweep", "numerics",
-                                        "expect", "invariance", "parallel", NULL};
+    static const char *const known[] = {"case", "kernel", "train", "command", "sweep",
+                                        "numerics", "expect", "invariance", "parallel", NULL};
     for (int i = 0; i < ld->n_sections; i++) {
         const section_mark *m = &ld->sections[i];
         if (!sb_case_in_list(known, m->name))
             return sb_case_fail(ld, m->line,
-                        "a section [case], [kernel], [train], [sweep], [numerics], "
-                        "[expect], [invariance] or [parallel], found [%s]",
+                        "a section [case], [kernel], [train], [command], [sweep], "
+                        "[numerics], [expect], [invariance] or [parallel], found [%s]",
                         m->name);
         for (int j = 0; j < i; j++)
             if (strcmp(ld->sections[j].name, m->name) == 0)
@@ -104,6 +104,29 @@ static sb_status check_sections(case_loader *ld)
                             e->key, ld->entries[j].line);
     }
     return SB_OK;
+}
+
+/* The one section that says what runs: [kernel], [train] or [command], as
+ * the kind says; the other two are refused. */
+static sb_status body_load(case_loader *ld, sb_case *c)
+{
+    static const char *const body[] = {[SB_CASE_KERNEL] = "kernel", [SB_CASE_TRAIN] = "train",
+                                       [SB_CASE_COMMAND] = "command"};
+    for (size_t k = 0; k < sizeof body / sizeof body[0]; k++) {
+        int at = sb_case_section_line(ld, body[k]);
+        if (k != (size_t)c->kind && at != 0)
+            return sb_case_fail(ld, at, "no [%s] section in a kind = %s case", body[k],
+                                sb_case_kind_name(c->kind));
+    }
+    switch (c->kind) {
+    case SB_CASE_KERNEL:
+        return sb_case_load_kernel(ld, c);
+    case SB_CASE_TRAIN:
+        return sb_case_load_train(ld, c);
+    case SB_CASE_COMMAND:
+        return sb_case_load_command(ld, c);
+    }
+    return SB_ERR_USAGE;
 }
 
 static sb_status load(case_loader *ld, sb_case *c)
@@ -128,12 +151,8 @@ static sb_status load(case_loader *ld, sb_case *c)
     sb_status st = check_sections(ld);
     if (st == SB_OK)
         st = sb_case_load_case(ld, c);
-    if (st == SB_OK && c->kind == SB_CASE_KERNEL && sb_case_section_line(ld, "train") != 0)
-        st = sb_case_fail(ld, sb_case_section_line(ld, "train"), "no [train] section in a kind = kernel case");
-    if (st == SB_OK && c->kind == SB_CASE_TRAIN && sb_case_section_line(ld, "kernel") != 0)
-        st = sb_case_fail(ld, sb_case_section_line(ld, "kernel"), "no [kernel] section in a kind = train case");
     if (st == SB_OK)
-        st = c->kind == SB_CASE_KERNEL ? sb_case_load_kernel(ld, c) : sb_case_load_train(ld, c);
+        st = body_load(ld, c);
     if (st == SB_OK)
         st = sb_case_load_sweep(ld, c);
     if (st == SB_OK)

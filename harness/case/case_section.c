@@ -47,13 +47,10 @@ sb_status sb_case_load_case(case_loader *ld, sb_case *c)
     }
 
     if ((e = sb_case_find(ld, "case", "kind")) == NULL)
-        return sb_case_fail(ld, at, "key kind (kernel or train) in [case]");
-    if (strcmp(e->value, "kernel") == 0)
-        c->kind = SB_CASE_KERNEL;
-    else if (strcmp(e->value, "train") == 0)
-        c->kind = SB_CASE_TRAIN;
-    else
-        return sb_case_fail(ld, e->line, "kind as kernel or train, found \"%s\"", e->value);
+        return sb_case_fail(ld, at, "key kind (kernel, train or command) in [case]");
+    if (!sb_case_kind_from_name(e->value, &c->kind))
+        return sb_case_fail(ld, e->line, "kind as kernel, train or command, found \"%s\"",
+                            e->value);
 
     if ((e = sb_case_find(ld, "case", "family")) == NULL)
         return sb_case_fail(ld, at, "key family (ref, det or loose) in [case]");
@@ -67,6 +64,9 @@ sb_status sb_case_load_case(case_loader *ld, sb_case *c)
             sb_rank_mutant_find(e->value) < 0)
             return sb_case_fail(ld, e->line, "mutant as a DETERMINISM or rank mutant of "
                                      "kernels/mutants/mutants.def, found \"%s\"", e->value);
+        if (c->kind == SB_CASE_COMMAND)
+            return sb_case_fail(ld, e->line, "no mutant in a kind = command case (a mutant is "
+                                             "a det kernel of kernels/mutants/)");
         if (c->family != SB_FAMILY_DET)
             return sb_case_fail(ld, e->line, "family = det in a mutant case (a mutant is a det kernel)");
         snprintf(c->mutant, sizeof c->mutant, "%.*s", (int)sizeof c->mutant - 1, e->value);
@@ -75,4 +75,22 @@ sb_status sb_case_load_case(case_loader *ld, sb_case *c)
     if ((e = sb_case_find(ld, "case", "seed")) == NULL)
         return sb_case_fail(ld, at, "key seed (an integer in [0, 2^64)) in [case]");
     return sb_case_get_u64(ld, e, &c->seed);
+}
+
+static const char *const kind_names[] = {
+    [SB_CASE_KERNEL] = "kernel", [SB_CASE_TRAIN] = "train", [SB_CASE_COMMAND] = "command"};
+
+const char *sb_case_kind_name(sb_case_kind k)
+{
+    return kind_names[k];
+}
+
+bool sb_case_kind_from_name(const char *name, sb_case_kind *k)
+{
+    for (size_t i = 0; i < sizeof kind_names / sizeof kind_names[0]; i++)
+        if (strcmp(kind_names[i], name) == 0) {
+            *k = (sb_case_kind)i;
+            return true;
+        }
+    return false;
 }

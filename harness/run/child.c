@@ -23,6 +23,8 @@ static size_t args_append(char **argv, size_t n, char *const *more, size_t n_mor
 
 sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, size_t errlen)
 {
+    if (r->c->kind == SB_CASE_COMMAND)
+        return sb_command_spawn(r, cr, err, errlen);
     char exe[1024], path[sizeof r->c->path], trace[1024], stream[1024], probe[128], dir[1024];
     char threads[16], steps[24], step[24], batch[16];
     if (!arg_copy(exe, sizeof exe, r->self_exe) || !arg_copy(path, sizeof path, r->c->path) ||
@@ -148,8 +150,15 @@ sb_status sb_run_child(const sb_child_run *run, sb_child_result *cr, sb_trace *t
     sb_status st = sb_child_spawn(run, cr, err, errlen);
     if (st != SB_OK)
         return st;
-    if (cr->end == SB_CHILD_EXITED && cr->exit_code == 0)
-        return sb_trace_read(t, run->trace_path, err, errlen) == SB_OK ? SB_OK : SB_ERR_INPUT;
+    if (cr->end == SB_CHILD_EXITED && cr->exit_code == 0) {
+        if (sb_trace_read(t, run->trace_path, err, errlen) != SB_OK)
+            return SB_ERR_INPUT;
+        /* a producer's trace is of this case: its name, digest and family
+         * are the case's, whatever the producer wrote (PRODUCERS.md) */
+        if (run->c->kind == SB_CASE_COMMAND)
+            sb_trace_header_name(&t->header, run->c);
+        return SB_OK;
+    }
     if (cr->end == SB_CHILD_EXITED && cr->exit_code == SB_EXIT_INPUT) {
         /* the child's own one-line message names the file and position */
         char line[200];

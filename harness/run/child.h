@@ -24,7 +24,15 @@ typedef struct sb_child_run {
     const char *dump_dir;
 } sb_child_run;
 
-/* Runs the child to its end; SB_ERR_USAGE (a path too long) or SB_ERR_IO
+/* The child of a kind = command case (command.c): its [command] lines with
+ * the run's values in place of the placeholders, run by /bin/sh -c in the
+ * case file's directory, in a process group of its own (a timeout kills
+ * whatever the command started). As sb_child_spawn. */
+sb_status sb_command_spawn(const sb_child_run *run, sb_child_result *cr, char *err,
+                           size_t errlen);
+
+/* Runs the child to its end (the case's command for a kind = command
+ * case); SB_ERR_USAGE (a path too long) or SB_ERR_IO
  * (it cannot be started), err saying which, else SB_OK with *cr. */
 sb_status sb_child_spawn(const sb_child_run *run, sb_child_result *cr, char *err, size_t errlen);
 

@@ -174,7 +174,13 @@ sb_verdict sb_verdict_set_first(sb_verdict_set s);
 typedef enum sb_case_kind {
     SB_CASE_KERNEL,
     SB_CASE_TRAIN,
+    SB_CASE_COMMAND,            /* any program that writes a trace (harness/PRODUCERS.md) */
 } sb_case_kind;
+
+/* "kernel", "train", "command" */
+const char *sb_case_kind_name(sb_case_kind k);
+/* The kind a name says; false when it names none. */
+bool sb_case_kind_from_name(const char *name, sb_case_kind *k);
 
 #define SB_MAX_THREADS 64
 #define SB_MAX_BATCH 4096           /* largest batch size on the batch axis */
@@ -197,6 +203,14 @@ typedef struct sb_case {
     char dataset[64];           /* "mnist" or "fashion-mnist" */
     int64_t train_begin, train_end, test_begin, test_end;
     sb_train_config train;
+    /* kind = command: the [command] section, placeholders unexpanded
+     * (harness/PRODUCERS.md), run in command_dir (the case file's directory) */
+    char command_run[256];
+    char command_dump[256];     /* appended when a probe is dumped */
+    char command_stream[256];   /* appended when the run streams; "": it does not */
+    char command_dir[512];
+    char command_version[64];   /* [command] version: in the digest, for the producer's
+                                 * author to change when its records change */
 
     uint64_t seed;
     int threads[SB_MAX_THREADS];
@@ -260,6 +274,8 @@ int64_t sb_case_train_steps(const sb_case *c);
  * name and digest, the case's family, and this build's samebits version,
  * compiler and options. */
 void sb_trace_header_from_case(sb_trace_header *h, const sb_case *c, int threads);
+/* The case name, digest and family of h set to case c's, the rest left. */
+void sb_trace_header_name(sb_trace_header *h, const sb_case *c);
 
 /* ---- running one configuration ------------------------------------------- */
 
