@@ -177,28 +177,19 @@ static long case_items(const sb_case *c, const sb_sweep_options *o)
     return n;
 }
 
-/* The census of a swept case, from its golden and the traces its runs left
- * (removed after unless --keep-traces); printed with --census. */
-static bool census_add(sweep_args *a, const sb_case *c, const sb_case_result *r, FILE *table)
+/* The census of a swept case (sb_sweep_census); printed with --census. */
+static bool census_add(sweep_args *a, const sb_case_result *r, FILE *table)
 {
-    sb_trace golden;
     char err[768];
     sb_census *cs = &a->censuses[a->n_censuses];
-    bool ok = sb_golden_read(&golden, c->golden_path, c->digest, err, sizeof err) == SB_OK;
-    if (!ok)
+    if (sb_sweep_census(cs, r, a->b.work, a->keep_traces, err, sizeof err) != SB_OK) {
         fprintf(stderr, "%s\n", err);
-    else if (sb_census_build(cs, r, &golden, a->b.work) != SB_OK) {
-        fprintf(stderr, "%s: no census: out of memory\n", c->path);
-        ok = false;
+        return false;
     }
-    else
-        a->n_censuses++;
-    sb_trace_free(&golden);
-    if (!a->keep_traces)
-        sb_census_remove_traces(r, a->b.work);
-    if (ok && a->census)
+    a->n_censuses++;
+    if (a->census)
         sb_census_text(table, cs);
-    return ok;
+    return true;
 }
 
 /* Loads the case and its golden, sweeps it and prints its table; false on
@@ -212,7 +203,7 @@ static bool sweep_one(void *args, const char *path, sb_case *c, sb_case_result *
     a->b.o.shard_offset += case_items(c, &a->b.o);
     FILE *table = a->tap ? stderr : stdout;
     sb_report_text(table, r, 1);
-    if (a->censuses && !census_add(a, c, r, table))
+    if (a->censuses && !census_add(a, r, table))
         a->census_failed = true;
     fflush(table);
     return true;
@@ -222,29 +213,13 @@ static bool sweep_one(void *args, const char *path, sb_case *c, sb_case_result *
  * would show the cases before it green, and none after). */
 static bool reports_write(const sweep_args *a, const sb_case_result *r, int n, bool input_error)
 {
-    bool ok = true;
     /* a shard's report says which shard it is, for `report --merge` */
     sb_report_shard shard = {a->b.o.shard_index + 1, a->b.o.shard_count};
-    if (a->json && sb_report_json(a->json, r, n, a->b.o.shard_count > 0 ? &shard : NULL) != SB_OK) {
-        fprintf(stderr, "%s: cannot write the JSON report\n", a->json);
-        ok = false;
-    }
-    if (a->junit && sb_report_junit_input_error(a->junit, r, n,
-                                                input_error ? cli_case_error() : NULL) != SB_OK) {
-        fprintf(stderr, "%s: cannot write the JUnit report\n", a->junit);
-        ok = false;
-    }
-    if (a->census_json && sb_census_json(a->census_json, a->censuses, a->n_censuses) != SB_OK) {
-        fprintf(stderr, "%s: cannot write the census\n", a->census_json);
-        ok = false;
-    }
-    if (a->census_md &&
-        sb_census_markdown_file(a->census_md, a->censuses, a->n_censuses) != SB_OK) {
-        fprintf(stderr, "%s: cannot write the census\n", a->census_md);
-        ok = false;
-    }
-    if (a->tap)
-        sb_report_tap(stdout, r, n);
+    sb_sweep_reports rep = {.json = a->json, .junit = a->junit, .census_json = a->census_json,
+                            .census_md = a->census_md, .tap = a->tap};
+    bool ok = sb_sweep_reports_write(&rep, r, n, a->censuses, a->n_censuses,
+                                     a->b.o.shard_count > 0 ? &shard : NULL,
+                                     input_error ? cli_case_error() : NULL);
     return ok && !a->census_failed;
 }
 

@@ -236,31 +236,61 @@ static int sweep_arg_refuse(const user_program *p, const char *option, const cha
     return SB_EXIT_INPUT;
 }
 
-/* The census of every kernel swept: text on stdout with --census, JSON and
- * Markdown to their files. The run traces it is built from are removed. */
-static sb_status user_census(const user_args *a, const sb_case_result *r,
-                             const sb_trace *goldens, size_t n, const char *work)
+/* The selected kernels through the library's sweep driver (sweep/driver.c),
+ * as `samebits sweep` takes case files: each kernel's golden and sweep, its
+ * table and census, then the reports; an input error (a missing golden)
+ * stops no other kernel and is an <error> in the JUnit report. */
+static int user_sweep_run(const user_program *p, const user_args *a, const sb_sweep_options *o)
 {
+    bool census = a->census || a->census_json || a->census_md;
+    size_t n = p->n_selected;
+    sb_case_result *r = calloc(n, sizeof *r);
     sb_census *cs = calloc(n, sizeof *cs);
-    sb_status st = cs ? SB_OK : SB_ERR_NOMEM;
-    size_t built = 0;
-    for (; st == SB_OK && built < n; built++)
-        st = sb_census_build(&cs[built], &r[built], &goldens[built], work);
-    for (size_t i = 0; i < n; i++)
-        sb_census_remove_traces(&r[i], work);
-    for (size_t i = 0; st == SB_OK && a->census && i < n; i++)
-        sb_census_text(a->tap ? stderr : stdout, &cs[i]);
-    if (st == SB_OK && a->census_md)
-        st = sb_census_markdown_file(a->census_md, cs, (int)n);
-    if (st == SB_OK && a->census_json)
-        st = sb_census_json(a->census_json, cs, (int)n);
-    for (size_t i = 0; cs && i < built; i++)
+    if (!r || !cs) {
+        free(r);
+        free(cs);
+        return SB_EXIT_INPUT;
+    }
+    FILE *table = a->tap ? stderr : stdout;
+    char err[1024], input_error[1024] = "";
+    int done = 0, n_cs = 0;
+    bool census_failed = false;
+    for (size_t i = 0; i < n; i++) {
+        char regenerate[1024];
+        regenerate_command(regenerate, sizeof regenerate, p, &p->cases[i], a);
+        if (sb_sweep_axes(&r[done], &p->cases[i], o, regenerate, err, sizeof err) != SB_OK) {
+            fprintf(stderr, "%s\n", err);
+            snprintf(input_error, sizeof input_error, "%s", err);
+            continue;
+        }
+        sb_report_text(table, &r[done], 1);
+        if (census && sb_sweep_census(&cs[n_cs], &r[done], o->work_dir, false, err,
+                                      sizeof err) != SB_OK) {
+            fprintf(stderr, "%s\n", err);
+            census_failed = true;
+        } else if (census) {
+            if (a->census)
+                sb_census_text(table, &cs[n_cs]);
+            n_cs++;
+        }
+        done++;
+    }
+    sb_sweep_reports rep = {.json = a->json, .junit = a->junit, .census_json = a->census_json,
+                            .census_md = a->census_md, .tap = a->tap};
+    bool ok = sb_sweep_reports_write(&rep, r, done, cs, n_cs, NULL,
+                                     input_error[0] ? input_error : NULL);
+    int rc = sb_sweep_exit(r, done, input_error[0] || !ok || census_failed);
+    for (int i = 0; i < done; i++)
+        sb_case_result_free(&r[i]);
+    for (int i = 0; i < n_cs; i++)
         sb_census_free(&cs[i]);
+    free(r);
     free(cs);
-    return st;
+    return rc;
 }
 
-/* Every selected kernel swept as a case, in one report. */
+/* The sweep's options from the command line, then every selected kernel
+ * swept as a case, in one report. */
 static int user_sweep(const user_program *p, const char *self, const char *work,
                       const user_args *a)
 {
@@ -281,58 +311,12 @@ static int user_sweep(const user_program *p, const char *self, const char *work,
     }
     o.repeats = (int)repeat;
     o.timeout_seconds = timeout;
-    bool census = a->census || a->census_json || a->census_md;
-    if (census) {
+    if (a->census || a->census_json || a->census_md) {
         /* every output classified, from the traces the runs leave */
         o.keep_traces = true;
         o.max_origins = SB_ORIGINS_KEPT;
     }
-
-    /* every golden first: a missing one stops the sweep before any run */
-    size_t n = p->n_selected;
-    sb_trace *goldens = calloc(n, sizeof *goldens);
-    sb_case_result *r = calloc(n, sizeof *r);
-    int rc = goldens && r ? SB_EXIT_OK : SB_EXIT_INPUT;
-    size_t read = 0, swept = 0;
-    for (; rc == SB_EXIT_OK && read < n; read++) {
-        const sb_case *c = &p->cases[read];
-        char regenerate[1024];
-        regenerate_command(regenerate, sizeof regenerate, p, c, a);
-        if (sb_golden_read_hinted(&goldens[read], c->golden_path, c->digest, regenerate, err,
-                                  sizeof err) != SB_OK) {
-            fprintf(stderr, "%s\n", err);
-            rc = SB_EXIT_INPUT;
-            break;
-        }
-    }
-    for (; rc == SB_EXIT_OK && swept < n; swept++) {
-        if (sb_sweep_case(&p->cases[swept], &goldens[swept], &o, &r[swept], err,
-                          sizeof err) != SB_OK) {
-            fprintf(stderr, "%s\n", err);
-            rc = SB_EXIT_INPUT;
-            swept++;            /* sb_sweep_case filled r[swept]: freed below */
-            break;
-        }
-    }
-    if (rc == SB_EXIT_OK) {
-        sb_report_text(a->tap ? stderr : stdout, r, (int)n);
-        rc = sb_sweep_exit(r, (int)n, false);
-        if ((a->json && sb_report_json(a->json, r, (int)n, NULL) != SB_OK) ||
-            (a->junit && sb_report_junit(a->junit, r, (int)n) != SB_OK) ||
-            (census && user_census(a, r, goldens, n, work) != SB_OK)) {
-            fprintf(stderr, "%s sweep: cannot write a report\n", p->prog);
-            rc = SB_EXIT_INPUT;
-        }
-        if (a->tap)
-            sb_report_tap(stdout, r, (int)n);
-    }
-    for (size_t i = 0; i < swept; i++)
-        sb_case_result_free(&r[i]);
-    for (size_t i = 0; i < read; i++)
-        sb_trace_free(&goldens[i]);
-    free(goldens);
-    free(r);
-    return rc;
+    return user_sweep_run(p, a, &o);
 }
 
 /* A work directory for golden and sweep: the one asked for, or a temporary

@@ -766,6 +766,37 @@ void sb_case_result_free(sb_case_result *r);
  * else the case's repeats.<T>, else its repeats, else 1. */
 int sb_sweep_repeats(const sb_case *c, const sb_sweep_options *o, int threads);
 
+/* ---- the sweep driver (sweep/driver.c) ----------------------------------------
+ * What every producer's sweep goes through (`samebits sweep`, a user's
+ * program, command cases): a case's golden read and every axis swept, the
+ * census, the reports. */
+
+/* Puts c on the batch axis when o->batch says so, reads its golden (a
+ * failure's message ends with `regenerate`, NULL: `samebits golden CASE`)
+ * and sweeps its thread counts and its batch axis as o->axes asks, into *r.
+ * On an error (err filled; SB_ERR_NO_MPI for a rank case in a build without
+ * MPI) nothing is left to free in *r. */
+sb_status sb_sweep_axes(sb_case_result *r, sb_case *c, const sb_sweep_options *o,
+                        const char *regenerate, char *err, size_t errlen);
+/* The census of a swept case (r->c) from its golden and the traces its
+ * runs left in work_dir (removed after unless keep_traces). */
+sb_status sb_sweep_census(sb_census *cs, const sb_case_result *r, const char *work_dir,
+                          bool keep_traces, char *err, size_t errlen);
+
+/* The report files of a sweep; NULL: not written. */
+typedef struct sb_sweep_reports {
+    const char *json, *junit, *census_json, *census_md;
+    bool tap;                   /* TAP on stdout (the tables then go to stderr) */
+} sb_sweep_reports;
+
+/* Writes every report asked for of results r[0..n) and censuses cs[0..n_cs);
+ * shard NULL for an unsharded sweep; input_error non-NULL: the sweep
+ * stopped on that input error, which the JUnit report holds as an <error>.
+ * False (a line on stderr for each) when a report could not be written. */
+bool sb_sweep_reports_write(const sb_sweep_reports *rep, const sb_case_result *r, int n,
+                            const sb_census *cs, int n_cs, const sb_report_shard *shard,
+                            const char *input_error);
+
 /* Exit codes of the `samebits` command and of sb_user_main. */
 enum {
     SB_EXIT_OK = 0,             /* every configuration as expected */
