@@ -9,6 +9,8 @@
  *   run/run.c         one configuration in this process (the `run` child), the probe sink
  *   run/spawn.c       a child process with a thread count and a timeout
  *   run/child.c       the `run` child: its command line, its trace, how it ended
+ *   run/command.c     the child of a kind = command case: a producer's own command
+ *                     line (harness/PRODUCERS.md)
  *   trace/hash.c      tree XXH3-128 of a tensor, or its root from leaf digests
  *   trace/trace.c     trace records, text read/write
  *   trace/golden.c    golden files: atomic write, checked read
@@ -23,6 +25,8 @@
  *   judge/verdict.c   verdict names and ranks, the verdict of a divergence, a run's outcome
  *   sweep/sweep.c     every (threads, repeat) of a case, each in its own process;
  *                     the exit status of a sweep
+ *   sweep/driver.c    what every producer's sweep goes through: golden, axes,
+ *                     census, reports (`samebits sweep` and user programs)
  *   report/report_*.c text, JSON (written and read back), JUnit, TAP, the census
  *                     (report_file.c: atomic report files; json_values.c: JSON values)
  *   user/user.c       the C API that puts a user's own kernels through the whole flow
