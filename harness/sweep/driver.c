@@ -2,9 +2,10 @@
  * a user's program (user/user.c) and the command cases of either. For each
  * case it reads the golden and sweeps every axis the options ask for
  * (sb_sweep_case for the thread counts, sb_sweep_batch for the batch
- * axis); for the whole sweep it writes the reports and the census, an
- * input error an <error> in the JUnit report. The exit status is
- * sb_sweep_exit's. */
+ * axis), prints its table and builds its census; for the whole sweep it
+ * writes the reports, an input error an <error> in the JUnit report. The
+ * exit status is sb_sweep_exit's. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "support/support.h"
@@ -51,8 +52,10 @@ sb_status sb_sweep_axes(sb_case_result *r, sb_case *c, const sb_sweep_options *o
     return st;
 }
 
-sb_status sb_sweep_census(sb_census *cs, const sb_case_result *r, const char *work_dir,
-                          bool keep_traces, char *err, size_t errlen)
+/* The census of a swept case (r->c) from its golden and the traces its
+ * runs left in work_dir (removed after unless keep_traces). */
+static sb_status census_build(sb_census *cs, const sb_case_result *r, const char *work_dir,
+                              bool keep_traces, char *err, size_t errlen)
 {
     const sb_case *c = r->c;
     sb_trace golden;
@@ -73,9 +76,12 @@ static bool report_failed(const char *path, const char *what)
     return false;
 }
 
-bool sb_sweep_reports_write(const sb_sweep_reports *rep, const sb_case_result *r, int n,
-                            const sb_census *cs, int n_cs, const sb_report_shard *shard,
-                            const char *input_error)
+/* Every report asked for; input_error non-NULL: the JUnit report holds it
+ * as an <error>. False (a line on stderr for each) when one could not be
+ * written. */
+static bool reports_write(const sb_sweep_reports *rep, const sb_case_result *r, int n,
+                          const sb_census *cs, int n_cs, const sb_report_shard *shard,
+                          const char *input_error)
 {
     bool ok = true;
     if (rep->json && sb_report_json(rep->json, r, n, shard) != SB_OK)
@@ -89,4 +95,103 @@ bool sb_sweep_reports_write(const sb_sweep_reports *rep, const sb_case_result *r
     if (rep->tap)
         sb_report_tap(stdout, r, n);
     return ok;
+}
+
+sb_status sb_sweep_driver_open(sb_sweep_driver *d, int capacity)
+{
+    d->capacity = capacity;
+    d->n_results = d->n_censuses = 0;
+    d->input_error = d->no_mpi = false;
+    d->error[0] = '\0';
+    if (d->census) {
+        d->o.keep_traces = true;
+        if (d->o.max_origins == 0)
+            d->o.max_origins = SB_ORIGINS_KEPT;
+    } else {
+        d->o.keep_traces = d->keep_traces;
+    }
+    d->results = calloc((size_t)capacity, sizeof *d->results);
+    d->censuses = calloc((size_t)capacity, sizeof *d->censuses);
+    if (d->results && d->censuses)
+        return SB_OK;
+    free(d->results);
+    free(d->censuses);
+    d->results = NULL;
+    d->censuses = NULL;
+    return SB_ERR_NOMEM;
+}
+
+void sb_sweep_driver_refuse(sb_sweep_driver *d, const char *message)
+{
+    d->input_error = true;
+    snprintf(d->error, sizeof d->error, "%s", message);
+}
+
+/* The work items (threads, repeat; times ranks) of a case, as sb_sweep_case
+ * counts them for sharding. */
+static long case_items(const sb_case *c, const sb_sweep_options *o)
+{
+    int n_threads = o->threads ? o->n_threads : c->n_threads;
+    const int *threads = o->threads ? o->threads : c->threads;
+    long n = 0;
+    for (int i = 0; i < n_threads; i++)
+        n += sb_sweep_repeats(c, o, threads[i]);
+    if (c->n_ranks > 0)
+        n *= o->ranks ? o->n_ranks : c->n_ranks;
+    return n;
+}
+
+bool sb_sweep_driver_case(sb_sweep_driver *d, sb_case *c, const char *regenerate)
+{
+    SB_ASSERT(d->n_results < d->capacity);
+    sb_case_result *r = &d->results[d->n_results];
+    char err[1024];
+    sb_status st = sb_sweep_axes(r, c, &d->o, regenerate, err, sizeof err);
+    if (st != SB_OK) {
+        fprintf(stderr, "%s\n", err);
+        d->no_mpi = d->no_mpi || st == SB_ERR_NO_MPI;
+        sb_sweep_driver_refuse(d, err);
+        return false;
+    }
+    d->n_results++;
+    /* the next case's items come after this one's */
+    d->o.shard_offset += case_items(c, &d->o);
+    FILE *table = d->reports.tap ? stderr : stdout;
+    sb_report_text(table, r, 1);
+    if (d->census) {
+        /* a case whose census fails is still reported: the sweep ends as an
+         * input error */
+        sb_census *cs = &d->censuses[d->n_censuses];
+        if (census_build(cs, r, d->o.work_dir, d->keep_traces, err, sizeof err) != SB_OK) {
+            fprintf(stderr, "%s\n", err);
+            sb_sweep_driver_refuse(d, err);
+        } else {
+            d->n_censuses++;
+            if (d->census_table)
+                sb_census_text(table, cs);
+        }
+    }
+    fflush(table);
+    return true;
+}
+
+int sb_sweep_driver_close(sb_sweep_driver *d)
+{
+    /* a shard's report says which shard it is, for `report --merge` */
+    sb_report_shard shard = {d->o.shard_index + 1, d->o.shard_count};
+    bool ok = d->results && reports_write(&d->reports, d->results, d->n_results,
+                                                   d->censuses, d->n_censuses,
+                                                   d->o.shard_count > 0 ? &shard : NULL,
+                                                   d->input_error ? d->error : NULL);
+    int rc = d->no_mpi ? SB_EXIT_NO_MPI
+                       : sb_sweep_exit(d->results, d->n_results, d->input_error || !ok);
+    for (int i = 0; i < d->n_results; i++)
+        sb_case_result_free(&d->results[i]);
+    for (int i = 0; i < d->n_censuses; i++)
+        sb_census_free(&d->censuses[i]);
+    free(d->results);
+    free(d->censuses);
+    d->results = NULL;
+    d->censuses = NULL;
+    return rc;
 }

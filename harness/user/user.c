@@ -236,61 +236,10 @@ static int sweep_arg_refuse(const user_program *p, const char *option, const cha
     return SB_EXIT_INPUT;
 }
 
-/* The selected kernels through the library's sweep driver (sweep/driver.c),
- * as `samebits sweep` takes case files: each kernel's golden and sweep, its
- * table and census, then the reports; an input error (a missing golden)
- * stops no other kernel and is an <error> in the JUnit report. */
-static int user_sweep_run(const user_program *p, const user_args *a, const sb_sweep_options *o)
-{
-    bool census = a->census || a->census_json || a->census_md;
-    size_t n = p->n_selected;
-    sb_case_result *r = calloc(n, sizeof *r);
-    sb_census *cs = calloc(n, sizeof *cs);
-    if (!r || !cs) {
-        free(r);
-        free(cs);
-        return SB_EXIT_INPUT;
-    }
-    FILE *table = a->tap ? stderr : stdout;
-    char err[1024], input_error[1024] = "";
-    int done = 0, n_cs = 0;
-    bool census_failed = false;
-    for (size_t i = 0; i < n; i++) {
-        char regenerate[1024];
-        regenerate_command(regenerate, sizeof regenerate, p, &p->cases[i], a);
-        if (sb_sweep_axes(&r[done], &p->cases[i], o, regenerate, err, sizeof err) != SB_OK) {
-            fprintf(stderr, "%s\n", err);
-            snprintf(input_error, sizeof input_error, "%s", err);
-            continue;
-        }
-        sb_report_text(table, &r[done], 1);
-        if (census && sb_sweep_census(&cs[n_cs], &r[done], o->work_dir, false, err,
-                                      sizeof err) != SB_OK) {
-            fprintf(stderr, "%s\n", err);
-            census_failed = true;
-        } else if (census) {
-            if (a->census)
-                sb_census_text(table, &cs[n_cs]);
-            n_cs++;
-        }
-        done++;
-    }
-    sb_sweep_reports rep = {.json = a->json, .junit = a->junit, .census_json = a->census_json,
-                            .census_md = a->census_md, .tap = a->tap};
-    bool ok = sb_sweep_reports_write(&rep, r, done, cs, n_cs, NULL,
-                                     input_error[0] ? input_error : NULL);
-    int rc = sb_sweep_exit(r, done, input_error[0] || !ok || census_failed);
-    for (int i = 0; i < done; i++)
-        sb_case_result_free(&r[i]);
-    for (int i = 0; i < n_cs; i++)
-        sb_census_free(&cs[i]);
-    free(r);
-    free(cs);
-    return rc;
-}
-
 /* The sweep's options from the command line, then every selected kernel
- * swept as a case, in one report. */
+ * swept as a case, in one report: the library's sweep driver, as
+ * `samebits sweep` (a kernel whose golden is missing is an input error,
+ * an <error> in the JUnit report, and the others are swept). */
 static int user_sweep(const user_program *p, const char *self, const char *work,
                       const user_args *a)
 {
@@ -311,12 +260,19 @@ static int user_sweep(const user_program *p, const char *self, const char *work,
     }
     o.repeats = (int)repeat;
     o.timeout_seconds = timeout;
-    if (a->census || a->census_json || a->census_md) {
-        /* every output classified, from the traces the runs leave */
-        o.keep_traces = true;
-        o.max_origins = SB_ORIGINS_KEPT;
+    /* each kernel as `samebits sweep` takes a case file (sweep/driver.c) */
+    sb_sweep_driver d = {.o = o, .census_table = a->census,
+                         .census = a->census || a->census_json || a->census_md,
+                         .reports = {.json = a->json, .junit = a->junit, .tap = a->tap,
+                                     .census_json = a->census_json, .census_md = a->census_md}};
+    if (sb_sweep_driver_open(&d, (int)p->n_selected) != SB_OK)
+        return SB_EXIT_INPUT;
+    for (size_t i = 0; i < p->n_selected; i++) {
+        char regenerate[1024];
+        regenerate_command(regenerate, sizeof regenerate, p, &p->cases[i], a);
+        sb_sweep_driver_case(&d, &p->cases[i], regenerate);
     }
-    return user_sweep_run(p, a, &o);
+    return sb_sweep_driver_close(&d);
 }
 
 /* A work directory for golden and sweep: the one asked for, or a temporary

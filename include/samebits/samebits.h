@@ -772,8 +772,8 @@ int sb_sweep_repeats(const sb_case *c, const sb_sweep_options *o, int threads);
 
 /* ---- the sweep driver (sweep/driver.c) ----------------------------------------
  * What every producer's sweep goes through (`samebits sweep`, a user's
- * program, command cases): a case's golden read and every axis swept, the
- * census, the reports. */
+ * program, command cases): a case's golden read and every axis swept, its
+ * table, the census, the reports (sweep/driver.c). */
 
 /* Puts c on the batch axis when o->batch says so, reads its golden (a
  * failure's message ends with `regenerate`, NULL: `samebits golden CASE`)
@@ -782,24 +782,48 @@ int sb_sweep_repeats(const sb_case *c, const sb_sweep_options *o, int threads);
  * MPI) nothing is left to free in *r. */
 sb_status sb_sweep_axes(sb_case_result *r, sb_case *c, const sb_sweep_options *o,
                         const char *regenerate, char *err, size_t errlen);
-/* The census of a swept case (r->c) from its golden and the traces its
- * runs left in work_dir (removed after unless keep_traces). */
-sb_status sb_sweep_census(sb_census *cs, const sb_case_result *r, const char *work_dir,
-                          bool keep_traces, char *err, size_t errlen);
-
 /* The report files of a sweep; NULL: not written. */
 typedef struct sb_sweep_reports {
     const char *json, *junit, *census_json, *census_md;
     bool tap;                   /* TAP on stdout (the tables then go to stderr) */
 } sb_sweep_reports;
 
-/* Writes every report asked for of results r[0..n) and censuses cs[0..n_cs);
- * shard NULL for an unsharded sweep; input_error non-NULL: the sweep
- * stopped on that input error, which the JUnit report holds as an <error>.
- * False (a line on stderr for each) when a report could not be written. */
-bool sb_sweep_reports_write(const sb_sweep_reports *rep, const sb_case_result *r, int n,
-                            const sb_census *cs, int n_cs, const sb_report_shard *shard,
-                            const char *input_error);
+/* A sweep of several cases: what `samebits sweep` and a user's program do
+ * alike. Open it with the options (the configuration space the cases are
+ * swept over, and the runner's settings) and the reports; hand it each
+ * case in turn (sb_sweep_driver_case), or the input error that kept a case
+ * from it (sb_sweep_driver_refuse); close it for the reports and the exit
+ * status. The cases must live until it is closed. */
+typedef struct sb_sweep_driver {
+    sb_sweep_options o;         /* shard_offset advances with each case swept */
+    sb_sweep_reports reports;
+    bool census_table;          /* print each case's census after its table */
+    bool census;                /* build the censuses (census_table or a census file): every
+                                 * origin located (unless o.max_origins says), from the run
+                                 * traces, which o.keep_traces then keeps for it */
+    bool keep_traces;           /* leave the run traces in the work directory after the census */
+    sb_case_result *results;    /* [capacity]: results[0..n_results) */
+    sb_census *censuses;        /* [capacity]: censuses[0..n_censuses) */
+    int capacity, n_results, n_censuses;
+    bool input_error;           /* a case was refused: exit SB_EXIT_INPUT */
+    bool no_mpi;                /* a rank case in a build without MPI: SB_EXIT_NO_MPI */
+    char error[1024];           /* the last input error, for the JUnit report */
+} sb_sweep_driver;
+
+/* d's o, reports, census_table, census and keep_traces set by the caller
+ * first; room for `capacity` cases. SB_ERR_NOMEM. */
+sb_status sb_sweep_driver_open(sb_sweep_driver *d, int capacity);
+/* An input error that kept a case from the sweep (its file did not load):
+ * kept for the JUnit report (the caller has printed it). */
+void sb_sweep_driver_refuse(sb_sweep_driver *d, const char *message);
+/* c swept (sb_sweep_axes with regenerate), its table printed (stderr with
+ * TAP, else stdout) and its census built; false on an input error, printed
+ * and kept. */
+bool sb_sweep_driver_case(sb_sweep_driver *d, sb_case *c, const char *regenerate);
+/* Writes the reports and frees d; the exit status: SB_EXIT_NO_MPI for a
+ * rank case without MPI, else sb_sweep_exit's (an input error, a report or
+ * census that could not be written included). */
+int sb_sweep_driver_close(sb_sweep_driver *d);
 
 /* Exit codes of the `samebits` command and of sb_user_main. */
 enum {
