@@ -13,7 +13,8 @@ typedef struct command_key {
     const char *const *need;
 } command_key;
 
-static const char *const run_may[] = {"threads", "trace", "seed", NULL};
+static const char *const run_may[] = {"threads", "trace", "seed", "dump_args", "stream_args",
+                                      NULL};
 static const char *const run_need[] = {"trace", NULL};
 static const char *const dump_may[] = {"threads", "seed", "dump_probe", "dump_step", "dump_dir",
                                        NULL};
@@ -24,7 +25,7 @@ static const char *const stream_need[] = {"stream", NULL};
 /* Every "{name}" of e's value is one of k->may, and each of k->need is there. */
 static sb_status placeholders_check(case_loader *ld, const case_entry *e, const command_key *k)
 {
-    bool seen[8] = {false};
+    bool seen[4] = {false};
     for (const char *s = strchr(e->value, '{'); s; s = strchr(s + 1, '{')) {
         const char *close = strchr(s, '}');
         size_t n = close ? (size_t)(close - s - 1) : 0;
@@ -33,7 +34,7 @@ static sb_status placeholders_check(case_loader *ld, const case_entry *e, const 
             if (strlen(k->may[i]) == n && strncmp(s + 1, k->may[i], n) == 0)
                 found = i;
         if (found < 0) {
-            char names[96];
+            char names[128];
             size_t used = 0;
             for (int i = 0; k->may[i]; i++)
                 used += (size_t)snprintf(names + used, sizeof names - used, "%s{%s}",
@@ -50,15 +51,25 @@ static sb_status placeholders_check(case_loader *ld, const case_entry *e, const 
     return SB_OK;
 }
 
-/* The directory of the case file: where the command runs. */
+/* Where the command runs: the directory of the case file, or `dir`
+ * (absolute, or relative to the case file's directory). */
 static sb_status dir_set(case_loader *ld, sb_case *c, int at)
 {
+    const case_entry *e = sb_case_find(ld, "command", "dir");
+    if (e != NULL && e->value[0] == '\0')
+        return sb_case_fail(ld, e->line, "dir as a directory");
     const char *slash = strrchr(ld->path, '/');
-    int n = slash == NULL ? snprintf(c->command_dir, sizeof c->command_dir, ".")
-            : snprintf(c->command_dir, sizeof c->command_dir, "%.*s",
-                       (int)(slash == ld->path ? 1 : slash - ld->path), ld->path);
+    int len = slash == NULL ? 1 : (int)(slash == ld->path ? 1 : slash - ld->path);
+    const char *base = slash == NULL ? "." : ld->path;
+    int n;
+    if (e != NULL && e->value[0] == '/')
+        n = snprintf(c->command_dir, sizeof c->command_dir, "%s", e->value);
+    else if (e != NULL)
+        n = snprintf(c->command_dir, sizeof c->command_dir, "%.*s/%s", len, base, e->value);
+    else
+        n = snprintf(c->command_dir, sizeof c->command_dir, "%.*s", len, base);
     if (n < 0 || (size_t)n >= sizeof c->command_dir)
-        return sb_case_fail(ld, at, "a case file path shorter than %zu characters",
+        return sb_case_fail(ld, e ? e->line : at, "a directory path shorter than %zu characters",
                             sizeof c->command_dir);
     return SB_OK;
 }
@@ -69,9 +80,9 @@ sb_status sb_case_load_command(case_loader *ld, sb_case *c)
     if (at == 0)
         return sb_case_fail(ld, sb_case_section_line(ld, "case"),
                             "a [command] section for kind = command");
-    static const char *const keys[] = {"run", "dump", "stream", "version", NULL};
+    static const char *const keys[] = {"run", "dump", "stream", "version", "dir", NULL};
     sb_status st = sb_case_keys_check(ld, "command", keys, (const char *const[]){NULL},
-                                      "run dump stream version");
+                                      "run dump stream version dir");
     if (st != SB_OK)
         return st;
     static const command_key checked[] = {{"run", run_may, run_need},

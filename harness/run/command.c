@@ -51,6 +51,8 @@ static void put_path(command_line *l, const char *path)
     put_quoted(l, path);
 }
 
+static void put_template(command_line *l, const sb_child_run *r, const char *tmpl);
+
 static void put_value(command_line *l, const sb_child_run *r, const char *name, size_t n)
 {
     char num[32];
@@ -70,6 +72,12 @@ static void put_value(command_line *l, const sb_child_run *r, const char *name, 
         put_path(l, r->stream_path);
     } else if (IS("dump_dir")) {
         put_path(l, r->dump_dir);
+    } else if (IS("dump_args")) {
+        if (r->dump_probe)
+            put_template(l, r, r->c->command_dump);
+    } else if (IS("stream_args")) {
+        if (r->stream_path && r->c->command_stream[0])
+            put_template(l, r, r->c->command_stream);
     } else {
         SB_ASSERT(IS("dump_probe"));  /* case_command.c let no other name through */
         put_quoted(l, r->dump_probe);
@@ -99,10 +107,15 @@ sb_status sb_command_spawn(const sb_child_run *r, sb_child_result *cr, char *err
     put_quoted(&l, c->command_dir);
     put(&l, " && exec", 8);
     put_template(&l, r, c->command_run);
-    if (r->stream_path && c->command_stream[0])
+    /* the stream's and the dump's arguments go where run places them, else
+     * at its end */
+    if (r->stream_path && c->command_stream[0] && !strstr(c->command_run, "{stream_args}"))
         put_template(&l, r, c->command_stream);
-    if (r->dump_probe)
+    if (r->dump_probe && !strstr(c->command_run, "{dump_args}"))
         put_template(&l, r, c->command_dump);
+    /* what the producer prints is not the sweep's output (its TAP, its
+     * tables): it joins the run's stderr */
+    put(&l, " >&2", 4);
     if (l.full) {
         sb_err_set(err, errlen, "%s: the command line is longer than %zu bytes", c->path,
                    sizeof l.text - 1);

@@ -9,7 +9,7 @@ set -euo pipefail
 sb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 src=$(cd "$2" && pwd)
 /usr/bin/python3 -c 'import numpy, xxhash' 2>/dev/null ||
-    { echo "1..0 # SKIP /usr/bin/python3 has no numpy or xxhash"; exit 77; }
+    { echo "1..0 # SKIP /usr/bin/python3 has no numpy or xxhash"; exit 0; }
 . "$src/harness/tests/user/tap.sh"
 tap_begin test_command_case
 case=$src/harness/examples/command/matvec.case
