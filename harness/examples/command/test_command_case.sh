@@ -2,7 +2,7 @@
 # A kind = command case end to end (harness/PRODUCERS.md): matvec.py, a
 # NumPy producer, swept at 1..4 threads against its committed golden
 # (reordering above one thread, located within the bound it dumps), with
-# its JSON and JUnit reports; `samebits locate` on it; and a copy that
+# its JSON and JUnit reports and its census; `samebits locate` on it; and a copy that
 # aborts in its relu op, placed there from the trace it streams.
 # Usage: test_command_case.sh SAMEBITS SOURCE_ROOT
 set -euo pipefail
@@ -16,7 +16,7 @@ case=$src/harness/examples/command/matvec.case
 
 rc=0
 "$sb" sweep "$case" --threads 1-4 --work-dir "$tmp/w" --json "$tmp/r.json" \
-    --junit "$tmp/r.xml" >"$tmp/out" 2>&1 || rc=$?
+    --junit "$tmp/r.xml" --census >"$tmp/out" 2>&1 || rc=$?
 [ "$rc" = 0 ] && ok "the committed golden: sweep 1-4 exits 0" || fail "sweep exit $rc: $(cat "$tmp/out")"
 [ "$(grep -c ' reordering    reordering      step 0 mv.out (matvec) ' "$tmp/out")" = 3 ] &&
     ok "2, 3 and 4 threads: reordering at mv.out, within the dumped bound" ||
@@ -27,6 +27,9 @@ c = json.load(open(sys.argv[1]))["cases"][0]
 assert c["kind"] == "command" and c["as_expected"], c
 PY
 grep -q 'tests="4"' "$tmp/r.xml" && ok "a JUnit report of 4 tests" || fail "JUnit: $(cat "$tmp/r.xml")"
+grep -Eq '^mv\.out +matvec += +R +R +R ' "$tmp/out" && grep -Eq '^relu\.out +relu +(= +)(d +){3}' "$tmp/out" &&
+    ok "the census: mv.out a reordering at 2-4 threads, relu.out differing downstream" ||
+    fail "census: $(cat "$tmp/out")"
 
 rc=0
 "$sb" locate "$case" --threads 1,2 --work-dir "$tmp/l" >"$tmp/loc" 2>&1 || rc=$?
