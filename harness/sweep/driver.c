@@ -179,10 +179,9 @@ int sb_sweep_driver_close(sb_sweep_driver *d)
 {
     /* a shard's report says which shard it is, for `report --merge` */
     sb_report_shard shard = {d->o.shard_index + 1, d->o.shard_count};
-    bool ok = d->results && reports_write(&d->reports, d->results, d->n_results,
-                                                   d->censuses, d->n_censuses,
-                                                   d->o.shard_count > 0 ? &shard : NULL,
-                                                   d->input_error ? d->error : NULL);
+    bool ok = d->results && reports_write(&d->reports, d->results, d->n_results, d->censuses,
+                                          d->n_censuses, d->o.shard_count > 0 ? &shard : NULL,
+                                          d->input_error ? d->error : NULL);
     int rc = d->no_mpi ? SB_EXIT_NO_MPI
                        : sb_sweep_exit(d->results, d->n_results, d->input_error || !ok);
     for (int i = 0; i < d->n_results; i++)
