@@ -11,8 +11,9 @@
 #include "support/support.h"
 
 int cli_run(int argc, char **argv);
-/* Whether cli_case_sweep met a rank case in a build without MPI (the sweep
- * then exits SB_EXIT_NO_MPI). */
+/* Whether cli_case_sweep met a rank case in a build without MPI (`samebits
+ * mutants` then exits SB_EXIT_NO_MPI; `samebits sweep` goes through the
+ * library's sweep driver, which says so itself). */
 bool cli_no_mpi(void);
 /* cli_run as rank `rank` of a data-parallel job (harness/mpi/): combine is
  * the rank's hook; a rank other than 0 writes its trace to FILE.rank<r>,

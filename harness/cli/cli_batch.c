@@ -38,47 +38,14 @@ bool cli_no_mpi(void)
     return no_mpi;
 }
 
-/* The thread counts against the golden. */
-static sb_status threads_sweep(sb_case_result *r, const sb_case *c, const sb_sweep_options *o,
-                               char *err, size_t errlen)
-{
-    sb_trace golden;
-    sb_trace_init(&golden);
-    sb_status st = sb_case_golden_read(&golden, c, err, errlen);
-    if (st == SB_OK)
-        st = sb_sweep_case(c, &golden, o, r, err, errlen);
-    sb_trace_free(&golden);
-    return st;
-}
-
 bool cli_case_sweep(sb_case_result *r, sb_case *c, const sb_sweep_options *o)
 {
     char err[768];
-    sb_status st = SB_OK;
-    if (o->batch)
-        st = sb_case_batch_override(c, o->batch, o->n_batch, err, sizeof err);
-    bool threads = o->axes == 0 || (o->axes & SB_AXIS_BIT(SB_AXIS_THREADS));
-    /* the batch axis of a case that has one, and in shard 1 of a sharded
-     * sweep alone (its sizes are not items of the round-robin) */
-    bool batch = c->n_batch > 0 && (o->axes == 0 || (o->axes & SB_AXIS_BIT(SB_AXIS_BATCH))) &&
-                 (o->shard_count == 0 || o->shard_index == 0);
-    memset(r, 0, sizeof *r);
-    r->c = c;
-    r->as_expected = true;
-    if (st == SB_OK && threads)
-        st = threads_sweep(r, c, o, err, sizeof err);
-    if (st == SB_OK && batch)
-        st = sb_sweep_batch(c, o, r, err, sizeof err);
-    if (st == SB_OK && !threads && !batch) {
-        sb_err_set(err, sizeof err, "%s: no axis to sweep (--axis batch on a case without "
-                   "[invariance] batch, and no --batch)", c->path);
-        st = SB_ERR_USAGE;
-    }
+    sb_status st = sb_sweep_axes(r, c, o, NULL, err, sizeof err);
     if (st == SB_ERR_NO_MPI)
         no_mpi = true;
     if (st != SB_OK) {
         case_error_print(err);
-        sb_case_result_free(r);
         return false;
     }
     return true;

@@ -61,12 +61,14 @@ static void train_print(const sb_case *c)
 static void case_print(const sb_case *c)
 {
     printf("%s (%s)\n", c->name, c->path);
-    printf("  kind %s, family %s, seed %llu\n", c->kind == SB_CASE_KERNEL ? "kernel" : "train",
+    printf("  kind %s, family %s, seed %llu\n", sb_case_kind_name(c->kind),
            sb_family_name(c->family), (unsigned long long)c->seed);
     if (c->kind == SB_CASE_KERNEL)
         kernel_print(c);
-    else
+    else if (c->kind == SB_CASE_TRAIN)
         train_print(c);
+    else
+        printf("  command %s (in %s)\n", c->command_run, c->command_dir);
     printf("  threads");
     for (int i = 0; i < c->n_threads; i++)
         printf(" %d", c->threads[i]);

@@ -1,5 +1,6 @@
 /* samebits locate: where two thread counts of a case part ways. */
 #include "cli.h"
+#include "run/child.h"
 
 static const char locate_usage[] =
     "usage: samebits locate CASE --threads A,B [--max-steps N] [--work-dir DIR]\n"
@@ -22,8 +23,10 @@ static int side_run(const sb_case *c, const char *self, const char *work, int th
     snprintf(trace_path, sizeof trace_path, "%s/%s.trace", work, tag);
     snprintf(err_path, sizeof err_path, "%s/%s.stderr", work, tag);
     sb_child_result cr;
-    sb_status st = sb_run_child(c, self, threads, c->timeout_seconds, max_steps, trace_path,
-                                NULL, err_path, &cr, t, err, sizeof err);
+    sb_child_run run = {.self_exe = self, .c = c, .threads = threads,
+                        .timeout_seconds = c->timeout_seconds, .max_steps = max_steps,
+                        .trace_path = trace_path, .stderr_path = err_path};
+    sb_status st = sb_run_child(&run, &cr, t, err, sizeof err);
     if (st != SB_OK) {
         fprintf(stderr, "%s (threads %d): %s\n", c->path, threads, err);
         return SB_EXIT_INPUT;

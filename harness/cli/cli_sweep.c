@@ -71,11 +71,8 @@ typedef struct sweep_args {
     int threads[SB_MAX_THREADS];
     int batch[SB_MAX_BATCH_SIZES];
     int ranks[SB_MAX_THREADS];  /* --ranks, parsed like a thread list */
-    const char *json, *junit, *census_json, *census_md;
-    bool tap, census, keep_traces;
-    sb_census *censuses;        /* [n_paths] with a census option, else NULL */
-    int n_censuses;
-    bool census_failed;         /* a swept case got no census: the sweep ends as an input error */
+    sb_sweep_reports reports;
+    bool census, keep_traces;
 } sweep_args;
 
 /* "I/N" with 1 <= I <= N: the shard's 0-based index and count; "auto",
@@ -105,12 +102,13 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
     const sb_option options[] = {
         {"--max-origins", &max_origins_s, NULL}, {"--ranks", &ranks_s, NULL},
         {"--threads", &threads_s, NULL},     {"--repeat", &repeat_s, NULL},
-        {"--timeout", &timeout_s, NULL},     {"--json", &a->json, NULL},
-        {"--junit", &a->junit, NULL},        {"--data-dir", &a->b.data_dir, NULL},
+        {"--timeout", &timeout_s, NULL},     {"--json", &a->reports.json, NULL},
+        {"--junit", &a->reports.junit, NULL}, {"--data-dir", &a->b.data_dir, NULL},
         {"--work-dir", &a->b.work_dir, NULL}, {"--shard", &shard_s, NULL},
-        {"--max-steps", &max_steps_s, NULL}, {"--tap", NULL, &a->tap},
+        {"--max-steps", &max_steps_s, NULL}, {"--tap", NULL, &a->reports.tap},
         {"--keep-traces", NULL, &a->keep_traces}, {"--census", NULL, &a->census},
-        {"--census-json", &a->census_json, NULL}, {"--census-md", &a->census_md, NULL},
+        {"--census-json", &a->reports.census_json, NULL},
+        {"--census-md", &a->reports.census_md, NULL},
         {"--batch", &batch_s, NULL},         {"--axis", &axis_s, NULL},
         {NULL, NULL, NULL},
     };
@@ -165,108 +163,12 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
         return false;
     }
     /* every report path is checked before any run */
-    const char *outputs[] = {a->json, a->junit, a->census_json, a->census_md};
+    const char *outputs[] = {a->reports.json, a->reports.junit, a->reports.census_json,
+                             a->reports.census_md};
     if (!cli_outputs_writable("sweep", outputs, 4))
         return false;
-    a->b.o.keep_traces = a->keep_traces;
-    if (a->census || a->census_json || a->census_md) {
-        /* every output classified, from the traces the runs leave */
-        a->censuses = calloc((size_t)argc, sizeof *a->censuses);
-        if (!a->censuses) {
-            fprintf(stderr, "%s: out of memory\n", argv[0]);
-            *rc = SB_EXIT_INPUT;
-            return false;
-        }
-        a->b.o.keep_traces = true;
-        if (!max_origins_s)
-            a->b.o.max_origins = SB_ORIGINS_KEPT;
-    }
     *rc = SB_EXIT_OK;
     return true;
-}
-
-/* The (threads, repeat) items of a case, as sb_sweep_case counts them. */
-static long case_items(const sb_case *c, const sb_sweep_options *o)
-{
-    int n_threads = o->threads ? o->n_threads : c->n_threads;
-    const int *threads = o->threads ? o->threads : c->threads;
-    long n = 0;
-    for (int i = 0; i < n_threads; i++)
-        n += sb_sweep_repeats(c, o, threads[i]);
-    if (c->n_ranks > 0)
-        n *= o->ranks ? o->n_ranks : c->n_ranks;
-    return n;
-}
-
-/* The census of a swept case, from its golden and the traces its runs left
- * (removed after unless --keep-traces); printed with --census. */
-static bool census_add(sweep_args *a, const sb_case *c, const sb_case_result *r, FILE *table)
-{
-    sb_trace golden;
-    char err[768];
-    sb_census *cs = &a->censuses[a->n_censuses];
-    bool ok = sb_case_golden_read(&golden, c, err, sizeof err) == SB_OK;
-    if (!ok)
-        fprintf(stderr, "%s\n", err);
-    else if (sb_census_build(cs, r, &golden, a->b.work) != SB_OK) {
-        fprintf(stderr, "%s: no census: out of memory\n", c->path);
-        ok = false;
-    }
-    else
-        a->n_censuses++;
-    sb_trace_free(&golden);
-    if (!a->keep_traces)
-        sb_census_remove_traces(r, a->b.work);
-    if (ok && a->census)
-        sb_census_text(table, cs);
-    return ok;
-}
-
-/* Loads the case and its golden, sweeps it and prints its table; false on
- * an input error. The next case's items come after this one's. A case whose
- * census fails is still swept and reported: the sweep ends as an input error. */
-static bool sweep_one(void *args, const char *path, sb_case *c, sb_case_result *r)
-{
-    sweep_args *a = args;
-    if (!cli_case_load(c, path) || !cli_case_sweep(r, c, &a->b.o))
-        return false;
-    a->b.o.shard_offset += case_items(c, &a->b.o);
-    FILE *table = a->tap ? stderr : stdout;
-    sb_report_text(table, r, 1);
-    if (a->censuses && !census_add(a, c, r, table))
-        a->census_failed = true;
-    fflush(table);
-    return true;
-}
-
-/* On an input error the JUnit report says so in an <error> (a CI server
- * would show the cases before it green, and none after). */
-static bool reports_write(const sweep_args *a, const sb_case_result *r, int n, bool input_error)
-{
-    bool ok = true;
-    /* a shard's report says which shard it is, for `report --merge` */
-    sb_report_shard shard = {a->b.o.shard_index + 1, a->b.o.shard_count};
-    if (a->json && sb_report_json(a->json, r, n, a->b.o.shard_count > 0 ? &shard : NULL) != SB_OK) {
-        fprintf(stderr, "samebits sweep: the JSON report: %s\n", sb_report_error());
-        ok = false;
-    }
-    if (a->junit && sb_report_junit_input_error(a->junit, r, n,
-                                                input_error ? cli_case_error() : NULL) != SB_OK) {
-        fprintf(stderr, "samebits sweep: the JUnit report: %s\n", sb_report_error());
-        ok = false;
-    }
-    if (a->census_json && sb_census_json(a->census_json, a->censuses, a->n_censuses) != SB_OK) {
-        fprintf(stderr, "samebits sweep: the census: %s\n", sb_report_error());
-        ok = false;
-    }
-    if (a->census_md &&
-        sb_census_markdown_file(a->census_md, a->censuses, a->n_censuses) != SB_OK) {
-        fprintf(stderr, "samebits sweep: the census: %s\n", sb_report_error());
-        ok = false;
-    }
-    if (a->tap)
-        sb_report_tap(stdout, r, n);
-    return ok && !a->census_failed;
 }
 
 int cli_sweep(int argc, char **argv)
@@ -274,21 +176,27 @@ int cli_sweep(int argc, char **argv)
     sweep_args a;
     memset(&a, 0, sizeof a);
     int rc;
-    if (!cli_batch_open(&a.b, "sweep", sweep_parse, &a, argc, argv, &rc)) {
-        free(a.censuses);
+    if (!cli_batch_open(&a.b, "sweep", sweep_parse, &a, argc, argv, &rc))
         return rc;
-    }
     cli_batch *b = &a.b;
-    bool input_error = !cli_batch_run(b, sweep_one, &a);
-    if (!reports_write(&a, b->results, b->n_done, input_error))
-        input_error = true;
-    rc = cli_no_mpi() ? SB_EXIT_NO_MPI : sb_sweep_exit(b->results, b->n_done, input_error);
-
+    sb_sweep_driver d = {.o = b->o, .reports = a.reports, .census_table = a.census,
+                         .census = a.census || a.reports.census_json || a.reports.census_md,
+                         .keep_traces = a.keep_traces};
+    if (!b->cases || sb_sweep_driver_open(&d, b->n_paths) != SB_OK) {
+        fprintf(stderr, "samebits sweep: out of memory\n");
+        cli_batch_close(b, SB_EXIT_INPUT, "work files");
+        return SB_EXIT_INPUT;
+    }
+    for (int i = 0; i < b->n_paths; i++) {
+        sb_case *c = &b->cases[d.n_results];
+        if (!cli_case_load(c, b->paths[i]))
+            sb_sweep_driver_refuse(&d, cli_case_error());
+        else
+            sb_sweep_driver_case(&d, c, NULL);
+    }
+    rc = sb_sweep_driver_close(&d);
     /* a temporary work directory goes when all went as expected; otherwise
      * its dumps and stderr files are what the user looks at next */
     cli_batch_close(b, rc, "work files (dumps, failed runs' stderr)");
-    for (int i = 0; i < a.n_censuses; i++)
-        sb_census_free(&a.censuses[i]);
-    free(a.censuses);
     return rc;
 }

@@ -1,4 +1,4 @@
-/* Case files (harness/case/casefile.c): any bytes either load or give one
+/* Case files (harness/case/): any bytes either load or give one
  * printable line naming the file. */
 #include "fuzz.h"
 #include "samebits.h"

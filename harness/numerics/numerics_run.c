@@ -173,6 +173,10 @@ sb_status sb_numerics_run_case(const sb_case *c, const sb_numerics_case *nc, sb_
 {
     memset(g, 0, sizeof *g);
     sb_numerics_result_init(r, f);
+    if (c->kind == SB_CASE_COMMAND) {
+        sb_err_set(err, errlen, "%s: no numerics mode for a kind = command case", c->path);
+        return SB_ERR_USAGE;
+    }
     /* a determinism mutant case ([case] mutant) runs the registry's table */
     sb_kernel_table k = c->mutant[0] && f == c->family ? *sb_kernels_mutant(c->mutant)
                                                        : *sb_kernels(f);

@@ -158,7 +158,7 @@ static json_t *case_json(const sb_case_result *cr)
         runs = sb_json_append(runs, run_json(&cr->runs[i]));
     return json_pack("{s:o, s:o, s:s, s:s, s:i, s:b, s:o}", "name", sb_json_string(c->name),
                      "path", sb_json_string(c->path),
-                     "kind", c->kind == SB_CASE_TRAIN ? "train" : "kernel",
+                     "kind", sb_case_kind_name(c->kind),
                      "family", sb_case_family_label(c),
                      "reference_threads", c->reference_threads,
                      "as_expected", cr->as_expected, "runs", runs);
@@ -437,9 +437,8 @@ static bool case_read(sb_case *c, sb_case_result *cr, const json_t *o)
         !get_bool(o, "as_expected", &cr->as_expected) ||
         !json_is_array(json_object_get(o, "runs")))
         return false;
-    if (strcmp(kind, "train") != 0 && strcmp(kind, "kernel") != 0)
+    if (!sb_case_kind_from_name(kind, &c->kind))
         return false;
-    c->kind = strcmp(kind, "train") == 0 ? SB_CASE_TRAIN : SB_CASE_KERNEL;
     c->user = strcmp(family, "user") == 0;
     c->family = c->user ? SB_FAMILY_LOOSE : sb_family_from_name(family);
     return c->family != SB_FAMILY_COUNT;

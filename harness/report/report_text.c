@@ -270,8 +270,7 @@ static void text_case(FILE *f, const sb_case_result *cr)
 {
     const sb_case *c = cr->c;
     SB_ASSERT(c != NULL);
-    bool train = c->kind == SB_CASE_TRAIN;
-    fprintf(f, "case %s (%s, %s, reference %d thread%s", c->name, train ? "train" : "kernel",
+    fprintf(f, "case %s (%s, %s, reference %d thread%s", c->name, sb_case_kind_name(c->kind),
             sb_case_family_label(c), c->reference_threads, c->reference_threads == 1 ? "" : "s");
     if (case_max_steps(cr) > 0)
         fprintf(f, ", truncated: first %" PRId64 " step%s compared, no metrics",

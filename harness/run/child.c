@@ -23,6 +23,8 @@ static size_t args_append(char **argv, size_t n, char *const *more, size_t n_mor
 
 sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, size_t errlen)
 {
+    if (r->c->kind == SB_CASE_COMMAND)
+        return sb_command_spawn(r, cr, err, errlen);
     char exe[1024], path[sizeof r->c->path], trace[1024], stream[1024], probe[128], dir[1024];
     char threads[16], steps[24], step[24], batch[16];
     if (!arg_copy(exe, sizeof exe, r->self_exe) || !arg_copy(path, sizeof path, r->c->path) ||
@@ -142,31 +144,32 @@ void sb_child_describe(char *out, size_t outlen, const sb_child_result *cr,
     }
 }
 
-sb_status sb_run_child(const sb_case *c, const char *self_exe, int threads,
-                       double timeout_seconds, int64_t max_steps, const char *trace_path,
-                       const char *stream_path, const char *stderr_path, sb_child_result *cr,
-                       sb_trace *t, char *err, size_t errlen)
+sb_status sb_run_child(const sb_child_run *run, sb_child_result *cr, sb_trace *t, char *err,
+                       size_t errlen)
 {
-    sb_child_run run = {.self_exe = self_exe, .c = c, .threads = threads,
-                        .timeout_seconds = timeout_seconds, .max_steps = max_steps,
-                        .trace_path = trace_path, .stream_path = stream_path,
-                        .stderr_path = stderr_path};
-    sb_status st = sb_child_spawn(&run, cr, err, errlen);
+    sb_status st = sb_child_spawn(run, cr, err, errlen);
     if (st != SB_OK)
         return st;
-    if (cr->end == SB_CHILD_EXITED && cr->exit_code == 0)
-        return sb_trace_read(t, trace_path, err, errlen) == SB_OK ? SB_OK : SB_ERR_INPUT;
+    if (cr->end == SB_CHILD_EXITED && cr->exit_code == 0) {
+        if (sb_trace_read(t, run->trace_path, err, errlen) != SB_OK)
+            return SB_ERR_INPUT;
+        /* a producer's trace is of this case: its name, digest and family
+         * are the case's, whatever the producer wrote (PRODUCERS.md) */
+        if (run->c->kind == SB_CASE_COMMAND)
+            sb_trace_header_name(&t->header, run->c);
+        return SB_OK;
+    }
     if (cr->end == SB_CHILD_EXITED && cr->exit_code == SB_EXIT_INPUT) {
         /* the child's own one-line message names the file and position */
         char line[200];
-        sb_child_stderr_line(line, sizeof line, stderr_path, false);
+        sb_child_stderr_line(line, sizeof line, run->stderr_path, false);
         if (line[0])
             sb_err_set(err, errlen, "%s", line);
         else
-            sb_child_describe(err, errlen, cr, stderr_path);
+            sb_child_describe(err, errlen, cr, run->stderr_path);
         return SB_ERR_INPUT;
     }
-    sb_child_describe(err, errlen, cr, stderr_path);
+    sb_child_describe(err, errlen, cr, run->stderr_path);
     return SB_OK;
 }
 
@@ -197,8 +200,10 @@ int sb_reference_run(const sb_case *c, const char *self_exe, const char *work_di
     sb_child_result cr;
     /* the child's stderr goes to a file, so that its message reaches the
      * user once, as err (its line, or how it died and its last line) */
-    sb_status st = sb_run_child(c, self_exe, c->reference_threads, c->timeout_seconds, 0,
-                                trace_path, NULL, stderr_path, &cr, t, err, errlen);
+    sb_child_run run = {.self_exe = self_exe, .c = c, .threads = c->reference_threads,
+                        .timeout_seconds = c->timeout_seconds, .trace_path = trace_path,
+                        .stderr_path = stderr_path};
+    sb_status st = sb_run_child(&run, &cr, t, err, errlen);
     /* a run that succeeded may still have warned (a probe graph with inputs
      * from outside the run): those lines are the user's to see */
     if (st == SB_OK && cr.end == SB_CHILD_EXITED && cr.exit_code == 0)

@@ -24,9 +24,26 @@ typedef struct sb_child_run {
     const char *dump_dir;
 } sb_child_run;
 
-/* Runs the child to its end; SB_ERR_USAGE (a path too long) or SB_ERR_IO
+/* The child of a kind = command case (command.c): its [command] lines with
+ * the run's values in place of the placeholders, run by /bin/sh -c in the
+ * case file's directory, in a process group of its own (a timeout kills
+ * whatever the command started). As sb_child_spawn. */
+sb_status sb_command_spawn(const sb_child_run *run, sb_child_result *cr, char *err,
+                           size_t errlen);
+
+/* Runs the child to its end (the case's command for a kind = command
+ * case); SB_ERR_USAGE (a path too long) or SB_ERR_IO
  * (it cannot be started), err saying which, else SB_OK with *cr. */
 sb_status sb_child_spawn(const sb_child_run *run, sb_child_result *cr, char *err, size_t errlen);
+
+/* Runs the child to its end and reads run->trace_path into *t when it
+ * exits 0. On a nonzero exit err says how it ended, with the child's last
+ * stderr line. SB_ERR_INPUT when it exited with SB_EXIT_INPUT (bad case,
+ * missing data; err is then the child's own message) or its trace does not
+ * read; SB_ERR_IO when it cannot be started; SB_OK otherwise, with *cr
+ * saying how it ended. */
+sb_status sb_run_child(const sb_child_run *run, sb_child_result *cr, sb_trace *t, char *err,
+                       size_t errlen);
 
 /* The first (or last) non-empty line of a child's stderr file, cut to fit;
  * "" when there is none or no file. */

@@ -183,6 +183,11 @@ sb_status sb_run_case(const sb_case *c, const sb_run_options *o, sb_trace *out,
         (o->dump_probe && !o->dump_dir) ||
         (o->dump_all && (o->dump_probe || !o->dump_dir)))
         return SB_ERR_USAGE;
+    if (c->kind == SB_CASE_COMMAND) {
+        sb_err_set(err, errlen, "%s: a kind = command case runs its own command: sweep, "
+                   "golden or locate it", c->path);
+        return SB_ERR_USAGE;
+    }
     if (o->threads > 0)
         omp_set_num_threads(o->threads);
 

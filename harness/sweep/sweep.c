@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "judge/judge.h"
+#include "run/child.h"
 #include "sb_build_info.h"
 #include "support/support.h"
 
@@ -230,8 +231,10 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
         return SB_ERR_USAGE;
     }
     sb_child_result cr = {0};
-    sb_status st = sb_run_child(c, o->self_exe, x->threads, timeout, x->max_steps, p.trace,
-                                p.stream, p.err, &cr, t, x->message, sizeof x->message);
+    sb_child_run run = {.self_exe = o->self_exe, .c = c, .threads = x->threads,
+                        .timeout_seconds = timeout, .max_steps = x->max_steps,
+                        .trace_path = p.trace, .stream_path = p.stream, .stderr_path = p.err};
+    sb_status st = sb_run_child(&run, &cr, t, x->message, sizeof x->message);
     x->seconds = cr.seconds;
     if (st != SB_OK) {
         sb_err_set(err, errlen, "%s (threads %d): %s", c->path, x->threads, x->message);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "run/child.h"
 #include "support/support.h"
 
 /* Appends the n runs of add to r. */
@@ -65,8 +66,9 @@ static sb_status reference_run(const sb_case *c, const sb_sweep_options *o, int 
              c->batch_sizes[0], threads);
     double timeout = o->timeout_seconds > 0 ? o->timeout_seconds : c->timeout_seconds;
     sb_child_result cr = {0};
-    sb_status st = sb_run_child(scratch, o->self_exe, threads, timeout, 0, trace, NULL, log,
-                                &cr, ref, how, howlen);
+    sb_child_run run = {.self_exe = o->self_exe, .c = scratch, .threads = threads,
+                        .timeout_seconds = timeout, .trace_path = trace, .stderr_path = log};
+    sb_status st = sb_run_child(&run, &cr, ref, how, howlen);
     if (st != SB_OK) {
         sb_err_set(err, errlen, "%s (batch %d, threads %d): %s", c->path, c->batch_sizes[0],
                    threads, how);

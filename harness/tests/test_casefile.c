@@ -306,8 +306,8 @@ START_TEST(errors_name_file_and_line)
         {0, "[extra]\nx = 1\n", 21, "found [extra]"},
         {0, "[kernel]\n", 21, "each section once ([kernel] is also on line 7)"},
         {3, "colour = blue\n", 3, "a key of [case] (name, kind, family, seed), found \"colour\""},
-        {3, "\n", 2, "key kind (kernel or train) in [case]"},
-        {3, "kind = model\n", 3, "kind as kernel or train"},
+        {3, "\n", 2, "key kind (kernel, train or command) in [case]"},
+        {3, "kind = model\n", 3, "kind as kernel, train or command"},
         {4, "family = fast\n", 4, "family as ref, det or loose, found \"fast\""},
         {5, "seed = 12x\n", 5, "seed as an integer in [0, 2^64)"},
         {5, "seed = -1\n", 5, "seed as an integer in [0, 2^64)"},
@@ -694,6 +694,69 @@ START_TEST(expect_section)
 }
 END_TEST
 
+static const char *const good_command = "[case]\n"        /* 1 */
+                                        "kind = command\n"  /* 2 */
+                                        "family = loose\n"  /* 3 */
+                                        "seed = 5\n"        /* 4 */
+                                        "[command]\n"       /* 5 */
+                                        "run = ./p --threads {threads} --trace {trace}\n" /* 6 */
+                                        "dump = -d {dump_probe} {dump_step} {dump_dir}\n" /* 7 */
+                                        "[sweep]\n"         /* 8 */
+                                        "threads = 1,2\n";  /* 9 */
+
+/* kind = command: its lines kept as written, run in the case file's
+ * directory or dir, the command lines in the digest and dir not; the
+ * placeholders checked, key by key. */
+START_TEST(command_section)
+{
+    write_case(good_command);
+    sb_case c;
+    char err[512] = "";
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_int_eq(c.kind, SB_CASE_COMMAND);
+    ck_assert_str_eq(c.command_run, "./p --threads {threads} --trace {trace}");
+    ck_assert_str_eq(c.command_stream, "");
+    ck_assert_str_eq(c.command_dir, cases_dir);
+    char base[33], d[33];
+    memcpy(base, c.digest, sizeof base);
+
+    write_variant(good_command, 5, "[command]\ndir = ../bin\n");
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/../bin", cases_dir);
+    ck_assert_str_eq(c.command_dir, dir);
+    ck_assert_str_eq(c.digest, base);
+
+    static const char *const edits[] = {
+        "run = ./p --threads {threads} --trace {trace} --fast\n",
+        "dump = -D {dump_probe} {dump_step} {dump_dir}\n",
+        "version = 2\n",
+        "stream = -s {stream}\n",
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, "%s%s", i < 2 ? "" : "[command]\n", edits[i]);
+        write_variant(good_command, i < 2 ? 6 + (int)i : 5, text);
+        ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+        memcpy(d, c.digest, sizeof d);
+        ck_assert_msg(strcmp(d, base) != 0, "edit %zu kept the digest", i);
+    }
+
+    static const refusal bad[] = {
+        {6, "run = ./p --threads {thread} --trace {trace}\n", 6, "run with placeholders among"},
+        {6, "run = ./p {threads}\n", 6, "placeholder {trace} in run"},
+        {6, "run = ./p {trace} {dump_dir}\n", 6, "run with placeholders among"},
+        {7, "dump = -d {dump_probe} {dump_dir}\n", 7, "placeholder {dump_step} in dump"},
+        {7, "", 5, "key dump in [command]"},
+        {0, "[kernel]\nop = relu_fwd\n", 10, "no [kernel] section in a kind = command case"},
+        {5, "[command]\nmode = fast\n", 6, "a key of [command]"},
+        {0, "[invariance]\nbatch = 1,2\n", 10, "no [invariance] in a kind = command case"},
+        {3, "family = det\nmutant = relu_chunk_off_by_one\n", 4, "no mutant"},
+    };
+    refusals_check(good_command, bad, sizeof bad / sizeof bad[0]);
+}
+END_TEST
+
 START_TEST(missing_file)
 {
     sb_case c;
@@ -720,6 +783,7 @@ Suite *make_casefile_suite(void)
     tcase_add_test(tc, kernel_ops_take_their_own_parameters);
     tcase_add_test(tc, expect_section);
     tcase_add_test(tc, missing_file);
+    tcase_add_test(tc, command_section);
     tcase_add_test(tc, invariance_section);
     suite_add_tcase(s, tc);
     return s;

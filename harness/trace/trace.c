@@ -52,14 +52,19 @@ static void copy_field(char *dst, size_t size, const char *src)
     snprintf(dst, size, "%s", src);
 }
 
+void sb_trace_header_name(sb_trace_header *h, const sb_case *c)
+{
+    copy_field(h->case_name, sizeof h->case_name, c->name);
+    copy_field(h->case_digest, sizeof h->case_digest, c->digest);
+    copy_field(h->family, sizeof h->family, sb_case_family_label(c));
+}
+
 void sb_trace_header_from_case(sb_trace_header *h, const sb_case *c, int threads)
 {
     memset(h, 0, sizeof *h);
     h->version = SB_TRACE_FORMAT_VERSION;
-    copy_field(h->case_name, sizeof h->case_name, c->name);
-    copy_field(h->case_digest, sizeof h->case_digest, c->digest);
+    sb_trace_header_name(h, c);
     copy_field(h->samebits_version, sizeof h->samebits_version, SB_VERSION);
-    copy_field(h->family, sizeof h->family, sb_case_family_label(c));
     h->threads = threads;
     copy_field(h->build, sizeof h->build, SB_COMPILER " " SB_BUILD_OPTIONS);
 }

@@ -279,31 +279,10 @@ static int sweep_arg_refuse(const user_program *p, const char *option, const cha
     return SB_EXIT_INPUT;
 }
 
-/* The census of every kernel swept: text on stdout with --census, JSON and
- * Markdown to their files. The run traces it is built from are removed. */
-static sb_status user_census(const user_args *a, const sb_case_result *r,
-                             const sb_trace *goldens, size_t n, const char *work)
-{
-    sb_census *cs = calloc(n, sizeof *cs);
-    sb_status st = cs ? SB_OK : SB_ERR_NOMEM;
-    size_t built = 0;
-    for (; st == SB_OK && built < n; built++)
-        st = sb_census_build(&cs[built], &r[built], &goldens[built], work);
-    for (size_t i = 0; i < n; i++)
-        sb_census_remove_traces(&r[i], work);
-    for (size_t i = 0; st == SB_OK && a->census && i < n; i++)
-        sb_census_text(a->tap ? stderr : stdout, &cs[i]);
-    if (st == SB_OK && a->census_md)
-        st = sb_census_markdown_file(a->census_md, cs, (int)n);
-    if (st == SB_OK && a->census_json)
-        st = sb_census_json(a->census_json, cs, (int)n);
-    for (size_t i = 0; cs && i < built; i++)
-        sb_census_free(&cs[i]);
-    free(cs);
-    return st;
-}
-
-/* Every selected kernel swept as a case, in one report. */
+/* The sweep's options from the command line, then every selected kernel
+ * swept as a case, in one report: the library's sweep driver, as
+ * `samebits sweep` (a kernel whose golden is missing is an input error,
+ * an <error> in the JUnit report, and the others are swept). */
 static int user_sweep(const user_program *p, const char *self, const char *work,
                       const user_args *a)
 {
@@ -324,65 +303,26 @@ static int user_sweep(const user_program *p, const char *self, const char *work,
     }
     o.repeats = (int)repeat;
     o.timeout_seconds = timeout;
-    bool census = a->census || a->census_json || a->census_md;
-    if (census) {
-        /* every output classified, from the traces the runs leave */
-        o.keep_traces = true;
-        o.max_origins = SB_ORIGINS_KEPT;
-    }
-
-    /* every report path and every golden first: a missing one stops the
-     * sweep before any run */
+    /* every report path first: an unwritable one stops the sweep before any
+     * run */
     const char *outputs[] = {a->json, a->junit, a->census_json, a->census_md};
     if (!sb_out_check_all(outputs, 4, err, sizeof err)) {
         fprintf(stderr, "%s sweep: %s\n", p->prog, err);
         return SB_EXIT_INPUT;
     }
-    size_t n = p->n_selected;
-    sb_trace *goldens = calloc(n, sizeof *goldens);
-    sb_case_result *r = calloc(n, sizeof *r);
-    int rc = goldens && r ? SB_EXIT_OK : SB_EXIT_INPUT;
-    size_t read = 0, swept = 0;
-    for (; rc == SB_EXIT_OK && read < n; read++) {
-        const sb_case *c = &p->cases[read];
+    /* each kernel as `samebits sweep` takes a case file (sweep/driver.c) */
+    sb_sweep_driver d = {.o = o, .census_table = a->census,
+                         .census = a->census || a->census_json || a->census_md,
+                         .reports = {.json = a->json, .junit = a->junit, .tap = a->tap,
+                                     .census_json = a->census_json, .census_md = a->census_md}};
+    if (sb_sweep_driver_open(&d, (int)p->n_selected) != SB_OK)
+        return SB_EXIT_INPUT;
+    for (size_t i = 0; i < p->n_selected; i++) {
         char regenerate[1024];
-        regenerate_command(regenerate, sizeof regenerate, p, c, a);
-        if (sb_golden_read_hinted(&goldens[read], c->golden_path, c->digest, regenerate, err,
-                                  sizeof err) != SB_OK) {
-            fprintf(stderr, "%s\n", err);
-            rc = SB_EXIT_INPUT;
-            break;
-        }
+        regenerate_command(regenerate, sizeof regenerate, p, &p->cases[i], a);
+        sb_sweep_driver_case(&d, &p->cases[i], regenerate);
     }
-    for (; rc == SB_EXIT_OK && swept < n; swept++) {
-        if (sb_sweep_case(&p->cases[swept], &goldens[swept], &o, &r[swept], err,
-                          sizeof err) != SB_OK) {
-            fprintf(stderr, "%s\n", err);
-            rc = SB_EXIT_INPUT;
-            swept++;            /* sb_sweep_case filled r[swept]: freed below */
-            break;
-        }
-    }
-    if (rc == SB_EXIT_OK) {
-        sb_report_text(a->tap ? stderr : stdout, r, (int)n);
-        rc = sb_sweep_exit(r, (int)n, false);
-        if ((a->json && sb_report_json(a->json, r, (int)n, NULL) != SB_OK) ||
-            (a->junit && sb_report_junit(a->junit, r, (int)n) != SB_OK) ||
-            (census && user_census(a, r, goldens, n, work) != SB_OK)) {
-            fprintf(stderr, "%s sweep: cannot write a report: %s\n", p->prog,
-                    sb_report_error());
-            rc = SB_EXIT_INPUT;
-        }
-        if (a->tap)
-            sb_report_tap(stdout, r, (int)n);
-    }
-    for (size_t i = 0; i < swept; i++)
-        sb_case_result_free(&r[i]);
-    for (size_t i = 0; i < read; i++)
-        sb_trace_free(&goldens[i]);
-    free(goldens);
-    free(r);
-    return rc;
+    return sb_sweep_driver_close(&d);
 }
 
 /* A work directory for golden and sweep: the one asked for, or a temporary

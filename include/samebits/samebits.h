@@ -187,7 +187,13 @@ sb_verdict sb_verdict_set_first(sb_verdict_set s);
 typedef enum sb_case_kind {
     SB_CASE_KERNEL,
     SB_CASE_TRAIN,
+    SB_CASE_COMMAND,            /* any program that writes a trace (harness/PRODUCERS.md) */
 } sb_case_kind;
+
+/* "kernel", "train", "command" */
+const char *sb_case_kind_name(sb_case_kind k);
+/* The kind a name says; false when it names none. */
+bool sb_case_kind_from_name(const char *name, sb_case_kind *k);
 
 #define SB_MAX_THREADS 64
 #define SB_MAX_BATCH 4096           /* largest batch size on the batch axis */
@@ -210,6 +216,14 @@ typedef struct sb_case {
     char dataset[64];           /* "mnist" or "fashion-mnist" */
     int64_t train_begin, train_end, test_begin, test_end;
     sb_train_config train;
+    /* kind = command: the [command] section, placeholders unexpanded
+     * (harness/PRODUCERS.md), run in command_dir (the case file's directory) */
+    char command_run[256];
+    char command_dump[256];     /* appended when a probe is dumped */
+    char command_stream[256];   /* appended when the run streams; "": it does not */
+    char command_dir[512];
+    char command_version[64];   /* [command] version: in the digest, for the producer's
+                                 * author to change when its records change */
 
     uint64_t seed;
     int threads[SB_MAX_THREADS];
@@ -287,6 +301,8 @@ int64_t sb_case_train_steps(const sb_case *c);
  * name and digest, the case's family, and this build's samebits version,
  * compiler and options. */
 void sb_trace_header_from_case(sb_trace_header *h, const sb_case *c, int threads);
+/* The case name, digest and family of h set to case c's, the rest left. */
+void sb_trace_header_name(sb_trace_header *h, const sb_case *c);
 
 /* ---- running one configuration ------------------------------------------- */
 
@@ -398,20 +414,6 @@ typedef struct sb_spawn_options {
 } sb_spawn_options;
 
 sb_status sb_spawn_with(char *const argv[], const sb_spawn_options *o, sb_child_result *r);
-
-/* Runs one configuration in a child `self_exe run CASE --threads N --trace
- * FILE` (CASE is c->path; with `--max-steps N` when max_steps > 0, with
- * `--stream FILE` when stream_path is not NULL), its
- * stderr captured to stderr_path (NULL: ours), and reads trace_path into *t
- * when the child exits 0. On a nonzero exit err says how it ended, with the
- * child's last stderr line. SB_ERR_INPUT when it exited with SB_EXIT_INPUT
- * (bad case, missing data; err is then the child's own message) or its
- * trace does not read; SB_ERR_IO when it cannot be started; SB_OK
- * otherwise, with *cr saying how it ended. */
-sb_status sb_run_child(const sb_case *c, const char *self_exe, int threads,
-                       double timeout_seconds, int64_t max_steps, const char *trace_path,
-                       const char *stream_path, const char *stderr_path, sb_child_result *cr,
-                       sb_trace *t, char *err, size_t errlen);
 
 /* The case's reference configuration in a child (its trace and stderr
  * through work_dir), into *t: what a golden is made of. SB_EXIT_OK;
@@ -801,6 +803,61 @@ void sb_case_result_free(sb_case_result *r);
 /* The runs a sweep makes of thread count `threads`: the options' repeats,
  * else the case's repeats.<T>, else its repeats, else 1. */
 int sb_sweep_repeats(const sb_case *c, const sb_sweep_options *o, int threads);
+
+/* ---- the sweep driver (sweep/driver.c) ----------------------------------------
+ * What every producer's sweep goes through (`samebits sweep`, a user's
+ * program, command cases): a case's golden read and every axis swept, its
+ * table, the census, the reports (sweep/driver.c). */
+
+/* Puts c on the batch axis when o->batch says so, reads its golden (a
+ * failure's message ends with `regenerate`, NULL: `samebits golden CASE`)
+ * and sweeps its thread counts and its batch axis as o->axes asks, into *r.
+ * On an error (err filled; SB_ERR_NO_MPI for a rank case in a build without
+ * MPI) nothing is left to free in *r. */
+sb_status sb_sweep_axes(sb_case_result *r, sb_case *c, const sb_sweep_options *o,
+                        const char *regenerate, char *err, size_t errlen);
+/* The report files of a sweep; NULL: not written. */
+typedef struct sb_sweep_reports {
+    const char *json, *junit, *census_json, *census_md;
+    bool tap;                   /* TAP on stdout (the tables then go to stderr) */
+} sb_sweep_reports;
+
+/* A sweep of several cases: what `samebits sweep` and a user's program do
+ * alike. Open it with the options (the configuration space the cases are
+ * swept over, and the runner's settings) and the reports; hand it each
+ * case in turn (sb_sweep_driver_case), or the input error that kept a case
+ * from it (sb_sweep_driver_refuse); close it for the reports and the exit
+ * status. The cases must live until it is closed. */
+typedef struct sb_sweep_driver {
+    sb_sweep_options o;         /* shard_offset advances with each case swept */
+    sb_sweep_reports reports;
+    bool census_table;          /* print each case's census after its table */
+    bool census;                /* build the censuses (census_table or a census file): every
+                                 * origin located (unless o.max_origins says), from the run
+                                 * traces, which o.keep_traces then keeps for it */
+    bool keep_traces;           /* leave the run traces in the work directory after the census */
+    sb_case_result *results;    /* [capacity]: results[0..n_results) */
+    sb_census *censuses;        /* [capacity]: censuses[0..n_censuses) */
+    int capacity, n_results, n_censuses;
+    bool input_error;           /* a case was refused: exit SB_EXIT_INPUT */
+    bool no_mpi;                /* a rank case in a build without MPI: SB_EXIT_NO_MPI */
+    char error[1024];           /* the last input error, for the JUnit report */
+} sb_sweep_driver;
+
+/* d's o, reports, census_table, census and keep_traces set by the caller
+ * first; room for `capacity` cases. SB_ERR_NOMEM. */
+sb_status sb_sweep_driver_open(sb_sweep_driver *d, int capacity);
+/* An input error that kept a case from the sweep (its file did not load):
+ * kept for the JUnit report (the caller has printed it). */
+void sb_sweep_driver_refuse(sb_sweep_driver *d, const char *message);
+/* c swept (sb_sweep_axes with regenerate), its table printed (stderr with
+ * TAP, else stdout) and its census built; false on an input error, printed
+ * and kept. */
+bool sb_sweep_driver_case(sb_sweep_driver *d, sb_case *c, const char *regenerate);
+/* Writes the reports and frees d; the exit status: SB_EXIT_NO_MPI for a
+ * rank case without MPI, else sb_sweep_exit's (an input error, a report or
+ * census that could not be written included). */
+int sb_sweep_driver_close(sb_sweep_driver *d);
 
 /* Exit codes of the `samebits` command and of sb_user_main. */
 enum {

@@ -2,7 +2,7 @@
 # A user's program of several kernels (harness/examples/dot/dot.c, two
 # kernels, sb_user_main_kernels): `list` names them; `golden` writes every
 # golden, or the one named, and leaves an unchanged golden as it was (same
-# file, not rewritten); a missing golden stops the sweep with exit 2 and the
+# file, not rewritten); a missing golden is an input error (exit 2) with the
 # program's own regenerate command; a named sweep runs only that kernel; the
 # options that do not fit (`run` without a name, --golden FILE for two
 # kernels, an unknown name, a thread list with a count twice: the one
@@ -27,7 +27,7 @@ rc=0
 [ "$rc" = 2 ] || fail "sweep without goldens: exit $rc, expected 2"
 grep -qF "$tmp/g/dot_reduction.golden: cannot open: No such file or directory; regenerate it with \`$dot golden dot_reduction --golden-dir $tmp/g\`" "$tmp/err" &&
     ok "a missing golden names the program's own golden command" || fail "message: $(cat "$tmp/err")"
-[ ! -s "$tmp/out" ] && ok "no run before every golden is there" || fail "it swept: $(cat "$tmp/out")"
+[ ! -s "$tmp/out" ] && ok "no kernel without its golden is run" || fail "it swept: $(cat "$tmp/out")"
 
 "$dot" golden dot_blocked --golden-dir "$tmp/g" >"$tmp/out"
 [ -f "$tmp/g/dot_blocked.golden" ] && [ ! -e "$tmp/g/dot_reduction.golden" ] &&

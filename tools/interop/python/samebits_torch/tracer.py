@@ -432,7 +432,9 @@ class Tracer:
         op = KERNEL_OPS.get(op, op)
         dumping = self.dump is not None and not self.dumped
         # the inputs as the op receives them: an in-place op changes them
-        live = [t.detach().clone() for t in ins] if self._dump_wanted(name) else ins
+        # (copied untraced: a dumping run's records are the others')
+        with self._pause():
+            live = [t.detach().clone() for t in ins] if self._dump_wanted(name) else ins
         call = _Call(self.step, op, in_names, read, live if dumping else None,
                      args if dumping else None, kwargs if dumping else None)
         # views whose gradient hook an in-place op would take out of the graph

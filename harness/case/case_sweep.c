@@ -1,0 +1,157 @@
+/* Case files: the [sweep] section (thread counts, repeats, timeout,
+ * expectations, golden path). */
+#include <string.h>
+
+#include "case/case_loader.h"
+#include "support/support.h"
+
+/* "1..8", "1,2,4,6,8" or a mix such as "1..4, 6, 8": the one thread-list
+ * grammar (support.h). */
+static sb_status get_threads(case_loader *ld, const case_entry *e, sb_case *c)
+{
+    char why[160];
+    if (!sb_thread_list_parse(e->value, c->threads, &c->n_threads, why, sizeof why))
+        return sb_case_fail(ld, e->line, "threads as counts in [1, %d] and ranges a..b or a-b, "
+                                         "each count once (%s)", SB_MAX_THREADS, why);
+    return SB_OK;
+}
+
+static const char *const sweep_keys[] = {"threads", "repeats", "timeout", "reference_threads",
+                                         "expect", "golden", NULL};
+
+/* The repository the case lives in: the parent of the case file's directory. */
+static int repo_of(char *out, size_t size, const char *path)
+{
+    char dir[512];
+    const char *slash = strrchr(path, '/');
+    int n = slash == NULL ? snprintf(dir, sizeof dir, ".")
+                          : snprintf(dir, sizeof dir, "%.*s",
+                                     (int)(slash == path ? 1 : slash - path), path);
+    if (n < 0 || (size_t)n >= sizeof dir)
+        return -1;
+    const char *dslash = strrchr(dir, '/');
+    const char *last = dslash ? dslash + 1 : dir;
+    if (strcmp(last, ".") == 0 || strcmp(last, "..") == 0)
+        return snprintf(out, size, "%s/..", dir);
+    if (dslash == NULL)
+        return snprintf(out, size, ".");
+    if (dslash == dir)
+        return snprintf(out, size, "/");
+    return snprintf(out, size, "%.*s", (int)(dslash - dir), dir);
+}
+
+/* threads, repeats, reference_threads and timeout, with their defaults. */
+static sb_status counts_load(case_loader *ld, sb_case *c, int at)
+{
+    const case_entry *e = sb_case_find(ld, "sweep", "threads");
+    if (e == NULL)
+        return sb_case_fail(ld, at, "key threads (e.g. 1..8 or 1,2,4,6,8) in [sweep]");
+    sb_status st = get_threads(ld, e, c);
+    int64_t v = 0;
+    c->repeats = 1;
+    if (st == SB_OK && (e = sb_case_find(ld, "sweep", "repeats")) != NULL &&
+        (st = sb_case_get_i64(ld, e, 1, 1000, &v)) == SB_OK)
+        c->repeats = (int)v;
+    c->reference_threads = 1;
+    if (st == SB_OK && (e = sb_case_find(ld, "sweep", "reference_threads")) != NULL &&
+        (st = sb_case_get_i64(ld, e, 1, SB_MAX_THREADS, &v)) == SB_OK)
+        c->reference_threads = (int)v;
+    c->timeout_seconds = 600;
+    if (st == SB_OK && (e = sb_case_find(ld, "sweep", "timeout")) != NULL) {
+        float seconds;
+        st = sb_case_get_real(ld, e, 0.001, 86400.0 * 7, false, &seconds);
+        c->timeout_seconds = (double)seconds;
+    }
+    return st;
+}
+
+/* One expect.<T> or repeats.<T> key, T one of the case's thread counts. */
+static sb_status per_count_load(case_loader *ld, sb_case *c, const case_entry *e, bool expect)
+{
+    int64_t t;
+    bool listed = false;
+    if (sb_int_parse(e->key + (expect ? 7 : 8), 1, SB_MAX_THREADS, &t, NULL, 0))
+        for (int k = 0; k < c->n_threads; k++)
+            listed = listed || c->threads[k] == t;
+    if (!listed)
+        return sb_case_fail(ld, e->line, "%s.<T> with T one of the thread counts in threads, "
+                                         "found \"%s\"", expect ? "expect" : "repeats", e->key);
+    if (expect)
+        return sb_case_get_verdicts(ld, e, &c->expect_set[t]);
+    int64_t v;
+    sb_status st = sb_case_get_i64(ld, e, 1, 1000, &v);
+    if (st == SB_OK)
+        c->repeats_at[t] = (int)v;
+    return st;
+}
+
+/* expect (every thread count), then expect.<T> and repeats.<T>, each count
+ * named once. */
+static sb_status expectations_load(case_loader *ld, sb_case *c)
+{
+    sb_status st = sb_case_per_count_once(ld, "sweep", "expect");
+    if (st == SB_OK)
+        st = sb_case_per_count_once(ld, "sweep", "repeats");
+    sb_verdict_set all = SB_VERDICT_BIT(SB_VERDICT_IDENTICAL);
+    const case_entry *e = sb_case_find(ld, "sweep", "expect");
+    if (st == SB_OK && e != NULL)
+        st = sb_case_get_verdicts(ld, e, &all);
+    for (int t = 0; t <= SB_MAX_THREADS; t++)
+        c->expect_set[t] = all;
+    for (int i = 0; st == SB_OK && i < ld->n_entries; i++) {
+        e = &ld->entries[i];
+        bool expect = strncmp(e->key, "expect.", 7) == 0;
+        if (strcmp(e->section, "sweep") == 0 && (expect || strncmp(e->key, "repeats.", 8) == 0))
+            st = per_count_load(ld, c, e, expect);
+    }
+    if (st != SB_OK)
+        return st;
+    for (int t = 0; t <= SB_MAX_THREADS; t++)
+        c->expect[t] = sb_verdict_set_first(c->expect_set[t]);
+    return st;
+}
+
+/* golden, resolved against the repository the case lives in. */
+static sb_status golden_load(case_loader *ld, sb_case *c, int at)
+{
+    char repo[1024];
+    int rlen = repo_of(repo, sizeof repo, ld->path);
+    if (rlen < 0 || (size_t)rlen >= sizeof repo)
+        return sb_case_fail(ld, at, "a case file path shorter than %zu characters", sizeof repo);
+    bool here = strcmp(repo, ".") == 0;
+    int len;
+    const case_entry *e = sb_case_find(ld, "sweep", "golden");
+    if (e != NULL) {
+        if (e->value[0] == '\0')
+            return sb_case_fail(ld, e->line, "golden as a path");
+        if (e->value[0] == '/' || here)
+            len = snprintf(c->golden_path, sizeof c->golden_path, "%s", e->value);
+        else
+            len = snprintf(c->golden_path, sizeof c->golden_path, "%s/%s", repo, e->value);
+    } else if (here) {
+        len = snprintf(c->golden_path, sizeof c->golden_path, "golden/%s.golden", c->name);
+    } else {
+        len = snprintf(c->golden_path, sizeof c->golden_path, "%s/golden/%s.golden", repo,
+                       c->name);
+    }
+    if (len < 0 || (size_t)len >= sizeof c->golden_path)
+        return sb_case_fail(ld, e ? e->line : at, "a golden path shorter than %zu characters",
+                            sizeof c->golden_path);
+    return SB_OK;
+}
+
+sb_status sb_case_load_sweep(case_loader *ld, sb_case *c)
+{
+    int at = sb_case_section_line(ld, "sweep");
+    if (at == 0)
+        return sb_case_fail(ld, 1, "a [sweep] section (with threads)");
+    static const char *const per_count[] = {"expect", "repeats", NULL};
+    sb_status st = sb_case_keys_check(ld, "sweep", sweep_keys, per_count,
+                                      "threads repeats repeats.<T> timeout reference_threads "
+                                      "expect expect.<T> golden");
+    if (st == SB_OK)
+        st = counts_load(ld, c, at);
+    if (st == SB_OK)
+        st = expectations_load(ld, c);
+    return st == SB_OK ? golden_load(ld, c, at) : st;
+}
