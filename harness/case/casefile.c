@@ -735,8 +735,9 @@ static sb_status get_verdicts(loader *ld, const entry *e, sb_verdict_set *s)
 {
     *s = sb_verdict_set_from_name(e->value);
     if (*s == 0)
-        return fail(ld, e->line, "%s as identical, reordering, beyond-bound, crash, timeout "
-                                 "or nondeterministic, or several joined by '|', found \"%s\"",
+        return fail(ld, e->line, "%s as identical, reordering, unbounded, beyond-bound, crash, "
+                                 "timeout or nondeterministic, or several joined by '|', found "
+                                 "\"%s\"",
                     e->key, e->value);
     return SB_OK;
 }

@@ -138,7 +138,8 @@ static bool same_shape(const sb_tensor *a, const sb_tensor *b)
 }
 
 /* The bound comes from a's side (computed from its inputs, which are the
- * same bits as b's when the inputs are identical). */
+ * same bits as b's when the inputs are identical); without a's bound file
+ * the diff is unbounded. */
 sb_status sb_rerun_dumps_diff(const sb_rerun *ra, const sb_rerun *rb, sb_elem_diff *e,
                               char *err, size_t errlen)
 {
@@ -162,7 +163,8 @@ sb_status sb_rerun_dumps_diff(const sb_rerun *ra, const sb_rerun *rb, sb_elem_di
     }
     if (st == SB_OK) {
         size_t n = sb_tensor_count(&a);
-        /* a missing bound file is bound 0: any change is beyond it */
+        /* a missing bound file is no bound known (the verdict is then
+         * unbounded); an op that declares itself exact dumps a bound of 0 */
         if (a.dtype == SB_DTYPE_F32)
             sb_elem_diff_f32(e, a.data, b.data, have_bound ? bound.data : NULL, n);
         else

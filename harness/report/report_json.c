@@ -25,7 +25,8 @@ static bool elements_add(json_t *o, const sb_elem_diff *e)
                      "differing", (json_int_t)e->differing, "total", (json_int_t)e->total,
                      "max_abs", sb_json_number(e->max_abs), "max_rel", sb_json_number(e->max_rel),
                      "max_ulp", sb_json_number(e->max_ulp),
-                     "bound_ratio", sb_json_number(e->bound_ratio), "first_index", first,
+                     "bound_ratio", e->bounded ? sb_json_number(e->bound_ratio) : json_null(),
+                     "first_index", first,
                      "nonfinite", (json_int_t)e->nonfinite_a, (json_int_t)e->nonfinite_b,
                      "n_ranges", (json_int_t)e->n_ranges, "ranges", ranges));
 }
@@ -254,7 +255,8 @@ static bool elements_read(sb_elem_diff *e, const json_t *o)
         !get_size(json_object_get(o, "total"), &e->total) ||
         !get_number(o, "max_abs", &e->max_abs) || !get_number(o, "max_rel", &e->max_rel) ||
         !get_number(o, "max_ulp", &e->max_ulp) ||
-        !get_number(o, "bound_ratio", &e->bound_ratio) ||
+        !(json_is_null(json_object_get(o, "bound_ratio")) ||
+          get_number(o, "bound_ratio", &e->bound_ratio)) ||
         !(json_is_null(first) || get_size(first, &e->first_index)) ||
         json_array_size(nonfinite) != 2 ||
         !get_size(json_array_get(nonfinite, 0), &e->nonfinite_a) ||
@@ -268,8 +270,10 @@ static bool elements_read(sb_elem_diff *e, const json_t *o)
             !get_size(json_array_get(r, 1), &e->ranges[i][1]))
             return false;
     }
-    /* as the element diff derives it, so a divergence read back has its verdict */
-    e->within_bound = !(e->bound_ratio > 1.0);
+    /* as the element diff derives them, so a divergence read back has its
+     * verdict: a null bound_ratio is no bound known */
+    e->bounded = !json_is_null(json_object_get(o, "bound_ratio"));
+    e->within_bound = e->bounded ? !(e->bound_ratio > 1.0) : e->differing == 0;
     return true;
 }
 

@@ -159,19 +159,9 @@ static bool name_repeats_in_step(const sb_run_sink *s, const sb_probe_point *p)
     return at >= 0 && s->trace->records[at].step == p->step;
 }
 
-/* <probe>.npy, <probe>.bound.npy (zeros when the op has no bound) and
- * <probe>.in<i>.npy for each live input. */
-static sb_status dump_probe(sb_run_sink *s, const sb_probe_point *p)
+/* <probe>.bound.npy: the op's bound, zeros for an exact op. */
+static sb_status dump_bound(sb_run_sink *s, const sb_probe_point *p)
 {
-    if (!s->o->dump_dir || strchr(p->name, '/')) {
-        sb_err_set(s->err, sizeof s->err, "cannot dump probe %.200s: %s", p->name,
-                   s->o->dump_dir ? "name has a '/'" : "no dump directory");
-        return SB_ERR_USAGE;
-    }
-    sb_status st = dump_tensor(s, p->name, "", p->tensor);
-    if (st != SB_OK)
-        return st;
-
     sb_tensor bound = *p->tensor;
     bound.dtype = SB_DTYPE_F32;
     size_t count = sb_tensor_count(&bound);
@@ -181,9 +171,24 @@ static sb_status dump_probe(sb_run_sink *s, const sb_probe_point *p)
     if (p->bound)
         p->bound(b, p->bound_ctx, p->out_index);
     bound.data = b;
-    st = dump_tensor(s, p->name, ".bound", &bound);
+    sb_status st = dump_tensor(s, p->name, ".bound", &bound);
     free(b);
+    return st;
+}
 
+/* <probe>.npy, <probe>.bound.npy (zeros for an exact op, none when no
+ * bound is known: harness/FORMATS.md) and <probe>.in<i>.npy for each live
+ * input. */
+static sb_status dump_probe(sb_run_sink *s, const sb_probe_point *p)
+{
+    if (!s->o->dump_dir || strchr(p->name, '/')) {
+        sb_err_set(s->err, sizeof s->err, "cannot dump probe %.200s: %s", p->name,
+                   s->o->dump_dir ? "name has a '/'" : "no dump directory");
+        return SB_ERR_USAGE;
+    }
+    sb_status st = dump_tensor(s, p->name, "", p->tensor);
+    if (st == SB_OK && (p->bound || p->exact || sb_op_name_exact(p->op)))
+        st = dump_bound(s, p);
     for (int i = 0; st == SB_OK && i < p->n_input_tensors; i++) {
         char suffix[24];
         snprintf(suffix, sizeof suffix, ".in%d", i);

@@ -207,6 +207,32 @@ START_TEST(locate_beyond_bound)
 }
 END_TEST
 
+/* The reference's re-run dumps no bound for the op (a user's op that says
+ * nothing of its sums): the same reordering as locate_reordering is then
+ * unbounded, not a reordering nor a bug; an exact op of the kernel list
+ * stays beyond-bound without one. */
+START_TEST(locate_no_bound_unbounded)
+{
+    char p[512];
+    path_join(p, sizeof p, root, "fx/1/y.bound.npy");
+    ck_assert_int_eq(unlink(p), 0);
+    sb_divergence d;
+    sb_trace_compare(&golden, &at4, &d);
+    char work[256], err[512] = "";
+    work_dir(work, sizeof work);
+    ck_assert_msg(sb_locate(&c, fake, 4, work, NULL, &d, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert(d.have_elements);
+    ck_assert(!d.elem.bounded);
+    ck_assert_uint_eq(d.elem.differing, 2);
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_UNBOUNDED);
+    char why[512];
+    sb_unbounded_text(why, sizeof why, &d);
+    ck_assert_msg(strstr(why, "no bound is known for op dense_fwd (step 0 y)") == why, "%s", why);
+    snprintf(d.op, sizeof d.op, "relu_fwd");
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+}
+END_TEST
+
 static void read_calls(char *out, size_t len)
 {
     char p[512];
@@ -333,6 +359,7 @@ Suite *make_locate_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, locate_reordering);
     tcase_add_test(tc, locate_beyond_bound);
+    tcase_add_test(tc, locate_no_bound_unbounded);
     tcase_add_test(tc, locate_not_reproduced);
     tcase_add_test(tc, locate_reference_not_reproduced);
     tcase_add_test(tc, locate_reuses_reference);

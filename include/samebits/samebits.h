@@ -146,6 +146,7 @@ sb_status sb_golden_update(const sb_trace *t, const char *path, const char *expe
 typedef enum sb_verdict {
     SB_VERDICT_IDENTICAL,
     SB_VERDICT_REORDERING,
+    SB_VERDICT_UNBOUNDED,           /* differs in an op with no known bound */
     SB_VERDICT_BEYOND_BOUND,
     SB_VERDICT_CRASH,
     SB_VERDICT_TIMEOUT,
@@ -156,8 +157,11 @@ typedef enum sb_verdict {
 const char *sb_verdict_name(sb_verdict v);          /* "identical", "beyond-bound", ... */
 sb_verdict sb_verdict_from_name(const char *name);  /* SB_VERDICT_COUNT if unknown */
 /* How bad a verdict of a divergence is, for the worst of several: identical
- * 0 < reordering 1 < beyond-bound 2 < nondeterministic 3; crash and timeout
- * (no divergence) 4. */
+ * 0 < reordering 1 < unbounded 2 < beyond-bound 3 < nondeterministic 4;
+ * crash and timeout (no divergence) 5. Unbounded sits above reordering (a
+ * difference nothing vouches for must not hide behind one that is) and
+ * below beyond-bound (a bound known and exceeded is a bug; an unknown one
+ * may still be a reordering). */
 int sb_verdict_rank(sb_verdict v);
 
 /* A set of verdicts, one bit per sb_verdict (SB_VERDICT_BIT): what a case
@@ -398,20 +402,26 @@ typedef struct sb_elem_diff {
     size_t n_ranges;            /* differing [begin, end) index ranges */
     size_t ranges[8][2];        /* the first 8 of them */
     size_t nonfinite_a, nonfinite_b;
-    double bound_ratio;         /* max over elements of |a-b| / bound (inf if bound 0 and a != b) */
-    bool within_bound;
+    double bound_ratio;         /* max over elements of |a-b| / bound (inf if bound 0 and a != b);
+                                 * 0 when !bounded */
+    bool within_bound;          /* false when !bounded and some element differs */
+    bool bounded;               /* a bound is known: a bound was dumped (zeros: the op is
+                                 * exact), or the tensor is integer (exact) */
 } sb_elem_diff;
 
 /* Distance in units in the last place between two floats, counting across
  * zero; 0 for identical bits; INT64_MAX when either is NaN and they differ. */
 int64_t sb_ulp_distance(float a, float b);
-/* a, b, bound: [n]; bound may be NULL (0 everywhere). For a differing pair
- * with a NaN or an infinity, max_abs, max_rel and bound_ratio become inf, and
- * max_ulp becomes inf when sb_ulp_distance says INT64_MAX. */
+/* a, b, bound: [n]; bound NULL: no bound is known (bounded false, bound_ratio
+ * 0). For a differing pair with a NaN or an infinity, max_abs, max_rel and
+ * bound_ratio become inf, and max_ulp becomes inf when sb_ulp_distance says
+ * INT64_MAX. */
 void sb_elem_diff_f32(sb_elem_diff *d, const float *a, const float *b,
                       const float *bound, size_t n);
 /* a, b: [n]; integers have no rounding, so any difference is beyond bound. */
 void sb_elem_diff_i32(sb_elem_diff *d, const int32_t *a, const int32_t *b, size_t n);
+/* "bound ratio 0.229", or "no bound known" when !e->bounded: as reports say it. */
+void sb_elem_bound_text(char *out, size_t len, const sb_elem_diff *e);
 
 typedef struct sb_divergence {
     bool found;
@@ -487,7 +497,9 @@ sb_status sb_locate(const sb_case *c, const char *self_exe, int threads,
 #define SB_LOCATE_TRIES 3
 
 /* Verdict from a divergence: identical, reordering (inputs identical and
- * every element within bound), nondeterministic (the locator's re-runs did
+ * every element within bound), unbounded (inputs identical, elements
+ * differ, and no bound is known for an op that may reorder: a reordering
+ * cannot be told from a bug), nondeterministic (the locator's re-runs did
  * not reproduce the run's hash), or beyond-bound. */
 sb_verdict sb_divergence_verdict(const sb_divergence *d);
 
@@ -615,6 +627,12 @@ sb_outcome sb_run_outcome(const sb_run_result *r);
 /* What the run was expected to give, as the reports say it: the verdict, or
  * for a set the member it matched, else the whole set ("identical|reordering"). */
 void sb_run_expected_name(const sb_run_result *r, char *out, size_t len);
+/* The divergence a run's unbounded verdict comes from (its worst origin, else
+ * its first divergence), or NULL when the run is not unbounded. */
+const sb_divergence *sb_run_unbounded_at(const sb_run_result *r);
+/* "no bound is known for op OP (step S PROBE): ...": what an unbounded
+ * divergence means and what to add, for the reports. */
+void sb_unbounded_text(char *out, size_t len, const sb_divergence *d);
 /* The family a report or trace header names for case c: "user" for a user's
  * kernel, else its family's name. */
 const char *sb_case_family_label(const sb_case *c);
@@ -663,17 +681,19 @@ void sb_report_tap(FILE *f, const sb_case_result *r, int n);
 
 /* ---- the census of a sweep (report_census.c, REPORTS.md "Census") -----------
  * One row per output probe of the case (a golden record an op made), one
- * mark per thread count: '=' the reference's bits, 'R' reordering, 'B'
- * beyond bound, 'N' nondeterministic (its repeats differ there), 'd'
- * differs downstream of another output, '?' an origin left unlocated, 'X'
- * the run crashed or timed out; with the worst bound ratio and ULP of the
- * row's located differences. */
+ * mark per thread count: '=' the reference's bits, 'R' reordering, 'U'
+ * unbounded (no bound known for the op), 'B' beyond bound, 'N'
+ * nondeterministic (its repeats differ there), 'd' differs downstream of
+ * another output, '?' an origin left unlocated, 'X' the run crashed or
+ * timed out; with the worst bound ratio and ULP of the row's located
+ * differences. */
 typedef struct sb_census_row {
     int64_t step;
     char probe[128];
     char op[64];
     char cell[SB_MAX_THREADS + 1];  /* by thread count; '\0' where not swept */
-    bool measured;                  /* some difference was located: the two below hold */
+    bool measured;                  /* some difference was located: max_ulp holds */
+    bool bounded;                   /* one of them had a bound: worst_bound_ratio holds */
     double worst_bound_ratio, max_ulp;
 } sb_census_row;
 

@@ -4,8 +4,8 @@ Two summation orders of n terms differ by at most 2*gamma(n)*sum|terms|
 (each is within gamma(n-1)*sum|terms| of the exact sum, fused or not). The
 sums of magnitudes are the same op on |inputs|, in double; the bound is
 rounded up to the next float. `samebits diff --dumps` reads it as
-<probe>.bound.npy; an op with no bound here gets none (bound 0: any
-difference is beyond it)."""
+<probe>.bound.npy; an op with no bound here gets none, and a difference
+in it is `unbounded` (no bound known: neither a reordering nor a bug)."""
 import numpy as np
 import torch
 import torch.nn.functional as F
