@@ -315,8 +315,9 @@ static bool truncated_read(sb_run_result *r, const json_t *o)
     return get_i64(o, "max_steps", &r->max_steps) && r->max_steps >= 1;
 }
 
-/* "origins" (the first SB_ORIGINS_KEPT of them), their count, how many were
- * located, "worst" (one of "origins", found again by its record index),
+/* "origins" (the first SB_ORIGINS_KEPT of them, the worst last when it came
+ * later), their count, how many were located (all of them may be, more than
+ * "origins" holds), "worst" (one of "origins", found again by its record index),
  * "repeats_part" and "repeats_with". */
 static bool origins_read(sb_run_result *r, const json_t *o)
 {
@@ -337,13 +338,14 @@ static bool origins_read(sb_run_result *r, const json_t *o)
     if (!json_is_null(worst)) {
         if (!get_size(json_object_get(worst, "index"), &at))
             return false;
-        for (int i = 0; i < g->located && g->worst < 0; i++)
+        for (int i = 0; i < g->located && i < g->n && g->worst < 0; i++)
             if (g->list[i].index == at)
                 g->worst = i;
         if (g->worst < 0)
             return false;
     }
-    return g->located <= g->n && g->n <= g->count &&
+    /* every origin may be located, more than the list holds */
+    return g->located <= g->count && g->n <= g->count &&
            divergence_read(&r->repeats_part, json_object_get(o, "repeats_part")) &&
            r->repeats_part.found == (r->repeats_with > 0);
 }

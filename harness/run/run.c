@@ -17,10 +17,20 @@
 
 /* ---- the sink ------------------------------------------------------------- */
 
-/* <dump_dir>/<name><suffix>; false (and s->err) when it does not fit. */
-static bool dump_path(sb_run_sink *s, char path[1024], const char *name, const char *suffix)
+/* <dump_dir>/<name><suffix> (with a dump list <dump_dir>/<step>/<name><suffix>,
+ * the step's folder made here); false (and s->err) when it does not fit or
+ * cannot be made. */
+static bool dump_path(sb_run_sink *s, char path[1024], int64_t step, const char *name,
+                      const char *suffix)
 {
-    int n = snprintf(path, 1024, "%s/%s%s", s->o->dump_dir, name, suffix);
+    int n = s->o->dump_list
+        ? snprintf(path, 1024, "%s/%lld/%s%s", s->o->dump_dir, (long long)step, name, suffix)
+        : snprintf(path, 1024, "%s/%s%s", s->o->dump_dir, name, suffix);
+    if (n >= 0 && n < 1024 && s->o->dump_list) {
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s/%lld", s->o->dump_dir, (long long)step);
+        return sb_mkdir_parents(dir, s->err, sizeof s->err);
+    }
     if (n >= 0 && n < 1024)
         return true;
     sb_err_set(s->err, sizeof s->err, "%.200s: dump path too long", s->o->dump_dir);
@@ -32,7 +42,7 @@ static bool dump_path(sb_run_sink *s, char path[1024], const char *name, const c
 static void manifest_create(sb_run_sink *s)
 {
     char path[1024];
-    if (!dump_path(s, path, "manifest", ".tsv")) {
+    if (!dump_path(s, path, 0, "manifest", ".tsv")) {
         s->status = SB_ERR_USAGE;
         return;
     }
@@ -65,9 +75,15 @@ void sb_run_sink_init(sb_run_sink *s, sb_trace *t, const sb_run_options *o)
     s->trace = t;
     s->o = o;
     /* a dump goes into its folder, made here when missing */
-    if (o && o->dump_dir && (o->dump_all || o->dump_probe) &&
+    if (o && o->dump_dir && (o->dump_all || o->dump_probe || o->dump_list) &&
         !sb_mkdir_parents(o->dump_dir, s->err, sizeof s->err))
         s->status = SB_ERR_IO;
+    if (s->status == SB_OK && o && o->dump_list) {
+        s->list_left = o->dump_list->n;
+        s->list_dumped = calloc((size_t)o->dump_list->n + 1, sizeof *s->list_dumped);
+        if (!s->list_dumped)
+            s->status = SB_ERR_NOMEM;
+    }
     if (s->status == SB_OK && o && o->dump_all && o->dump_dir)
         manifest_create(s);
     if (s->status == SB_OK && o && o->stream_path)
@@ -76,6 +92,8 @@ void sb_run_sink_init(sb_run_sink *s, sb_trace *t, const sb_run_options *o)
 
 void sb_run_sink_close(sb_run_sink *s)
 {
+    free(s->list_dumped);
+    s->list_dumped = NULL;
     if (!s->stream)
         return;
     sb_trace_stream_close(s->stream);
@@ -102,9 +120,22 @@ void sb_run_sink_op_start(void *ctx, int64_t step, const char *probe, const char
         stream_failed(s, st);
 }
 
+/* The item of the dump list that p is and that is not written yet, or -1. */
+static int list_item(const sb_run_sink *s, const sb_probe_point *p)
+{
+    const sb_dump_list *l = s->o ? s->o->dump_list : NULL;
+    for (int i = 0; l && s->list_dumped && i < l->n; i++)
+        if (!s->list_dumped[i] && l->items[i].step == p->step &&
+            strcmp(l->items[i].probe, p->name) == 0)
+            return i;
+    return -1;
+}
+
 static bool dump_wanted(const sb_run_sink *s, const sb_probe_point *p)
 {
     const sb_run_options *o = s->o;
+    if (o && o->dump_list)
+        return list_item(s, p) >= 0;
     if (!o || p->step != o->dump_step)
         return false;
     if (o->dump_all)
@@ -112,12 +143,12 @@ static bool dump_wanted(const sb_run_sink *s, const sb_probe_point *p)
     return o->dump_probe && !s->dumped && strcmp(p->name, o->dump_probe) == 0;
 }
 
-static sb_status dump_tensor(sb_run_sink *s, const char *name, const char *suffix,
-                             const sb_tensor *t)
+static sb_status dump_tensor(sb_run_sink *s, int64_t step, const char *name,
+                             const char *suffix, const sb_tensor *t)
 {
     char path[1024], file_suffix[40];
     snprintf(file_suffix, sizeof file_suffix, "%s.npy", suffix);
-    if (!dump_path(s, path, name, file_suffix))
+    if (!dump_path(s, path, step, name, file_suffix))
         return SB_ERR_USAGE;
     sb_status st = sb_npy_write(path, t);
     if (st != SB_OK)
@@ -130,7 +161,7 @@ static sb_status dump_tensor(sb_run_sink *s, const char *name, const char *suffi
 static sb_status manifest_add(sb_run_sink *s, const sb_probe_point *p)
 {
     char path[1024];
-    if (!dump_path(s, path, "manifest", ".tsv"))
+    if (!dump_path(s, path, 0, "manifest", ".tsv"))
         return SB_ERR_USAGE;
     FILE *f = fopen(path, "a");
     if (!f) {
@@ -171,7 +202,7 @@ static sb_status dump_bound(sb_run_sink *s, const sb_probe_point *p)
     if (p->bound)
         p->bound(b, p->bound_ctx, p->out_index);
     bound.data = b;
-    sb_status st = dump_tensor(s, p->name, ".bound", &bound);
+    sb_status st = dump_tensor(s, p->step, p->name, ".bound", &bound);
     free(b);
     return st;
 }
@@ -186,13 +217,13 @@ static sb_status dump_probe(sb_run_sink *s, const sb_probe_point *p)
                    s->o->dump_dir ? "name has a '/'" : "no dump directory");
         return SB_ERR_USAGE;
     }
-    sb_status st = dump_tensor(s, p->name, "", p->tensor);
+    sb_status st = dump_tensor(s, p->step, p->name, "", p->tensor);
     if (st == SB_OK && (p->bound || p->exact || sb_op_name_exact(p->op)))
         st = dump_bound(s, p);
     for (int i = 0; st == SB_OK && i < p->n_input_tensors; i++) {
         char suffix[24];
         snprintf(suffix, sizeof suffix, ".in%d", i);
-        st = dump_tensor(s, p->name, suffix, &p->input_tensors[i]);
+        st = dump_tensor(s, p->step, p->name, suffix, &p->input_tensors[i]);
     }
     if (st == SB_OK && s->o->dump_all)
         st = manifest_add(s, p);
@@ -232,12 +263,27 @@ void sb_run_sink_probe(void *ctx, const sb_probe_point *p)
         s->status = SB_ERR_INPUT;
         return;
     }
+    int item = list_item(s, p);
     s->status = dump_probe(s, p);
-    s->dumped = s->status == SB_OK;
+    if (item >= 0 && s->status == SB_OK) {
+        s->list_dumped[item] = true;
+        s->list_left--;
+    }
+    s->dumped = s->status == SB_OK && (item < 0 || s->list_left == 0);
 }
 
 sb_status sb_run_sink_finish(sb_run_sink *s, char *err, size_t errlen)
 {
+    const sb_dump_list *l = s->o ? s->o->dump_list : NULL;
+    if (s->status == SB_OK && l && s->list_left > 0) {
+        int i = 0;
+        while (s->list_dumped[i])
+            i++;
+        sb_err_set(s->err, sizeof s->err, "probe %.160s at step %lld never happened (and %d "
+                   "more of the dump list)", l->items[i].probe, (long long)l->items[i].step,
+                   s->list_left - 1);
+        s->status = SB_ERR_INPUT;
+    }
     sb_run_sink_close(s);
     if (s->status == SB_OK && s->o && (s->o->dump_probe || s->o->dump_all) && !s->dumped) {
         char step[32];
@@ -411,9 +457,10 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
      * max_steps keeps the evaluation its golden has. */
     sb_train_config cfg = c->train;
     cfg.combine = o->combine;
-    bool dumping = o->dump_probe || o->dump_all;
-    if (dumping && (cfg.max_steps == 0 || cfg.max_steps > o->dump_step + 1)) {
-        cfg.max_steps = o->dump_step + 1;
+    bool dumping = o->dump_probe || o->dump_all || o->dump_list;
+    int64_t last = o->dump_list ? sb_dump_list_last_step(o->dump_list) : o->dump_step;
+    if (dumping && (cfg.max_steps == 0 || cfg.max_steps > last + 1)) {
+        cfg.max_steps = last + 1;
         cfg.cut_unevaluated = true;
     }
     if (o->max_steps > 0 && (cfg.max_steps == 0 || cfg.max_steps > o->max_steps)) {
@@ -443,7 +490,8 @@ sb_status sb_run_case(const sb_case *c, const sb_run_options *o, sb_trace *out,
 {
     if (!c || !o || !out || o->threads < 0 || o->max_steps < 0 ||
         (o->dump_probe && !o->dump_dir) ||
-        (o->dump_all && (o->dump_probe || !o->dump_dir)))
+        (o->dump_all && (o->dump_probe || !o->dump_dir)) ||
+        (o->dump_list && (o->dump_probe || o->dump_all || !o->dump_dir)))
         return SB_ERR_USAGE;
     if (o->threads > 0)
         omp_set_num_threads(o->threads);

@@ -34,7 +34,7 @@ static const char fake_script[] =
     "done\n"
     "echo \"$t\" >> \"$(dirname \"$0\")/calls\"\n"
     "fx=\"$(dirname \"$0\")/fx/$t\"\n"
-    "cp \"$fx/run.trace\" \"$trace\" && cp \"$fx\"/*.npy \"$dir/\" || exit 3\n"
+    "mkdir -p \"$dir/0\" && cp \"$fx/run.trace\" \"$trace\" && cp \"$fx\"/*.npy \"$dir/0/\" || exit 3\n"
     "printf '%s\\n%s\\n' \"$args\" \"$OMP_NUM_THREADS\" > \"$dir/args\"\n";
 
 static void path_join(char *out, size_t len, const char *a, const char *b)
@@ -177,15 +177,23 @@ START_TEST(locate_reordering)
     FILE *f = fopen(p, "r");
     ck_assert_ptr_nonnull(f);
     snprintf(expect, sizeof expect,
-             "run cases/locate_test.case --threads 4 --trace %s/4/run.trace --dump y"
-             " --dump-step 0 --dump-dir %s/4\n", work, work);
+             "run cases/locate_test.case --threads 4 --trace %s/4/run.trace --dump-list"
+             " %s/4/dump.list --dump-dir %s/4\n", work, work, work);
     ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
     ck_assert_str_eq(line, expect);
     ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
     ck_assert_str_eq(line, "4\n");
     fclose(f);
+    /* the list named the probe at its step */
+    path_join(p, sizeof p, work, "4/dump.list");
+    f = fopen(p, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_str_eq(line, "0\ty\n");
+    ck_assert_ptr_null(fgets(line, sizeof line, f));
+    fclose(f);
     /* and the reference re-ran at its own thread count */
-    path_join(p, sizeof p, work, "1/y.npy");
+    path_join(p, sizeof p, work, "1/0/y.npy");
     ck_assert_int_eq(access(p, R_OK), 0);
 }
 END_TEST

@@ -53,8 +53,8 @@ assert cases["sum_exact"]["runs"][1]["first_divergence"]["bound_ratio"] == "inf"
 PY
 
 diff_dumps() {  # diff_dumps CASE: samebits diff --dumps of the case's 2-thread locate
-    local l=$tmp/w/$1.t2.r1.locate/o1 rc=0
-    "$samebits" diff "$l/1/run.trace" "$l/2/run.trace" --dumps "$l/1,$l/2" >"$tmp/diff" || rc=$?
+    local l=$tmp/w/$1.t2.r1.locate rc=0
+    "$samebits" diff "$l/1/run.trace" "$l/2/run.trace" --dumps "$l/1/0,$l/2/0" >"$tmp/diff" || rc=$?
     [ "$rc" = 1 ]
 }
 diff_dumps sum_no_bound && grep -qx 'verdict: unbounded' "$tmp/diff" &&
