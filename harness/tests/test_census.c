@@ -118,6 +118,18 @@ static char *stream_of(void (*write)(FILE *, const sb_census *), const sb_census
     return buf;
 }
 
+/* The census's JSON, written to <dir>/census.json and read back. */
+static json_t *census_json_written(const sb_census *cs)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/census.json", dir);
+    ck_assert_int_eq(sb_census_json(path, cs, 1), SB_OK);
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr);
+    ck_assert_ptr_nonnull(root);
+    return root;
+}
+
 START_TEST(marks_per_output_and_count)
 {
     sb_case_result r = {.c = &census_case, .runs = runs, .n_runs = 7};
@@ -147,12 +159,7 @@ START_TEST(marks_per_output_and_count)
     ck_assert_ptr_nonnull(strstr(md, "| `y` | op_y | = | R | N | X | 0.5 | 3 |\n"));
     free(md);
 
-    char path[256];
-    snprintf(path, sizeof path, "%s/census.json", dir);
-    ck_assert_int_eq(sb_census_json(path, &cs, 1), SB_OK);
-    json_error_t jerr;
-    json_t *root = json_load_file(path, 0, &jerr);
-    ck_assert_ptr_nonnull(root);
+    json_t *root = census_json_written(&cs);
     json_t *row = json_array_get(json_object_get(json_array_get(json_object_get(root, "censuses"),
                                                                 0), "rows"), 0);
     ck_assert_str_eq(json_string_value(json_object_get(json_object_get(row, "cells"), "3")),
@@ -162,6 +169,7 @@ START_TEST(marks_per_output_and_count)
     sb_census_free(&cs);
 
     sb_census_remove_traces(&r, dir);
+    char path[256];
     snprintf(path, sizeof path, "%s/census.t2.r1.trace", dir);
     ck_assert_int_ne(access(path, F_OK), 0);
 }
@@ -190,12 +198,7 @@ START_TEST(unbounded_mark)
                       NULL, "%s", text);
     ck_assert_ptr_nonnull(strstr(text, "U unbounded (no bound known)"));
     free(text);
-    char path[256];
-    snprintf(path, sizeof path, "%s/census.json", dir);
-    ck_assert_int_eq(sb_census_json(path, &cs, 1), SB_OK);
-    json_error_t jerr;
-    json_t *root = json_load_file(path, 0, &jerr);
-    ck_assert_ptr_nonnull(root);
+    json_t *root = census_json_written(&cs);
     json_t *row = json_array_get(json_object_get(json_array_get(json_object_get(root, "censuses"),
                                                                 0), "rows"), 0);
     ck_assert_str_eq(json_string_value(json_object_get(json_object_get(row, "cells"), "2")),
