@@ -38,28 +38,37 @@ sb_locate_reference *sb_locate_reference_pick(sb_locate_reference *slots, int n,
     return &slots[n - 1];
 }
 
+typedef char work_path[sizeof ((sb_locate_reference *)0)->work_dir];
+
 /* The reference re-run of ds: each divergence an earlier reference re-run
  * in refs dumped reads that one's dumps; the others are dumped by one re-run
- * made here, in work_dir, and kept in refs. ref_dir[i] is the work_dir of
+ * made here, in work_dir, and kept in refs (a copy: keeping one may take
+ * the slot another divergence was read from). ref_dir[i] is the work_dir of
  * ds[i]'s reference dumps, ref_ok[i] whether it reproduced the golden. */
 static sb_status reference_rerun(const sb_case *c, const char *self_exe, const char *work_dir,
                                  sb_locate_reference *refs, int n_refs,
-                                 sb_divergence *const *ds, int n, const char **ref_dir,
+                                 sb_divergence *const *ds, int n, work_path *ref_dir,
                                  bool *ref_ok, char *err, size_t errlen)
 {
     sb_divergence **need = malloc((size_t)n * sizeof *need);
-    if (!need)
+    int *need_at = malloc((size_t)n * sizeof *need_at);     /* need[k] is ds[need_at[k]] */
+    if (!need || !need_at) {
+        free(need);
+        free(need_at);
         return SB_ERR_NOMEM;
+    }
     int n_need = 0;
     for (int i = 0; i < n; i++) {
         sb_locate_reference *r = NULL;
         for (int k = 0; k < n_refs && !r; k++)
             if (reference_fits(&refs[k], ds[i]))
                 r = &refs[k];
-        ref_dir[i] = r ? r->work_dir : work_dir;
+        snprintf(ref_dir[i], sizeof ref_dir[i], "%s", r ? r->work_dir : work_dir);
         ref_ok[i] = r && r->reproduced;
-        if (!r)
+        if (!r) {
+            need_at[n_need] = i;
             need[n_need++] = ds[i];
+        }
     }
     sb_status st = SB_OK;
     if (n_need > 0) {
@@ -82,9 +91,8 @@ static sb_status reference_rerun(const sb_case *c, const char *self_exe, const c
         sb_trace_init(&t);
         if (st == SB_OK)
             st = sb_rerun_once(&ref, ref_case, self_exe, need, n_need, &t, err, errlen);
-        for (int i = 0; st == SB_OK && i < n; i++) {
-            if (ref_dir[i] != work_dir)
-                continue;
+        for (int k = 0; st == SB_OK && k < n_need; k++) {
+            int i = need_at[k];
             ref_ok[i] = sb_rerun_has(&t, ds[i], &ds[i]->golden_hash);
             if (n_refs > 0)
                 reference_keep(sb_locate_reference_pick(refs, n_refs, ds[i]), ds[i], work_dir,
@@ -94,6 +102,7 @@ static sb_status reference_rerun(const sb_case *c, const char *self_exe, const c
         free(ref_case);
     }
     free(need);
+    free(need_at);
     return st;
 }
 
@@ -172,7 +181,7 @@ sb_status sb_locate_all(const sb_case *c, const char *self_exe, int threads,
     }
     if (n == 0)
         return SB_OK;
-    const char **ref_dir = malloc((size_t)n * sizeof *ref_dir);
+    work_path *ref_dir = malloc((size_t)n * sizeof *ref_dir);
     bool *ref_ok = malloc((size_t)n * sizeof *ref_ok);
     int *run_try = malloc((size_t)n * sizeof *run_try);
     sb_status st = ref_dir && ref_ok && run_try ? SB_OK : SB_ERR_NOMEM;
