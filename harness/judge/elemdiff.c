@@ -35,12 +35,13 @@ int64_t sb_ulp_distance(float a, float b)
     return d < 0 ? -d : d;
 }
 
-static void diff_init(sb_elem_diff *d, size_t n, bool bounded)
+/* Bounded: integers are exact, and a float diff says whether it had one. */
+static void diff_init(sb_elem_diff *d, size_t n)
 {
     memset(d, 0, sizeof *d);
     d->total = n;
     d->within_bound = true;
-    d->bounded = bounded;
+    d->bounded = true;
 }
 
 /* Counts differing index i: it extends the current run when it follows the
@@ -69,7 +70,8 @@ static void diff_finish(sb_elem_diff *d)
 void sb_elem_diff_f32(sb_elem_diff *d, const float *a, const float *b,
                       const float *bound, size_t n)
 {
-    diff_init(d, n, bound != NULL);
+    diff_init(d, n);
+    d->bounded = bound != NULL;
     size_t run_end = 0;
     for (size_t i = 0; i < n; i++) {
         /* NaN and Inf first: they would poison every difference below */
@@ -111,7 +113,7 @@ void sb_elem_diff_f32(sb_elem_diff *d, const float *a, const float *b,
 
 void sb_elem_diff_i32(sb_elem_diff *d, const int32_t *a, const int32_t *b, size_t n)
 {
-    diff_init(d, n, true);
+    diff_init(d, n);
     size_t run_end = 0;
     for (size_t i = 0; i < n; i++) {
         if (a[i] == b[i])
