@@ -31,6 +31,7 @@ const char *sb_dtype_name(sb_dtype t)
     switch (t) {
     case SB_DTYPE_F32: return "f32";
     case SB_DTYPE_I32: return "i32";
+    case SB_DTYPE_I64: return "i64";
     }
     return "?";
 }
@@ -40,6 +41,7 @@ size_t sb_dtype_size(sb_dtype t)
     switch (t) {
     case SB_DTYPE_F32: return 4;
     case SB_DTYPE_I32: return 4;
+    case SB_DTYPE_I64: return 8;
     }
     return 0;
 }

@@ -1,18 +1,16 @@
 /* Leaf-sized blocks for the hashed mode of the elementwise ops and optimiser
  * updates (sb_op_call_run_hashed): block b of an op over n floats is elements
  * [b * SB_LEAF_FLOATS, min(n, (b + 1) * SB_LEAF_FLOATS)), leaf b of each of
- * its tensors. A kernel loops over blocks in parallel, computes a block, then
- * hashes that block of each tensor it was asked for:
+ * its tensors. A hashed kernel gives sb_leaf_blocks_run its tensors and a
+ * function that computes one block:
  *
- *     const int64_t blocks = sb_leaf_blocks(n);
- *     #pragma omp parallel for schedule(static) if (blocks > 1)
- *     for (int64_t b = 0; b < blocks; b++) {
- *         size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
- *         ... compute [lo, hi) ...
- *         sb_leaf_put(r, r->out[0], b, y, lo, hi);
+ *     static void relu_fwd_block(const sb_leaf_call *c, size_t lo, size_t hi)
+ *     {
+ *         ... c->out[0][i] from c->in[0][i], i in [lo, hi) ...
  *     }
- *
- * (one block is not worth a team). */
+ *     sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {y}, .in = {x}}, r,
+ *                        relu_fwd_block);
+ */
 #ifndef SB_LEAF_BLOCKS_H
 #define SB_LEAF_BLOCKS_H
 
@@ -36,13 +34,25 @@ static inline size_t sb_leaf_end(int64_t b, size_t n)
     return end < n ? end : n;
 }
 
-/* Digest of elements [lo, hi) of t (block b) into d[b]; nothing when d is
- * NULL (that tensor was not asked for). */
-static inline void sb_leaf_put(const sb_leaf_request *r, sb_leaf_digest *d, int64_t b,
-                               const float *t, size_t lo, size_t hi)
-{
-    if (d)
-        r->hash(&d[b], t + lo, (hi - lo) * sizeof *t);
-}
+/* An elementwise op or update over n floats, as its hashed mode runs it:
+ * its tensors in signature order (each out[j] and in[i] digested into the
+ * request's out[j] and in[i]), and what else it reads. */
+typedef struct sb_leaf_call {
+    size_t n;
+    float *out[SB_OP_MAX_OUT];
+    const float *in[SB_OP_MAX_IN];
+    const void *params; /* the op's sb_optim_params or sb_dropout_params */
+    int64_t t;          /* Adam's and AdamW's step */
+} sb_leaf_call;
+
+/* Computes elements [lo, hi) of the outputs of c. */
+typedef void sb_leaf_block_fn(const sb_leaf_call *c, size_t lo, size_t hi);
+
+/* The hashed mode's loop: the blocks of c in parallel (one block is not
+ * worth a team), each computed by `block`, then hashed, each tensor r asks
+ * for, while the block is in cache; an input that an output is written over
+ * (the residual add's y may be a) is hashed before the block is computed. */
+void sb_leaf_blocks_run(const sb_leaf_call *c, const sb_leaf_request *r,
+                        sb_leaf_block_fn *block);
 
 #endif

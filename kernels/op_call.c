@@ -22,99 +22,119 @@ static bool dims_positive(int a, int b, int c, int d)
     return a > 0 && b > 0 && c > 0 && d > 0;
 }
 
-/* The shape of every role the params' tensors have (ndim 0: a role these
- * params have no tensor for); false for absurd parameters. */
+/* The shape of every role a params group's tensors have (ndim 0: a role
+ * these params have no tensor for), a function per value of the shapes
+ * column of params.def; false for absurd parameters. Conv's completes the
+ * output size of c. */
+typedef bool shapes_fn(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT]);
+
+static bool shapes_conv(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
+{
+    sb_conv_shape *cv = &c->conv;
+    /* a scratch buffer no family could allocate: refused here rather
+     * than failing an allocation inside a run */
+    if (sb_conv_shape_complete(cv) != SB_OK || sb_conv_scratch_floats(cv) > SB_MAX_ELEMENTS)
+        return false;
+    set(&shape[SB_ROLE_x], 4, cv->n, cv->c, cv->h, cv->w);
+    set(&shape[SB_ROLE_w], 4, cv->k, cv->c, cv->r, cv->s);
+    set(&shape[SB_ROLE_b], 1, cv->k, 1, 1, 1);
+    set(&shape[SB_ROLE_y], 4, cv->n, cv->k, cv->p, cv->q);
+    return true;
+}
+
+static bool shapes_dense(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
+{
+    const sb_dense_shape *dn = &c->dense;
+    if (!dims_positive(dn->n, dn->in, dn->out, 1))
+        return false;
+    set(&shape[SB_ROLE_x], 2, dn->n, dn->in, 1, 1);
+    set(&shape[SB_ROLE_w], 2, dn->in, dn->out, 1, 1);
+    set(&shape[SB_ROLE_b], 1, dn->out, 1, 1, 1);
+    set(&shape[SB_ROLE_y], 2, dn->n, dn->out, 1, 1);
+    return true;
+}
+
+static bool shapes_pool(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
+{
+    const sb_pool_shape *pl = &c->pool;
+    if (!dims_positive(pl->n, pl->c, pl->h / 2, pl->w / 2))
+        return false;
+    set(&shape[SB_ROLE_x], 4, pl->n, pl->c, pl->h, pl->w);
+    set(&shape[SB_ROLE_y], 4, pl->n, pl->c, pl->h / 2, pl->w / 2);
+    return true;
+}
+
+static bool shapes_cls(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
+{
+    const sb_class_shape *cl = &c->cls;
+    if (!dims_positive(cl->n, cl->k, 1, 1))
+        return false;
+    set(&shape[SB_ROLE_z], 2, cl->n, cl->k, 1, 1);
+    set(&shape[SB_ROLE_labels], 1, cl->n, 1, 1, 1);
+    shape[SB_ROLE_labels].dtype = SB_DTYPE_I32;
+    set(&shape[SB_ROLE_scalar], 1, 1, 1, 1, 1);
+    return true;
+}
+
+static bool shapes_attn(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
+{
+    const sb_attn_shape *at = &c->attn;
+    /* the per-thread scratch as for conv: refused here, not failing inside a run */
+    if (!dims_positive(at->b, at->t, at->h, at->d) || sb_attn_scratch_floats(at) > SB_MAX_ELEMENTS)
+        return false;
+    /* C = h*d and 3C in int64: each factor is an int, so no overflow */
+    const int64_t width = (int64_t)at->h * at->d;
+    set(&shape[SB_ROLE_x], 3, at->b, at->t, 3 * width, 1);
+    set(&shape[SB_ROLE_y], 3, at->b, at->t, width, 1);
+    return true;
+}
+
+static bool shapes_vector(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
+{
+    if (c->n == 0)
+        return false;
+    for (sb_role r = SB_ROLE_v; r <= SB_ROLE_square; r++)
+        set(&shape[r], 1, (int64_t)c->n, 1, 1, 1);
+    set(&shape[SB_ROLE_scalar], 1, 1, 1, 1, 1); /* a reduction of the vector */
+    return true;
+}
+
+static bool shapes_embed(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
+{
+    const sb_embed_shape *em = &c->embed;
+    if (!dims_positive(em->n, em->t, em->vocab, em->c))
+        return false;
+    set(&shape[SB_ROLE_labels], 1, em->n, 1, 1, 1);
+    shape[SB_ROLE_labels].dtype = SB_DTYPE_I32;
+    set(&shape[SB_ROLE_w], 2, em->vocab, em->c, 1, 1);
+    set(&shape[SB_ROLE_b], 2, em->t, em->c, 1, 1);
+    set(&shape[SB_ROLE_y], 2, em->n, em->c, 1, 1);
+    return true;
+}
+
+static bool shapes_norm(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
+{
+    const sb_norm_shape *nm = &c->norm;
+    /* eps > 0 keeps 1/sqrt(var + eps) finite on a constant row */
+    if (!dims_positive(nm->n, nm->c, 1, 1) || !(nm->eps > 0.0f && nm->eps <= 1.0f))
+        return false;
+    set(&shape[SB_ROLE_x], 2, nm->n, nm->c, 1, 1);
+    set(&shape[SB_ROLE_y], 2, nm->n, nm->c, 1, 1);
+    set(&shape[SB_ROLE_w], 1, nm->c, 1, 1, 1);
+    set(&shape[SB_ROLE_b], 1, nm->c, 1, 1, 1);
+    return true;
+}
+
+static shapes_fn *const shapes_of_params[SB_PARAMS_COUNT] = {
+#define SB_PARAMS(name, shapes, ...) [SB_PARAMS_##name] = shapes_##shapes,
+#include "params.def"
+#undef SB_PARAMS
+};
+
 static bool role_shapes(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
 {
     memset(shape, 0, SB_ROLE_COUNT * sizeof *shape);
-    const sb_conv_shape *cv = &c->conv;
-    const sb_dense_shape *dn = &c->dense;
-    const sb_pool_shape *pl = &c->pool;
-    const sb_class_shape *cl = &c->cls;
-    const sb_embed_shape *em = &c->embed;
-    const sb_norm_shape *nm = &c->norm;
-    const sb_attn_shape *at = &c->attn;
-    switch (sb_op_params_of(c->op)) {
-    case SB_PARAMS_conv:
-        /* a scratch buffer no family could allocate: refused here rather
-         * than failing an allocation inside a run */
-        if (sb_conv_shape_complete(&c->conv) != SB_OK ||
-            sb_conv_scratch_floats(&c->conv) > SB_MAX_ELEMENTS)
-            return false;
-        set(&shape[SB_ROLE_x], 4, cv->n, cv->c, cv->h, cv->w);
-        set(&shape[SB_ROLE_w], 4, cv->k, cv->c, cv->r, cv->s);
-        set(&shape[SB_ROLE_b], 1, cv->k, 1, 1, 1);
-        set(&shape[SB_ROLE_y], 4, cv->n, cv->k, cv->p, cv->q);
-        return true;
-    case SB_PARAMS_dense:
-        if (!dims_positive(dn->n, dn->in, dn->out, 1))
-            return false;
-        set(&shape[SB_ROLE_x], 2, dn->n, dn->in, 1, 1);
-        set(&shape[SB_ROLE_w], 2, dn->in, dn->out, 1, 1);
-        set(&shape[SB_ROLE_b], 1, dn->out, 1, 1, 1);
-        set(&shape[SB_ROLE_y], 2, dn->n, dn->out, 1, 1);
-        return true;
-    case SB_PARAMS_pool:
-        if (!dims_positive(pl->n, pl->c, pl->h / 2, pl->w / 2))
-            return false;
-        set(&shape[SB_ROLE_x], 4, pl->n, pl->c, pl->h, pl->w);
-        set(&shape[SB_ROLE_y], 4, pl->n, pl->c, pl->h / 2, pl->w / 2);
-        return true;
-    case SB_PARAMS_cls:
-        if (!dims_positive(cl->n, cl->k, 1, 1))
-            return false;
-        set(&shape[SB_ROLE_z], 2, cl->n, cl->k, 1, 1);
-        set(&shape[SB_ROLE_labels], 1, cl->n, 1, 1, 1);
-        shape[SB_ROLE_labels].dtype = SB_DTYPE_I32;
-        set(&shape[SB_ROLE_scalar], 1, 1, 1, 1, 1);
-        return true;
-    case SB_PARAMS_attn: {
-        /* the per-thread scratch as for conv: refused here, not failing inside a run */
-        if (!dims_positive(at->b, at->t, at->h, at->d) ||
-            sb_attn_scratch_floats(at) > SB_MAX_ELEMENTS)
-            return false;
-        /* C = h*d and 3C in int64: each factor is an int, so no overflow */
-        const int64_t width = (int64_t)at->h * at->d;
-        set(&shape[SB_ROLE_x], 3, at->b, at->t, 3 * width, 1);
-        set(&shape[SB_ROLE_y], 3, at->b, at->t, width, 1);
-        return true;
-    }
-    case SB_PARAMS_count:
-    case SB_PARAMS_dropout:
-    case SB_PARAMS_sgd:
-    case SB_PARAMS_rmsprop:
-    case SB_PARAMS_adam:
-    case SB_PARAMS_adadelta:
-    case SB_PARAMS_adamw:
-        if (c->n == 0)
-            return false;
-        for (sb_role r = SB_ROLE_v; r <= SB_ROLE_square; r++)
-            set(&shape[r], 1, (int64_t)c->n, 1, 1, 1);
-        set(&shape[SB_ROLE_scalar], 1, 1, 1, 1, 1); /* a reduction of the vector */
-        return true;
-    case SB_PARAMS_embed:
-        if (!dims_positive(em->n, em->t, em->vocab, em->c))
-            return false;
-        set(&shape[SB_ROLE_labels], 1, em->n, 1, 1, 1);
-        shape[SB_ROLE_labels].dtype = SB_DTYPE_I32;
-        set(&shape[SB_ROLE_w], 2, em->vocab, em->c, 1, 1);
-        set(&shape[SB_ROLE_b], 2, em->t, em->c, 1, 1);
-        set(&shape[SB_ROLE_y], 2, em->n, em->c, 1, 1);
-        return true;
-    case SB_PARAMS_norm:
-        /* eps > 0 keeps 1/sqrt(var + eps) finite on a constant row */
-        if (!dims_positive(nm->n, nm->c, 1, 1) || !(nm->eps > 0.0f && nm->eps <= 1.0f))
-            return false;
-        set(&shape[SB_ROLE_x], 2, nm->n, nm->c, 1, 1);
-        set(&shape[SB_ROLE_y], 2, nm->n, nm->c, 1, 1);
-        set(&shape[SB_ROLE_w], 1, nm->c, 1, 1, 1);
-        set(&shape[SB_ROLE_b], 1, nm->c, 1, 1, 1);
-        return true;
-    case SB_PARAMS_COUNT:
-        break;
-    }
-    SB_ASSERT(!"SB_PARAMS_COUNT is not a params group");
-    return false;
+    return shapes_of_params[sb_op_params_of(c->op)](c, shape);
 }
 
 /* The tensor of role r; the list names only roles its params have. */
@@ -161,20 +181,10 @@ sb_status sb_op_call_describe(sb_op_call *c)
 int sb_op_call_label_range(const sb_op_call *c)
 {
     switch (sb_op_params_of(c->op)) {
-    case SB_PARAMS_cls: return c->cls.k;
-    case SB_PARAMS_embed: return c->embed.vocab;
-    case SB_PARAMS_conv:
-    case SB_PARAMS_dense:
-    case SB_PARAMS_pool:
-    case SB_PARAMS_count:
-    case SB_PARAMS_dropout:
-    case SB_PARAMS_sgd:
-    case SB_PARAMS_rmsprop:
-    case SB_PARAMS_adam:
-    case SB_PARAMS_adadelta:
-    case SB_PARAMS_norm:
-    case SB_PARAMS_attn:
-    case SB_PARAMS_adamw:
+#define SB_PARAMS(name, shapes, batch, optimizer, labels, ...)                             \
+    case SB_PARAMS_##name: return SB_LABEL_RANGE_##labels;
+#include "params.def"
+#undef SB_PARAMS
     case SB_PARAMS_COUNT:
         break;
     }

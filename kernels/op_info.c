@@ -1,6 +1,6 @@
 /* What the kernel list says of each op besides its kernels: its params
- * group, the roles of its tensors, whether it reduces; and what each role
- * is. Tables generated from kernels.def. */
+ * group, the roles of its tensors, whether it reduces; what each params
+ * group and each role is. Tables generated from kernels.def and params.def. */
 #include "op_kernels.h"
 
 typedef struct op_info {
@@ -52,27 +52,28 @@ bool sb_op_updates_in_place(sb_op op)
     return sb_role_in_place(info_of(op)->out[0]);
 }
 
+/* What params.def says of each params group. */
+typedef struct params_info {
+    sb_optimizer optimizer;
+    bool batched;
+} params_info;
+
+static const params_info params[SB_PARAMS_COUNT] = {
+#define SB_PARAMS(name, shapes, batch, optimizer, ...)                                     \
+    [SB_PARAMS_##name] = {SB_OPTIM_##optimizer, SB_CHOOSE_##batch(true, false)},
+#include "params.def"
+#undef SB_PARAMS
+};
+
+static const params_info *params_info_of(sb_op_params p)
+{
+    SB_ASSERT((unsigned)p < SB_PARAMS_COUNT);
+    return &params[p];
+}
+
 sb_optimizer sb_params_optimizer(sb_op_params p)
 {
-    switch (p) {
-    case SB_PARAMS_sgd: return SB_OPTIM_SGD;
-    case SB_PARAMS_rmsprop: return SB_OPTIM_RMSPROP;
-    case SB_PARAMS_adam: return SB_OPTIM_ADAM;
-    case SB_PARAMS_adadelta: return SB_OPTIM_ADADELTA;
-    case SB_PARAMS_adamw: return SB_OPTIM_ADAMW;
-    case SB_PARAMS_conv:
-    case SB_PARAMS_dense:
-    case SB_PARAMS_pool:
-    case SB_PARAMS_cls:
-    case SB_PARAMS_count:
-    case SB_PARAMS_dropout:
-    case SB_PARAMS_embed:
-    case SB_PARAMS_norm:
-    case SB_PARAMS_attn:
-    case SB_PARAMS_COUNT:
-        break;
-    }
-    return SB_OPTIM_COUNT;
+    return (unsigned)p < SB_PARAMS_COUNT ? params[p].optimizer : SB_OPTIM_COUNT;
 }
 
 sb_op sb_optimizer_update_op(sb_optimizer kind)
@@ -114,39 +115,9 @@ sb_dtype sb_role_dtype(sb_role r) { return role_of(r)->dtype; }
 bool sb_role_in_place(sb_role r) { return role_of(r)->in_place; }
 bool sb_role_nonnegative(sb_role r) { return role_of(r)->nonnegative; }
 
-/* The params groups whose tensors have a batch dimension n (the leading
- * dimension of the per-sample roles: norm's rows, attn's sequences);
- * elementwise vectors and optimiser state have none. embed has none either:
- * its rows are the tokens of sequences laid end to end, a row's output
- * depends on its position in its sequence (i % t), and the batch axis does
- * not cut batches of sequences for it. */
-static bool params_batched(sb_op_params p)
-{
-    switch (p) {
-    case SB_PARAMS_conv:
-    case SB_PARAMS_dense:
-    case SB_PARAMS_pool:
-    case SB_PARAMS_cls:
-    case SB_PARAMS_norm:
-    case SB_PARAMS_attn:
-        return true;
-    case SB_PARAMS_embed:
-    case SB_PARAMS_adamw:
-    case SB_PARAMS_count:
-    case SB_PARAMS_dropout:
-    case SB_PARAMS_sgd:
-    case SB_PARAMS_rmsprop:
-    case SB_PARAMS_adam:
-    case SB_PARAMS_adadelta:
-    case SB_PARAMS_COUNT:
-        break;
-    }
-    return false;
-}
-
 bool sb_role_per_sample(sb_op op, sb_role r)
 {
-    if (!params_batched(sb_op_params_of(op)))
+    if (!params_info_of(sb_op_params_of(op))->batched)
         return false;
     return r == SB_ROLE_x || r == SB_ROLE_y || r == SB_ROLE_z || r == SB_ROLE_labels;
 }

@@ -119,34 +119,13 @@ void sb_refd_describe_inputs(char *buf, size_t len, const sb_op_call *c, int out
     if (len == 0)
         return;
     buf[0] = '\0';
-    switch (sb_op_params_of(c->op)) {
-    case SB_PARAMS_count:
-        /* a reduction of the whole vector (grad_norm) reads every element */
-        if (sb_op_roles_of(c->op).out[0] == SB_ROLE_scalar)
-            describe_magnitudes(buf, len, c);
-        else
-            describe_elements(buf, len, c, index);
-        return;
-    case SB_PARAMS_cls:
+    const sb_op_params p = sb_op_params_of(c->op);
+    if (!sb_refd_supported(c->op))
+        snprintf(buf, len, "(not described)"); /* not evaluated in double */
+    else if (p == SB_PARAMS_cls)
         describe_row(buf, len, c, index);
-        return;
-    case SB_PARAMS_conv:
-    case SB_PARAMS_dense:
-    case SB_PARAMS_pool:
-    case SB_PARAMS_embed:
-    case SB_PARAMS_norm:
-    case SB_PARAMS_attn:
+    else if (p == SB_PARAMS_count && sb_op_roles_of(c->op).out[0] != SB_ROLE_scalar)
+        describe_elements(buf, len, c, index);
+    else
         describe_magnitudes(buf, len, c);
-        return;
-    /* not evaluated in double: no inputs worth describing */
-    case SB_PARAMS_dropout:
-    case SB_PARAMS_sgd:
-    case SB_PARAMS_rmsprop:
-    case SB_PARAMS_adam:
-    case SB_PARAMS_adadelta:
-    case SB_PARAMS_adamw:
-    case SB_PARAMS_COUNT:
-        snprintf(buf, len, "(not described)");
-        return;
-    }
 }

@@ -81,9 +81,10 @@ int sb_name_index(const char *const *names, int count, const char *name);
 typedef enum sb_dtype {
     SB_DTYPE_F32,
     SB_DTYPE_I32,
+    SB_DTYPE_I64, /* traces and dumps of other producers (int64 tokens); no kernel reads it */
 } sb_dtype;
 
-const char *sb_dtype_name(sb_dtype t); /* "f32", "i32" */
+const char *sb_dtype_name(sb_dtype t); /* "f32", "i32", "i64" */
 size_t sb_dtype_size(sb_dtype t);
 
 #define SB_MAX_DIMS 4

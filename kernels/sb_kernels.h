@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "op_list.h"
+#include "sb_op_list.h"
 #include "sb_common.h"
 #include "sb_probe.h"
 
@@ -99,7 +99,7 @@ int64_t sb_conv_scratch_floats(const sb_conv_shape *s);
 
 /* ---- the kernel list ----------------------------------------------------
  * kernels.def names every op once, with its metadata; everything keyed by
- * op below is generated from it (op_list.h). */
+ * op below is generated from it (sb_op_list.h). */
 
 /* Each flag column holds one of its two words: a misspelt one stops the
  * build here, naming it. */
@@ -149,23 +149,12 @@ sb_family sb_family_from_name(const char *name); /* SB_FAMILY_COUNT if unknown *
 const sb_kernel_table *sb_kernels(sb_family f);
 
 /* What an op reads besides its tensors: one of the parameter groups of
- * sb_op_call. It decides the tail of the op's signature, its keys in a case
- * file and, with the roles of its tensors, their shapes. */
+ * sb_op_call (params.def). It decides the tail of the op's signature, its
+ * keys in a case file and, with the roles of its tensors, their shapes. */
 typedef enum sb_op_params {
-    SB_PARAMS_conv,     /* sb_op_call.conv */
-    SB_PARAMS_dense,    /* .dense */
-    SB_PARAMS_pool,     /* .pool */
-    SB_PARAMS_cls,      /* .cls */
-    SB_PARAMS_count,    /* .n, the element count */
-    SB_PARAMS_dropout,  /* .dropout and .n */
-    SB_PARAMS_sgd,      /* .optim (an SGD's) and .n */
-    SB_PARAMS_rmsprop,  /* .optim (RMSprop's) and .n */
-    SB_PARAMS_adam,     /* .optim (Adam's), .t and .n */
-    SB_PARAMS_adadelta, /* .optim (Adadelta's) and .n */
-    SB_PARAMS_embed,    /* .embed */
-    SB_PARAMS_norm,     /* .norm */
-    SB_PARAMS_attn,     /* .attn */
-    SB_PARAMS_adamw,    /* .optim (AdamW's), .t and .n */
+#define SB_PARAMS(name, ...) SB_PARAMS_##name,
+#include "params.def"
+#undef SB_PARAMS
     SB_PARAMS_COUNT
 } sb_op_params;
 

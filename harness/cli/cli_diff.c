@@ -77,7 +77,7 @@ static sb_status dumps_classify(sb_divergence *d, const sb_trace *a, const sb_tr
             sb_elem_diff_f32(&d->elem, ta.data, tb.data, have_bound ? bound.data : NULL,
                              sb_tensor_count(&ta));
         else
-            sb_elem_diff_i32(&d->elem, ta.data, tb.data, sb_tensor_count(&ta));
+            sb_elem_diff_ints(&d->elem, &ta, &tb);
         d->have_elements = true;
     }
     free(ta.data);

@@ -111,26 +111,46 @@ void sb_elem_diff_f32(sb_elem_diff *d, const float *a, const float *b,
     diff_finish(d);
 }
 
+/* Element i of two integer tensors, x != y. */
+static void note_int(sb_elem_diff *d, size_t i, size_t *run_end, int64_t a, int64_t b)
+{
+    diff_note_index(d, i, run_end);
+    double x = (double)a, y = (double)b;
+    double abs_diff = fabs(x - y);
+    double rel = abs_diff / fmax(fabs(x), fabs(y));
+    if (abs_diff > d->max_abs)
+        d->max_abs = abs_diff;
+    if (rel > d->max_rel)
+        d->max_rel = rel;
+    /* integer steps are the integer's "ULPs" */
+    if (abs_diff > d->max_ulp)
+        d->max_ulp = abs_diff;
+    d->bound_ratio = HUGE_VAL;
+}
+
 void sb_elem_diff_i32(sb_elem_diff *d, const int32_t *a, const int32_t *b, size_t n)
 {
     diff_init(d, n);
     size_t run_end = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (a[i] == b[i])
-            continue;
-        diff_note_index(d, i, &run_end);
-        double x = (double)a[i], y = (double)b[i];
-        double abs_diff = fabs(x - y);
-        double rel = abs_diff / fmax(fabs(x), fabs(y));
-        if (abs_diff > d->max_abs)
-            d->max_abs = abs_diff;
-        if (rel > d->max_rel)
-            d->max_rel = rel;
-        /* integer steps are the integer's "ULPs" */
-        if (abs_diff > d->max_ulp)
-            d->max_ulp = abs_diff;
-        d->bound_ratio = HUGE_VAL;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            note_int(d, i, &run_end, a[i], b[i]);
+    diff_finish(d);
+}
+
+void sb_elem_diff_ints(sb_elem_diff *d, const sb_tensor *a, const sb_tensor *b)
+{
+    size_t n = sb_tensor_count(a);
+    if (a->dtype != SB_DTYPE_I64) {
+        sb_elem_diff_i32(d, a->data, b->data, n);
+        return;
     }
+    const int64_t *x = a->data, *y = b->data;
+    diff_init(d, n);
+    size_t run_end = 0;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] != y[i])
+            note_int(d, i, &run_end, x[i], y[i]);
     diff_finish(d);
 }
 

@@ -183,7 +183,7 @@ sb_status sb_rerun_dumps_diff(const sb_rerun *ra, const sb_rerun *rb, const sb_d
         if (a.dtype == SB_DTYPE_F32)
             sb_elem_diff_f32(e, a.data, b.data, have_bound ? bound.data : NULL, n);
         else
-            sb_elem_diff_i32(e, a.data, b.data, n);
+            sb_elem_diff_ints(e, &a, &b);
     }
     free(a.data);
     free(b.data);

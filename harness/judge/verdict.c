@@ -142,8 +142,3 @@ void sb_run_expected_name(const sb_run_result *r, char *out, size_t len)
     else
         sb_verdict_set_name(r->expected_set, out, len);
 }
-
-const char *sb_case_family_label(const sb_case *c)
-{
-    return c->user ? "user" : sb_family_name(c->family);
-}

@@ -213,6 +213,23 @@ START_TEST(diff_i32_exact)
 }
 END_TEST
 
+START_TEST(diff_i64_exact)
+{
+    int64_t a[4] = {0, (int64_t)1 << 40, 2, 3}, b[4] = {0, ((int64_t)1 << 40) + 3, 2, 3};
+    sb_tensor ta = {.dtype = SB_DTYPE_I64, .ndim = 1, .dim = {4}, .data = a};
+    sb_tensor tb = {.dtype = SB_DTYPE_I64, .ndim = 1, .dim = {4}, .data = b};
+    sb_elem_diff d;
+    sb_elem_diff_ints(&d, &ta, &tb);
+    ck_assert_uint_eq(d.differing, 1);
+    ck_assert_uint_eq(d.first_index, 1);
+    ck_assert(same_double(d.max_abs, 3.0));
+    ck_assert(!d.within_bound);
+    sb_elem_diff_ints(&d, &ta, &ta);
+    ck_assert_uint_eq(d.differing, 0);
+    ck_assert(d.within_bound);
+}
+END_TEST
+
 Suite *make_elemdiff_suite(void)
 {
     Suite *s = suite_create("elemdiff");
@@ -227,6 +244,7 @@ Suite *make_elemdiff_suite(void)
     tcase_add_test(tc, diff_signed_zero_and_zero_bound);
     tcase_add_test(tc, diff_nonfinite);
     tcase_add_test(tc, diff_i32_exact);
+    tcase_add_test(tc, diff_i64_exact);
     suite_add_tcase(s, tc);
     return s;
 }

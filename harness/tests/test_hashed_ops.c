@@ -18,12 +18,12 @@ Suite *make_hashed_ops_suite(void);
 
 #define LEAF_FLOATS (SB_HASH_LEAF_BYTES / sizeof(float))
 
+/* Every op the kernel list marks HASHED. */
 static const sb_op hashed_ops[] = {
-    SB_OP_relu_fwd,       SB_OP_relu_bwd,     SB_OP_dropout_mask,
-    SB_OP_dropout_fwd,    SB_OP_dropout_bwd,  SB_OP_sgd_update,
-    SB_OP_rmsprop_update, SB_OP_adam_update,  SB_OP_adadelta_update,
-    SB_OP_gelu_fwd,       SB_OP_gelu_bwd,     SB_OP_residual_add,
-    SB_OP_adamw_update,
+#define SB_OP(name, area, params, outputs, inputs, bound, loose, hashed, ...)              \
+    SB_IF_##hashed(SB_OP_##name,)
+#include "kernels.def"
+#undef SB_OP
 };
 enum { N_HASHED_OPS = sizeof hashed_ops / sizeof hashed_ops[0] };
 
@@ -224,6 +224,33 @@ START_TEST(only_the_paired_kernels_hash)
 }
 END_TEST
 
+/* The residual add written over its first input (y = a): a's digests are
+ * of a as it was, y's of the sum. */
+START_TEST(an_input_written_over_is_hashed_first)
+{
+    const size_t n = 2 * LEAF_FLOATS + 9;
+    sb_op_call plain = make_call(SB_OP_residual_add, n);
+    sb_op_call hashed = copy_call(&plain);
+    sb_op_call_run(sb_kernels(SB_FAMILY_DET), &plain);
+    sb_tensor a_before = hashed.in[0];
+    a_before.data = malloc(n * sizeof(float));
+    ck_assert_ptr_nonnull(a_before.data);
+    memcpy(a_before.data, hashed.in[0].data, n * sizeof(float));
+    sb_leaf_request r = request_all(&hashed);
+    void *y = hashed.out[0].data;
+    hashed.out[0].data = hashed.in[0].data;
+    ck_assert(sb_op_call_run_hashed(sb_kernels(SB_FAMILY_DET), &hashed, &r));
+    ck_assert(memcmp(plain.out[0].data, hashed.in[0].data, n * sizeof(float)) == 0);
+    expect_leaves(&a_before, r.in[0], "residual_add's a, written over");
+    expect_leaves(&hashed.in[0], r.out[0], "residual_add's y = a");
+    hashed.out[0].data = y;
+    free(a_before.data);
+    free_request(&r);
+    free_call(&plain);
+    free_call(&hashed);
+}
+END_TEST
+
 /* Ops without the mode run plainly and say so. */
 START_TEST(ops_without_the_mode_hash_nothing)
 {
@@ -251,6 +278,7 @@ Suite *make_hashed_ops_suite(void)
     tcase_add_test(tc, det_digests_are_the_harness_leaves);
     tcase_add_test(tc, loose_digests_are_the_harness_leaves);
     tcase_add_test(tc, only_the_paired_kernels_hash);
+    tcase_add_test(tc, an_input_written_over_is_hashed_first);
     tcase_add_test(tc, ops_without_the_mode_hash_nothing);
     suite_add_tcase(s, tc);
     return s;

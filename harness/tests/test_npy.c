@@ -50,10 +50,12 @@ START_TEST(round_trip_f32_i32_scalar)
         f[i] = (float)i * -0.375f;
     f[5] = -0.0f;
     int32_t k[5] = {INT32_MIN, -1, 0, 1, INT32_MAX};
+    int64_t w[3] = {INT64_MIN, -1, INT64_MAX};
     float one = 2.5f;
     const sb_tensor cases[] = {
         {.dtype = SB_DTYPE_F32, .ndim = 3, .dim = {2, 3, 4}, .data = f},
         {.dtype = SB_DTYPE_I32, .ndim = 1, .dim = {5}, .data = k},
+        {.dtype = SB_DTYPE_I64, .ndim = 2, .dim = {3, 1}, .data = w},
         {.dtype = SB_DTYPE_F32, .ndim = 0, .data = &one},
         {.dtype = SB_DTYPE_F32, .ndim = 4, .dim = {1, 2, 3, 4}, .data = f},
     };
@@ -123,8 +125,8 @@ START_TEST(other_files_are_refused)
         unsigned major;
         const char *says;
     } bad[] = {
-        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", 16, 1, "'<f4' or '<i4'"},
-        {"{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", 8, 1, "'<f4' or '<i4'"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", 16, 1, "'<f4', '<i4' or '<i8'"},
+        {"{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", 8, 1, "'<f4', '<i4' or '<i8'"},
         {"{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", 8, 1, "C order"},
         {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", 8, 2, "version 1.0"},
         {"{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", 8, 1, "exactly 12 bytes"},

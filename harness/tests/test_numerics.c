@@ -58,55 +58,79 @@ START_TEST(test_refd_dense_exact)
 }
 END_TEST
 
+/* The shapes every evaluated op of a params group runs at: a long sum in
+ * each direction an op of the group reduces over. */
+static const sb_op_call conv_shapes[] = {
+    {.conv = {.n = 2, .c = 3, .h = 7, .w = 6, .k = 4, .r = 3, .s = 3, .stride = 1, .pad = 1}},
+    {.conv = {.n = 2, .c = 3, .h = 7, .w = 6, .k = 4, .r = 3, .s = 3, .stride = 2, .pad = 0}},
+    {.conv = {.n = 3, .c = 2, .h = 6, .w = 6, .k = 4, .r = 3, .s = 3, .stride = 1, .pad = 0}},
+    {.conv = {.n = 3, .c = 2, .h = 20, .w = 20, .k = 4, .r = 3, .s = 3, .stride = 1, .pad = 0}},
+};
+static const sb_op_call dense_shapes[] = {
+    {.dense = {.n = 5, .in = 300, .out = 7}}, {.dense = {.n = 5, .in = 30, .out = 7}},
+    {.dense = {.n = 300, .in = 6, .out = 7}}, {.dense = {.n = 600, .in = 6, .out = 7}},
+};
+static const sb_op_call pool_shapes[] = {{.pool = {.n = 2, .c = 3, .h = 7, .w = 6}}};
+static const sb_op_call cls_shapes[] = {{.cls = {.n = 50, .k = 10}}};
+static const sb_op_call count_shapes[] = {{.n = 1000}, {.n = 100003}};
+static const sb_op_call embed_shapes[] = {
+    {.embed = {.n = 40, .t = 8, .vocab = 11, .c = 9}},
+    {.embed = {.n = 300, .t = 8, .vocab = 3, .c = 9}},
+    {.embed = {.n = 600, .t = 2, .vocab = 3, .c = 9}},
+};
+static const sb_op_call norm_shapes[] = {
+    {.norm = {.n = 20, .c = 70, .eps = 1e-5f}}, {.norm = {.n = 300, .c = 7, .eps = 1e-5f}},
+};
+static const sb_op_call attn_shapes[] = {{.attn = {.b = 2, .t = 37, .h = 2, .d = 8}}};
+
+typedef struct shape_set {
+    const sb_op_call *calls;
+    size_t n;
+} shape_set;
+#define SHAPES(a) {a, sizeof a / sizeof a[0]}
+static const shape_set shapes_of_params[SB_PARAMS_COUNT] = {
+    [SB_PARAMS_conv] = SHAPES(conv_shapes),   [SB_PARAMS_dense] = SHAPES(dense_shapes),
+    [SB_PARAMS_pool] = SHAPES(pool_shapes),   [SB_PARAMS_cls] = SHAPES(cls_shapes),
+    [SB_PARAMS_count] = SHAPES(count_shapes), [SB_PARAMS_embed] = SHAPES(embed_shapes),
+    [SB_PARAMS_norm] = SHAPES(norm_shapes),   [SB_PARAMS_attn] = SHAPES(attn_shapes),
+};
+
+/* Every op the kernel list marks REFD. */
+static const sb_op evaluated_ops[] = {
+#define SB_OP(name, area, params, outputs, inputs, bound, loose, hashed, refd, ...)        \
+    SB_IF_##refd(SB_OP_##name,)
+#include "kernels.def"
+#undef SB_OP
+};
+
+/* op at every shape of its params group, in family f: within bound and finite. */
+static void expect_within_bound(sb_op op, sb_family f)
+{
+    const shape_set *set = &shapes_of_params[sb_op_params_of(op)];
+    ck_assert_msg(set->n > 0, "%s: no test shape for its params group", sb_op_name(op));
+    const sb_numerics_case nc = {.expect = SB_FINDING_CLEAN};
+    for (size_t i = 0; i < set->n; i++) {
+        sb_op_call call = set->calls[i];
+        call.op = op;
+        sb_case c = kernel_case(call, f, 7 + i);
+        sb_numerics_result r;
+        run_case(&c, &nc, &r, 2);
+        ck_assert_int_eq(r.n_probes, 1);
+        ck_assert_msg(r.n_beyond == 0, "%s %s shape %zu: ratio %g", sb_family_name(f),
+                      sb_op_name(op), i, r.probes[0].ratio);
+        ck_assert(!r.nonfinite.found);
+        sb_numerics_result_free(&r);
+    }
+}
+
 /* Every evaluated op, in every family, on inputs in [-1, 1): within bound and
  * finite. The bounds are worst cases of the float algorithms, so a ratio
  * above 1 here is a kernel or a bound that is wrong. */
 START_TEST(test_every_op_within_bound)
 {
-    const sb_op_call calls[] = {
-        {.op = SB_OP_conv2d_fwd, .conv = {.n = 2, .c = 3, .h = 7, .w = 6, .k = 4, .r = 3, .s = 3, .stride = 1, .pad = 1}},
-        {.op = SB_OP_conv2d_bwd_data, .conv = {.n = 2, .c = 3, .h = 7, .w = 6, .k = 4, .r = 3, .s = 3, .stride = 2, .pad = 0}},
-        {.op = SB_OP_conv2d_bwd_filter, .conv = {.n = 3, .c = 2, .h = 6, .w = 6, .k = 4, .r = 3, .s = 3, .stride = 1, .pad = 0}},
-        {.op = SB_OP_conv2d_bwd_bias, .conv = {.n = 3, .c = 2, .h = 20, .w = 20, .k = 4, .r = 3, .s = 3, .stride = 1, .pad = 0}},
-        {.op = SB_OP_dense_fwd, .dense = {.n = 5, .in = 300, .out = 7}},
-        {.op = SB_OP_dense_bwd_data, .dense = {.n = 5, .in = 30, .out = 7}},
-        {.op = SB_OP_dense_bwd_weights, .dense = {.n = 300, .in = 6, .out = 7}},
-        {.op = SB_OP_dense_bwd_bias, .dense = {.n = 600, .in = 6, .out = 7}},
-        {.op = SB_OP_relu_fwd, .n = 1000},
-        {.op = SB_OP_relu_bwd, .n = 1000},
-        {.op = SB_OP_maxpool_fwd, .pool = {.n = 2, .c = 3, .h = 7, .w = 6}},
-        {.op = SB_OP_maxpool_bwd, .pool = {.n = 2, .c = 3, .h = 7, .w = 6}},
-        {.op = SB_OP_dropout_fwd, .n = 1000},
-        {.op = SB_OP_dropout_bwd, .n = 1000},
-        {.op = SB_OP_softmax_fwd, .cls = {.n = 50, .k = 10}},
-        {.op = SB_OP_xent_loss, .cls = {.n = 50, .k = 10}},
-        {.op = SB_OP_softmax_xent_bwd, .cls = {.n = 50, .k = 10}},
-        {.op = SB_OP_accuracy, .cls = {.n = 50, .k = 10}},
-        {.op = SB_OP_embedding_fwd, .embed = {.n = 40, .t = 8, .vocab = 11, .c = 9}},
-        {.op = SB_OP_embedding_bwd_tokens, .embed = {.n = 300, .t = 8, .vocab = 3, .c = 9}},
-        {.op = SB_OP_embedding_bwd_pos, .embed = {.n = 600, .t = 2, .vocab = 3, .c = 9}},
-        {.op = SB_OP_layernorm_fwd, .norm = {.n = 20, .c = 70, .eps = 1e-5f}},
-        {.op = SB_OP_layernorm_bwd_data, .norm = {.n = 20, .c = 70, .eps = 1e-5f}},
-        {.op = SB_OP_layernorm_bwd_gamma, .norm = {.n = 300, .c = 7, .eps = 1e-5f}},
-        {.op = SB_OP_gelu_fwd, .n = 1000},
-        {.op = SB_OP_gelu_bwd, .n = 1000},
-        {.op = SB_OP_residual_add, .n = 1000},
-        {.op = SB_OP_attention_fwd, .attn = {.b = 2, .t = 37, .h = 2, .d = 8}},
-        {.op = SB_OP_attention_bwd, .attn = {.b = 2, .t = 37, .h = 2, .d = 8}},
-        {.op = SB_OP_grad_norm, .n = 100003},
-    };
-    const sb_numerics_case nc = {.expect = SB_FINDING_CLEAN};
     for (int f = 0; f < SB_FAMILY_COUNT; f++)
-        for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
-            sb_case c = kernel_case(calls[i], (sb_family)f, 7 + i);
-            sb_numerics_result r;
-            run_case(&c, &nc, &r, 2);
-            ck_assert_int_eq(r.n_probes, 1);
-            ck_assert_msg(r.n_beyond == 0, "%s %s: ratio %g", sb_family_name((sb_family)f),
-                          sb_op_name(calls[i].op), r.probes[0].ratio);
-            ck_assert(!r.nonfinite.found);
-            sb_numerics_result_free(&r);
-        }
+        for (size_t o = 0; o < sizeof evaluated_ops / sizeof evaluated_ops[0]; o++)
+            expect_within_bound(evaluated_ops[o], (sb_family)f);
 }
 END_TEST
 

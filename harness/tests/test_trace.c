@@ -199,6 +199,39 @@ START_TEST(add_probe_copies_and_checks)
 }
 END_TEST
 
+/* An int64 record (another producer's tokens) reads back as i64, and its
+ * hash is not that of the same values as int32. */
+START_TEST(int64_records)
+{
+    make_dir();
+    sb_trace t, back;
+    build(&t);
+    int64_t tokens[3] = {5, -1, (int64_t)1 << 40};
+    int32_t narrow[3] = {5, -1, 0};
+    sb_tensor z = {.dtype = SB_DTYPE_I64, .ndim = 1, .dim = {3}, .data = tokens};
+    sb_tensor zi = {.dtype = SB_DTYPE_I32, .ndim = 1, .dim = {3}, .data = narrow};
+    tokens[2] = 0;
+    sb_hash h64 = sb_hash_tensor(&z), h32 = sb_hash_tensor(&zi);
+    ck_assert(!sb_hash_equal(&h64, &h32));
+    tokens[2] = (int64_t)1 << 40;
+    add(&t, 3, "batch.tokens", "source", &z, NULL, 0);
+    char path[128], err[256];
+    snprintf(path, sizeof path, "%s/t.trace", dir);
+    write_file(path, &t);
+    char *text = slurp(path);
+    ck_assert_ptr_nonnull(strstr(text, "\n3 batch.tokens source i64 3 "));
+    free(text);
+    ck_assert_int_eq(sb_trace_read(&back, path, err, sizeof err), SB_OK);
+    const sb_record *r = &back.records[back.n_records - 1];
+    ck_assert_int_eq(r->dtype, SB_DTYPE_I64);
+    sb_hash h = sb_hash_tensor(&z);
+    ck_assert(sb_hash_equal(&r->hash, &h));
+    sb_trace_free(&t);
+    sb_trace_free(&back);
+    remove_dir();
+}
+END_TEST
+
 START_TEST(find_latest)
 {
     sb_trace t;
@@ -434,6 +467,7 @@ Suite *make_trace_suite(void)
     tcase_add_test(tc, round_trip);
     tcase_add_test(tc, add_probe_copies_and_checks);
     tcase_add_test(tc, find_latest);
+    tcase_add_test(tc, int64_records);
     tcase_add_test(tc, metrics_at_float_precision);
     tcase_add_test(tc, malformed_lines);
     tcase_add_test(tc, stream_round_trip);

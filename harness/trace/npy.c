@@ -1,5 +1,5 @@
-/* NumPy .npy version 1.0 files of little-endian float32 ('<f4') or int32
- * ('<i4') in C order, the dump format of the locator (FORMATS.md).
+/* NumPy .npy version 1.0 files of little-endian float32 ('<f4'), int32
+ * ('<i4') or int64 ('<i8') in C order, the dump format of the locator (FORMATS.md).
  *
  * Layout: "\x93NUMPY", major 1, minor 0, header length (uint16 LE), then a
  * Python dict literal padded with spaces and ended by '\n' so that the data
@@ -12,7 +12,7 @@
 #include "support/support.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "npy.c writes the host's bytes as '<f4'/'<i4': little-endian hosts only"
+#error "npy.c writes the host's bytes as '<f4'/'<i4'/'<i8': little-endian hosts only"
 #endif
 
 static const char magic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
@@ -26,6 +26,7 @@ static const char *descr_of(sb_dtype t)
     switch (t) {
     case SB_DTYPE_F32: return "<f4";
     case SB_DTYPE_I32: return "<i4";
+    case SB_DTYPE_I64: return "<i8";
     }
     return NULL;
 }
@@ -176,8 +177,10 @@ static sb_status parse_dict(parser *p, sb_tensor *t)
                 t->dtype = SB_DTYPE_F32;
             else if (strcmp(value, "<i4") == 0)
                 t->dtype = SB_DTYPE_I32;
+            else if (strcmp(value, "<i8") == 0)
+                t->dtype = SB_DTYPE_I64;
             else
-                return fail(p, "descr '<f4' or '<i4', found '%s'", value);
+                return fail(p, "descr '<f4', '<i4' or '<i8', found '%s'", value);
             have_descr = true;
         } else if (strcmp(key, "fortran_order") == 0 && !have_order) {
             skip_space(p);

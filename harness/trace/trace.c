@@ -464,8 +464,10 @@ static sb_status read_record(reader *rd, sb_trace *t)
         dtype = SB_DTYPE_F32;
     else if (strcmp(field[3], "i32") == 0)
         dtype = SB_DTYPE_I32;
+    else if (strcmp(field[3], "i64") == 0)
+        dtype = SB_DTYPE_I64;
     else
-        return fail(rd, "a dtype (f32 or i32), found \"%s\"", field[3]);
+        return fail(rd, "a dtype (f32, i32 or i64), found \"%s\"", field[3]);
     int ndim;
     int64_t dim[SB_MAX_DIMS];
     if (!parse_shape(field[4], &ndim, dim))

@@ -1,36 +1,10 @@
 /* libsamebits: probes, hashes, traces, golden files, case files, sweeps,
  * comparison, divergence location and reports.
  *
- * Module map: one folder of harness/ per stage of the flow, in flow order,
- * one file per job:
- *   support/          internal: the one error formatter, the argument layer
- *                     (options, integers, seconds, thread lists), work directories
- *   case/casefile.c   case files (INI) -> sb_case
- *   run/run.c         one configuration in this process (the `run` child), the probe sink
- *   run/spawn.c       a child process with a thread count and a timeout
- *   run/child.c       the `run` child: its command line, its trace, how it ended
- *   trace/hash.c      tree XXH3-128 of a tensor, or its root from leaf digests
- *   trace/trace.c     trace records, text read/write
- *   trace/golden.c    golden files: atomic write, checked read
- *   trace/npy.c       NumPy .npy write/read (the locator's dumps)
- *   judge/compare.c   first divergent probe of two traces
- *   judge/golden_update.c  a golden replaced by a new reference trace, and what changed
- *   judge/origins.c   every origin of a divergence (from the hashes), the worst one
- *   judge/elemdiff.c  element-wise differences (abs, rel, ULP, ranges)
- *   judge/rerun.c     re-runs that dump a probe, reproduce a hash, diff their dumps
- *   judge/locate.c    dump and classify a divergence against the golden
- *   judge/repeats.c   the repeats of one configuration against each other
- *   judge/verdict.c   verdict names and ranks, the verdict of a divergence, a run's outcome
- *   sweep/sweep.c     every (threads, repeat) of a case, each in its own process;
- *                     the exit status of a sweep
- *   report/report_*.c text, JSON (written and read back), JUnit, TAP, the census
- *                     (report_file.c: atomic report files; json_values.c: JSON values)
- *   user/user.c       the C API that puts a user's own kernels through the whole flow
- *   numerics/         the numerics mode (numerics.h, NUMERICS.md)
- * The command's own code is cli/ (cli.h, one cli_<command>.c per subcommand,
- * cli_args.c its command lines, cli_batch.c the commands that sweep lists of
- * cases); it calls the library, never the other way round. Formats are in
- * FORMATS.md, REPORTS.md and NUMERICS.md, the command in CLI.md.
+ * One folder of harness/ per stage of the flow; the stages, their files, the
+ * types that travel between them and the rule of the layers are drawn in
+ * docs/ARCHITECTURE.md. Formats are in harness/FORMATS.md, REPORTS.md and
+ * NUMERICS.md, the command in harness/CLI.md.
  */
 #ifndef SAMEBITS_H
 #define SAMEBITS_H
@@ -256,6 +230,13 @@ sb_status sb_case_load(sb_case *c, const char *path, char *err, size_t errlen);
  * SB_ERR_USAGE (err) for a kernel case whose op has no per-sample output. */
 sb_status sb_case_batch_override(sb_case *c, const int *sizes, int n, char *err, size_t errlen);
 
+/* The family a report or trace header names for case c: "user" for a user's
+ * kernel, else its family's name. */
+static inline const char *sb_case_family_label(const sb_case *c)
+{
+    return c->user ? "user" : sb_family_name(c->family);
+}
+
 /* The training steps a whole run of case c takes: epochs of ceil(train
  * samples / batch) steps, cut at the case's max_steps. 0 for a kernel case. */
 int64_t sb_case_train_steps(const sb_case *c);
@@ -448,6 +429,8 @@ void sb_elem_diff_f32(sb_elem_diff *d, const float *a, const float *b,
                       const float *bound, size_t n);
 /* a, b: [n]; integers have no rounding, so any difference is beyond bound. */
 void sb_elem_diff_i32(sb_elem_diff *d, const int32_t *a, const int32_t *b, size_t n);
+/* The same for two integer tensors of one dtype and count (i32 or i64). */
+void sb_elem_diff_ints(sb_elem_diff *d, const sb_tensor *a, const sb_tensor *b);
 /* "bound ratio 0.229", or "no bound known" when !e->bounded: as reports say it. */
 void sb_elem_bound_text(char *out, size_t len, const sb_elem_diff *e);
 
@@ -683,9 +666,6 @@ const sb_divergence *sb_run_unbounded_at(const sb_run_result *r);
 /* "no bound is known for op OP (step S PROBE): ...": what an unbounded
  * divergence means and what to add, for the reports. */
 void sb_unbounded_text(char *out, size_t len, const sb_divergence *d);
-/* The family a report or trace header names for case c: "user" for a user's
- * kernel, else its family's name. */
-const char *sb_case_family_label(const sb_case *c);
 
 typedef struct sb_case_result {
     const sb_case *c;

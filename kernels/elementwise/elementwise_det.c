@@ -19,17 +19,17 @@ void sb_relu_fwd_det(float *y,          /* [n] */
         y[i] = sb_relu(x[i]);
 }
 
+static void relu_fwd_block(const sb_leaf_call *c, size_t lo, size_t hi)
+{
+    float *y = c->out[0];
+    const float *x = c->in[0];
+    for (size_t i = lo; i < hi; i++)
+        y[i] = sb_relu(x[i]);
+}
+
 void sb_relu_fwd_hashed(float *y, const float *x, size_t n, const sb_leaf_request *r)
 {
-    const int64_t blocks = sb_leaf_blocks(n);
-#pragma omp parallel for schedule(static) if (blocks > 1)
-    for (int64_t b = 0; b < blocks; b++) {
-        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
-        for (size_t i = lo; i < hi; i++)
-            y[i] = sb_relu(x[i]);
-        sb_leaf_put(r, r->out[0], b, y, lo, hi);
-        sb_leaf_put(r, r->in[0], b, x, lo, hi);
-    }
+    sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {y}, .in = {x}}, r, relu_fwd_block);
 }
 
 void sb_relu_bwd_det(float *dx,         /* [n] */
@@ -42,19 +42,18 @@ void sb_relu_bwd_det(float *dx,         /* [n] */
         dx[i] = sb_relu_grad(dy[i], x[i]);
 }
 
+static void relu_bwd_block(const sb_leaf_call *c, size_t lo, size_t hi)
+{
+    float *dx = c->out[0];
+    const float *dy = c->in[0], *x = c->in[1];
+    for (size_t i = lo; i < hi; i++)
+        dx[i] = sb_relu_grad(dy[i], x[i]);
+}
+
 void sb_relu_bwd_hashed(float *dx, const float *dy, const float *x, size_t n,
                         const sb_leaf_request *r)
 {
-    const int64_t blocks = sb_leaf_blocks(n);
-#pragma omp parallel for schedule(static) if (blocks > 1)
-    for (int64_t b = 0; b < blocks; b++) {
-        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
-        for (size_t i = lo; i < hi; i++)
-            dx[i] = sb_relu_grad(dy[i], x[i]);
-        sb_leaf_put(r, r->out[0], b, dx, lo, hi);
-        sb_leaf_put(r, r->in[0], b, dy, lo, hi);
-        sb_leaf_put(r, r->in[1], b, x, lo, hi);
-    }
+    sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {dx}, .in = {dy, x}}, r, relu_bwd_block);
 }
 
 /* ---- max pooling: parallel over planes (each plane of y and dx has one
@@ -272,17 +271,16 @@ void sb_dropout_mask_det(float *mask,                   /* [n] */
     }
 }
 
+static void mask_block(const sb_leaf_call *c, size_t lo, size_t hi)
+{
+    const sb_dropout_params *d = c->params;
+    mask_run(c->out[0], d, sb_dropout_scale(d), lo, hi - lo);
+}
+
 void sb_dropout_mask_hashed(float *mask, const sb_dropout_params *d, size_t n,
                             const sb_leaf_request *r)
 {
-    const float scale = sb_dropout_scale(d);
-    const int64_t blocks = sb_leaf_blocks(n);
-#pragma omp parallel for schedule(static) if (blocks > 1)
-    for (int64_t b = 0; b < blocks; b++) {
-        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
-        mask_run(mask, d, scale, lo, hi - lo);
-        sb_leaf_put(r, r->out[0], b, mask, lo, hi);
-    }
+    sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {mask}, .params = d}, r, mask_block);
 }
 
 /* fwd and bwd are the same product: y = x * mask, dx = dy * mask */
@@ -293,19 +291,19 @@ static void times_mask(float *out, const float *in, const float *mask, size_t n)
         out[i] = in[i] * mask[i];
 }
 
+static void times_mask_block(const sb_leaf_call *c, size_t lo, size_t hi)
+{
+    float *out = c->out[0];
+    const float *in = c->in[0], *mask = c->in[1];
+    for (size_t i = lo; i < hi; i++)
+        out[i] = in[i] * mask[i];
+}
+
 static void times_mask_hashed(float *out, const float *in, const float *mask, size_t n,
                               const sb_leaf_request *r)
 {
-    const int64_t blocks = sb_leaf_blocks(n);
-#pragma omp parallel for schedule(static) if (blocks > 1)
-    for (int64_t b = 0; b < blocks; b++) {
-        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
-        for (size_t i = lo; i < hi; i++)
-            out[i] = in[i] * mask[i];
-        sb_leaf_put(r, r->out[0], b, out, lo, hi);
-        sb_leaf_put(r, r->in[0], b, in, lo, hi);
-        sb_leaf_put(r, r->in[1], b, mask, lo, hi);
-    }
+    sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {out}, .in = {in, mask}}, r,
+                       times_mask_block);
 }
 
 void sb_dropout_fwd_det(float *y,               /* [n] */
@@ -336,12 +334,11 @@ void sb_dropout_bwd_hashed(float *dx, const float *dy, const float *mask, size_t
     times_mask_hashed(dx, dy, mask, n, r);
 }
 
-/* ---- GELU and the residual add: one element each, like ReLU. Their hashed
- * modes hash a block's inputs before computing it, as the residual add may
- * write over its first input. GELU's spans are built for each vector width
- * (sb_tanhf is branch-free, so its loop vectorises where the compiler
- * if-converts it, tanh.h; every copy gives the scalar bits), and each thread
- * takes whole hash leaves, as in hashed mode. */
+/* ---- GELU and the residual add: one element each, like ReLU (the residual
+ * add may write over its first input). GELU's spans are built for each
+ * vector width (sb_tanhf is branch-free, so its loop vectorises where the
+ * compiler if-converts it, tanh.h; every copy gives the scalar bits), and
+ * each thread takes whole hash leaves, as in hashed mode. */
 
 SB_ISA_CLONES
 static void gelu_fwd_span(float *y, const float *x, size_t lo, size_t hi)
@@ -367,16 +364,14 @@ void sb_gelu_fwd_det(float *y,          /* [n] */
         gelu_fwd_span(y, x, sb_leaf_begin(b), sb_leaf_end(b, n));
 }
 
+static void gelu_fwd_block(const sb_leaf_call *c, size_t lo, size_t hi)
+{
+    gelu_fwd_span(c->out[0], c->in[0], lo, hi);
+}
+
 void sb_gelu_fwd_hashed(float *y, const float *x, size_t n, const sb_leaf_request *r)
 {
-    const int64_t blocks = sb_leaf_blocks(n);
-#pragma omp parallel for schedule(static) if (blocks > 1)
-    for (int64_t b = 0; b < blocks; b++) {
-        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
-        sb_leaf_put(r, r->in[0], b, x, lo, hi);
-        gelu_fwd_span(y, x, lo, hi);
-        sb_leaf_put(r, r->out[0], b, y, lo, hi);
-    }
+    sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {y}, .in = {x}}, r, gelu_fwd_block);
 }
 
 void sb_gelu_bwd_det(float *dx,         /* [n] */
@@ -390,18 +385,15 @@ void sb_gelu_bwd_det(float *dx,         /* [n] */
         gelu_bwd_span(dx, dy, x, sb_leaf_begin(b), sb_leaf_end(b, n));
 }
 
+static void gelu_bwd_block(const sb_leaf_call *c, size_t lo, size_t hi)
+{
+    gelu_bwd_span(c->out[0], c->in[0], c->in[1], lo, hi);
+}
+
 void sb_gelu_bwd_hashed(float *dx, const float *dy, const float *x, size_t n,
                         const sb_leaf_request *r)
 {
-    const int64_t blocks = sb_leaf_blocks(n);
-#pragma omp parallel for schedule(static) if (blocks > 1)
-    for (int64_t b = 0; b < blocks; b++) {
-        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
-        sb_leaf_put(r, r->in[0], b, dy, lo, hi);
-        sb_leaf_put(r, r->in[1], b, x, lo, hi);
-        gelu_bwd_span(dx, dy, x, lo, hi);
-        sb_leaf_put(r, r->out[0], b, dx, lo, hi);
-    }
+    sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {dx}, .in = {dy, x}}, r, gelu_bwd_block);
 }
 
 void sb_residual_add_det(float *y,       /* [n], may be a */
@@ -414,17 +406,16 @@ void sb_residual_add_det(float *y,       /* [n], may be a */
         y[i] = a[i] + b[i];
 }
 
+static void residual_add_block(const sb_leaf_call *c, size_t lo, size_t hi)
+{
+    float *y = c->out[0];
+    const float *a = c->in[0], *b = c->in[1];
+    for (size_t i = lo; i < hi; i++)
+        y[i] = a[i] + b[i];
+}
+
 void sb_residual_add_hashed(float *y, const float *a, const float *b, size_t n,
                             const sb_leaf_request *r)
 {
-    const int64_t blocks = sb_leaf_blocks(n);
-#pragma omp parallel for schedule(static) if (blocks > 1)
-    for (int64_t k = 0; k < blocks; k++) {
-        const size_t lo = sb_leaf_begin(k), hi = sb_leaf_end(k, n);
-        sb_leaf_put(r, r->in[0], k, a, lo, hi);
-        sb_leaf_put(r, r->in[1], k, b, lo, hi);
-        for (size_t i = lo; i < hi; i++)
-            y[i] = a[i] + b[i];
-        sb_leaf_put(r, r->out[0], k, y, lo, hi);
-    }
+    sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {y}, .in = {a, b}}, r, residual_add_block);
 }

@@ -184,14 +184,40 @@ static void store_bias_only(float *c, ptrdiff_t ldc, int m, int n, sb_gemm_bias 
             c[i * ldc + j] = bias.p ? sb_gemm_bias_of(bias, i, j) : 0.0f;
 }
 
-/* sb_gemm_det_serial onto a bias (accumulate false) */
-static void det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w, ptrdiff_t ldc,
-                       int m, int n, int k, bool accumulate, sb_gemm_bias bias)
+/* One det_serial product: its operands, its tiles and how they read A. */
+typedef struct det_product {
+    float *c;
+    sb_matview a, b;
+    sb_gemm_work *w;
+    ptrdiff_t ldc;
+    int m, n, k;
+    bool accumulate;
+    sb_gemm_bias bias;
+    const sb_gemm_tiles *tiles;
+    int mr;             /* the wide tile's rows */
+    bool a_in_place;    /* the wide tiles read A by columns where it lies */
+    ptrdiff_t a_step;   /* from a step of A to the next, as the wide tiles read it */
+} det_product;
+
+/* A block of columns [jc, jc + nc) of C: the wide tiles' columns [jc, jc +
+ * wide), those of B packed from jc + first_packed on, and the last few
+ * columns by the tall tile or the panel rest. */
+typedef struct column_block {
+    int jc, nc, wide, first_packed;
+    bool tall_rest, panel_rest, a_rows_in_place;
+} column_block;
+
+/* A summation chunk: steps [pc, pc + kc) of the product. */
+typedef struct chunk {
+    int pc, kc;
+    bool overwrite;     /* the chunk's tiles write C (the first, not accumulating) */
+    float *b_rest;      /* the packed panel of the rest columns */
+} chunk;
+
+static det_product det_product_of(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
+                                  ptrdiff_t ldc, int m, int n, int k, bool accumulate,
+                                  sb_gemm_bias bias)
 {
-    SB_ASSERT(m >= 0 && n >= 0 && k >= 0 && ldc >= n && !(accumulate && bias.p));
-    SB_ASSERT(m <= w->m && n <= w->n && k <= w->k);
-    if (k == 0 && !accumulate)
-        store_bias_only(c, ldc, m, n, bias);
     const sb_gemm_tiles *tiles = sb_gemm_tiles_select();
     const int mr = tiles->wide_mr;
     /* An 8-row tile reads A by columns (a weight gradient's x^T) in place: a
@@ -200,97 +226,153 @@ static void det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w, pt
      * proj, 128 x 128 x 1024). AVX2's 24 rows span two cache lines a step;
      * there the copy is faster (dense1's 9216 rows: 0.85 of the time). */
     const bool a_in_place = a.rs == 1 && mr == SB_GEMM_MR;
-    const ptrdiff_t a_step = a_in_place ? a.cs : mr;   /* from a step of A to the next */
-    for (int jc = 0; jc < n; jc += NC) {
-        int nc = min_int(NC, n - jc);
-        /* A last panel of few columns (gpt.head's 98 is 48 + 48 + 2), where
-         * a wide block would compute 16 columns for the 2, has its vectors
-         * run down A's rows instead: where A's columns lie contiguous, the
-         * tall tile reads them in place for at most SB_GEMM_NRT columns
-         * (edge rows through its copy); where its rows do, the panel rest
-         * reads the wide tiles' packed panels for at most SB_GEMM_NRP. Its B
-         * panel is packed SB_GEMM_NRN wide after the others. */
-        int rest = nc % NR;
-        bool tall_rest = rest > 0 && a.rs == 1 && rest <= SB_GEMM_NRT;
-        bool panel_rest = rest > 0 && a.rs != 1 && rest <= SB_GEMM_NRP;
-        int wide = tall_rest || panel_rest ? nc - rest : nc;
-        /* In a product of few rows B by rows is read in place by the wide
-         * tiles, where its rows are whole cache lines apart and the columns
-         * their blocks compute lie within B's rows (all panels but a last
-         * one whose width is not a whole number of blocks, which is packed).
-         * Rows of another length (gpt.head's 98 outputs) put half of AVX2's
-         * loads across two lines: packed, gpt.head.bwd_weights ran 2-4% faster
-         * in AVX2 code on a Zen 5 EPYC, and as fast in AVX-512's. */
-        int first_packed = b.cs == 1 && m <= B_IN_PLACE_MAX_ROWS && b.rs % FLOATS_PER_LINE == 0
-                               ? (wide % SB_GEMM_BLOCK_COLS == 0 ? wide : wide / NR * NR)
-                               : 0;
-        /* The wide tiles read A by rows in place too, in a block of few
-         * columns (each copy of A serves a block), where B is packed
-         * (wide_rows reads packed panels only) and no panel rest reads A's
-         * packed panels: a step's broadcasts come from the tile's rows as
-         * they would from a panel. On a Zen 5 EPYC, against packing A, in
-         * the GPT's products of 128 columns (the copy 4% of the time),
-         * det/OpenBLAS at 1 thread: the 8-row tiles (3 alternating runs of
-         * tools/bench) gpt.head.bwd_data 0.99-1.00 -> 1.06, qkv.bwd_data
-         * 0.99-1.01 -> 1.06-1.08, proj.fwd 0.99 -> 1.03-1.04, fcproj.fwd
-         * 0.99-1.00 -> 1.05-1.11; AVX2's 6 x 16 blocks against OpenBLAS's
-         * Haswell core (the products alone, 3 runs of 5 alternating rounds)
-         * head.bwd_data 0.96-0.98 -> 1.00, proj.fwd 0.96-0.98 -> 0.98-1.00,
-         * proj.bwd_data 0.98 -> 1.00-1.01, qkv.bwd_data 0.99 -> 1.01-1.02,
-         * fcproj.fwd 0.99 -> 1.02-1.03, fc.bwd_data 0.97-1.00 -> 1.02-1.03.
-         * Of 384 and 512 columns (qkv.fwd, fc.fwd) within the noise on
-         * both; of 960 (dense1.bwd_data's blocks, where a copy serves 960
-         * columns) no gain on either (8-row: 0.93-1.00 against 0.98-1.05
-         * in 4 alternating runs; AVX2: 0.97-0.99 against 0.98-0.99): they
-         * pack. */
-        const bool a_rows_in_place = a.cs == 1 && !a_in_place &&
-                                     nc <= A_ROWS_IN_PLACE_MAX_COLS && first_packed == 0 &&
-                                     !panel_rest;
-        /* pc walks the summation chunks in order: the det definition. */
-        for (int pc = 0; pc < k; pc += KC) {
-            int kc = min_int(KC, k - pc);
-            bool overwrite = pc == 0 && !accumulate;
-            float *b_rest = w->b + (ptrdiff_t)wide * kc;
-            pack_b(w->b + (ptrdiff_t)first_packed * kc, sub(b, pc, jc + first_packed), kc,
-                   wide - first_packed, NR);
-            if (wide < nc)
-                pack_b(b_rest, sub(b, pc, jc + wide), kc, nc - wide, NRN);
-            for (int ic = 0; ic < m; ic += MC) {
-                int mc = min_int(MC, m - ic);
-                const float *a_tiles = a_in_place ? sub(a, ic, pc).p : w->a;
-                ptrdiff_t a_tile = a_in_place ? 1 : kc;   /* from a row of A to the next */
-                if (!a_in_place && !a_rows_in_place && (wide > 0 || panel_rest))
-                    pack_a(w->a, sub(a, ic, pc), mc, kc, mr);
-                for (int jr = 0; jr < wide; jr += NR) {
-                    bool packed = jr >= first_packed;
-                    const float *b_tiles = packed ? w->b + (ptrdiff_t)jr * kc
-                                                  : sub(b, pc, jc + jr).p;
-                    ptrdiff_t ldb = packed ? NR : b.rs;
-                    for (int ir = 0; ir < mc; ir += mr) {
-                        float *c_tile = c + (ic + ir) * ldc + jc + jr;
-                        int mv = min_int(mr, mc - ir), nv = min_int(NR, wide - jr);
-                        sb_gemm_bias tile_bias = sb_gemm_bias_at(bias, ic + ir, jc + jr);
-                        if (a_rows_in_place)
-                            tiles->wide_rows(c_tile, sub(a, ic + ir, pc).p, a.rs, 1, b_tiles, ldc,
-                                             kc, mv, nv, overwrite, tile_bias);
-                        else
-                            tiles->wide_strided(c_tile, a_tiles + ir * a_tile, a_step, !a_in_place,
-                                                b_tiles, ldb, ldc, kc, mv, nv, overwrite,
-                                                tile_bias);
-                    }
-                }
-                if (panel_rest)
-                    tiles->rest(c + ic * ldc + jc + wide, w->a, kc, mc, b_rest, ldc,
-                                nc - wide, overwrite, sb_gemm_bias_at(bias, ic, jc + wide));
-            }
-            /* the tall rest reads A in place (never AVX2's packed copy): all
-             * of M in one pass, whole 32-row tiles but the last */
-            if (tall_rest)
-                for (int i = 0; i < m; i += SB_GEMM_MRT)
-                    tiles->tall(c + i * ldc + jc + wide, sub(a, i, pc).p, 1, a.cs, b_rest,
-                                ldc, kc, min_int(SB_GEMM_MRT, m - i), nc - wide, overwrite,
-                                sb_gemm_bias_at(bias, i, jc + wide));
+    return (det_product){c, a, b, w, ldc, m, n, k, accumulate, bias, tiles, mr,
+                         a_in_place, a_in_place ? a.cs : mr};
+}
+
+/* In a product of few rows B by rows is read in place by the wide tiles,
+ * where its rows are whole cache lines apart and the columns their blocks
+ * compute lie within B's rows (all panels but a last one whose width is not
+ * a whole number of blocks, which is packed). Rows of another length
+ * (gpt.head's 98 outputs) put half of AVX2's loads across two lines: packed,
+ * gpt.head.bwd_weights ran 2-4% faster in AVX2 code on a Zen 5 EPYC, and as
+ * fast in AVX-512's. The first packed column of the wide ones. */
+static int first_packed_column(const det_product *p, int wide)
+{
+    if (p->b.cs != 1 || p->m > B_IN_PLACE_MAX_ROWS || p->b.rs % FLOATS_PER_LINE != 0)
+        return 0;
+    return wide % SB_GEMM_BLOCK_COLS == 0 ? wide : wide / NR * NR;
+}
+
+/* The wide tiles read A by rows in place too, in a block of few columns
+ * (each copy of A serves a block), where B is packed (wide_rows reads packed
+ * panels only) and no panel rest reads A's packed panels: a step's
+ * broadcasts come from the tile's rows as they would from a panel. On a Zen
+ * 5 EPYC, against packing A, in the GPT's products of 128 columns (the copy
+ * 4% of the time), det/OpenBLAS at 1 thread: the 8-row tiles (3 alternating
+ * runs of tools/bench) gpt.head.bwd_data 0.99-1.00 -> 1.06, qkv.bwd_data
+ * 0.99-1.01 -> 1.06-1.08, proj.fwd 0.99 -> 1.03-1.04, fcproj.fwd 0.99-1.00
+ * -> 1.05-1.11; AVX2's 6 x 16 blocks against OpenBLAS's Haswell core (the
+ * products alone, 3 runs of 5 alternating rounds) head.bwd_data 0.96-0.98 ->
+ * 1.00, proj.fwd 0.96-0.98 -> 0.98-1.00, proj.bwd_data 0.98 -> 1.00-1.01,
+ * qkv.bwd_data 0.99 -> 1.01-1.02, fcproj.fwd 0.99 -> 1.02-1.03, fc.bwd_data
+ * 0.97-1.00 -> 1.02-1.03. Of 384 and 512 columns (qkv.fwd, fc.fwd) within
+ * the noise on both; of 960 (dense1.bwd_data's blocks, where a copy serves
+ * 960 columns) no gain on either (8-row: 0.93-1.00 against 0.98-1.05 in 4
+ * alternating runs; AVX2: 0.97-0.99 against 0.98-0.99): they pack. */
+static bool a_rows_in_place(const det_product *p, const column_block *cb)
+{
+    return p->a.cs == 1 && !p->a_in_place && cb->nc <= A_ROWS_IN_PLACE_MAX_COLS &&
+           cb->first_packed == 0 && !cb->panel_rest;
+}
+
+/* A last panel of few columns (gpt.head's 98 is 48 + 48 + 2), where a wide
+ * block would compute 16 columns for the 2, has its vectors run down A's
+ * rows instead: where A's columns lie contiguous, the tall tile reads them in
+ * place for at most SB_GEMM_NRT columns (edge rows through its copy); where
+ * its rows do, the panel rest reads the wide tiles' packed panels for at
+ * most SB_GEMM_NRP. Its B panel is packed SB_GEMM_NRN wide after the
+ * others. */
+static column_block column_block_at(const det_product *p, int jc)
+{
+    column_block cb = {.jc = jc, .nc = min_int(NC, p->n - jc)};
+    const int rest = cb.nc % NR;
+    cb.tall_rest = rest > 0 && p->a.rs == 1 && rest <= SB_GEMM_NRT;
+    cb.panel_rest = rest > 0 && p->a.rs != 1 && rest <= SB_GEMM_NRP;
+    cb.wide = cb.tall_rest || cb.panel_rest ? cb.nc - rest : cb.nc;
+    cb.first_packed = first_packed_column(p, cb.wide);
+    cb.a_rows_in_place = a_rows_in_place(p, &cb);
+    return cb;
+}
+
+/* The chunk's panels of B: the wide columns from first_packed NR wide, the
+ * rest's after them NRN wide. */
+static void pack_b_chunk(const det_product *p, const column_block *cb, const chunk *ch)
+{
+    pack_b(p->w->b + (ptrdiff_t)cb->first_packed * ch->kc,
+           sub(p->b, ch->pc, cb->jc + cb->first_packed), ch->kc, cb->wide - cb->first_packed, NR);
+    if (cb->wide < cb->nc)
+        pack_b(ch->b_rest, sub(p->b, ch->pc, cb->jc + cb->wide), ch->kc, cb->nc - cb->wide, NRN);
+}
+
+/* The wide tiles of rows [ic, ic + mc) of the block over the chunk. */
+static void wide_tiles(const det_product *p, const column_block *cb, const chunk *ch, int ic,
+                       int mc)
+{
+    const float *a_tiles = p->a_in_place ? sub(p->a, ic, ch->pc).p : p->w->a;
+    const ptrdiff_t a_tile = p->a_in_place ? 1 : ch->kc; /* from a row of A to the next */
+    for (int jr = 0; jr < cb->wide; jr += NR) {
+        const bool packed = jr >= cb->first_packed;
+        const float *b_tiles = packed ? p->w->b + (ptrdiff_t)jr * ch->kc
+                                      : sub(p->b, ch->pc, cb->jc + jr).p;
+        const ptrdiff_t ldb = packed ? NR : p->b.rs;
+        for (int ir = 0; ir < mc; ir += p->mr) {
+            float *c_tile = p->c + (ic + ir) * p->ldc + cb->jc + jr;
+            const int mv = min_int(p->mr, mc - ir), nv = min_int(NR, cb->wide - jr);
+            const sb_gemm_bias tile_bias = sb_gemm_bias_at(p->bias, ic + ir, cb->jc + jr);
+            if (cb->a_rows_in_place)
+                p->tiles->wide_rows(c_tile, sub(p->a, ic + ir, ch->pc).p, p->a.rs, 1, b_tiles,
+                                    p->ldc, ch->kc, mv, nv, ch->overwrite, tile_bias);
+            else
+                p->tiles->wide_strided(c_tile, a_tiles + ir * a_tile, p->a_step, !p->a_in_place,
+                                       b_tiles, ldb, p->ldc, ch->kc, mv, nv, ch->overwrite,
+                                       tile_bias);
         }
+    }
+}
+
+/* Rows [ic, ic + MC) of the block over the chunk: A packed where the tiles
+ * read it packed, the wide tiles, then the panel rest. */
+static void row_block(const det_product *p, const column_block *cb, const chunk *ch, int ic)
+{
+    const int mc = min_int(MC, p->m - ic);
+    if (!p->a_in_place && !cb->a_rows_in_place && (cb->wide > 0 || cb->panel_rest))
+        pack_a(p->w->a, sub(p->a, ic, ch->pc), mc, ch->kc, p->mr);
+    wide_tiles(p, cb, ch, ic, mc);
+    if (cb->panel_rest)
+        p->tiles->rest(p->c + ic * p->ldc + cb->jc + cb->wide, p->w->a, ch->kc, mc, ch->b_rest,
+                       p->ldc, cb->nc - cb->wide, ch->overwrite,
+                       sb_gemm_bias_at(p->bias, ic, cb->jc + cb->wide));
+}
+
+/* The tall rest reads A in place (never AVX2's packed copy): all of M in one
+ * pass, whole 32-row tiles but the last. */
+static void tall_rest(const det_product *p, const column_block *cb, const chunk *ch)
+{
+    const int j = cb->jc + cb->wide;
+    for (int i = 0; i < p->m; i += SB_GEMM_MRT)
+        p->tiles->tall(p->c + i * p->ldc + j, sub(p->a, i, ch->pc).p, 1, p->a.cs, ch->b_rest,
+                       p->ldc, ch->kc, min_int(SB_GEMM_MRT, p->m - i), cb->nc - cb->wide,
+                       ch->overwrite, sb_gemm_bias_at(p->bias, i, j));
+}
+
+/* The columns of cb over the whole sum: pc walks the summation chunks in
+ * order, the det definition. */
+static void column_block_run(const det_product *p, const column_block *cb)
+{
+    for (int pc = 0; pc < p->k; pc += KC) {
+        const int kc = min_int(KC, p->k - pc);
+        const chunk ch = {pc, kc, pc == 0 && !p->accumulate, p->w->b + (ptrdiff_t)cb->wide * kc};
+        pack_b_chunk(p, cb, &ch);
+        for (int ic = 0; ic < p->m; ic += MC)
+            row_block(p, cb, &ch, ic);
+        if (cb->tall_rest)
+            tall_rest(p, cb, &ch);
+    }
+}
+
+/* sb_gemm_det_serial onto a bias (accumulate false) */
+static void det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w, ptrdiff_t ldc,
+                       int m, int n, int k, bool accumulate, sb_gemm_bias bias)
+{
+    SB_ASSERT(m >= 0 && n >= 0 && k >= 0 && ldc >= n && !(accumulate && bias.p));
+    SB_ASSERT(m <= w->m && n <= w->n && k <= w->k);
+    if (k == 0 && !accumulate)
+        store_bias_only(c, ldc, m, n, bias);
+    const det_product p = det_product_of(c, a, b, w, ldc, m, n, k, accumulate, bias);
+    for (int jc = 0; jc < n; jc += NC) {
+        const column_block cb = column_block_at(&p, jc);
+        column_block_run(&p, &cb);
     }
 }
 

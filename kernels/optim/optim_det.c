@@ -18,19 +18,27 @@ void sb_sgd_update_det(float *w, float *velocity, const float *g, const sb_optim
         sb_sgd_step(&w[i], &velocity[i], g[i], o);
 }
 
+/* The hyper-parameters of an update in hashed mode, copied: the stores to
+ * its outputs cannot alias a copy, so its fields stay in registers. */
+static sb_optim_params hyper_parameters(const sb_leaf_call *c)
+{
+    return *(const sb_optim_params *)c->params;
+}
+
+static void sgd_block(const sb_leaf_call *c, size_t lo, size_t hi)
+{
+    const sb_optim_params p = hyper_parameters(c), *o = &p;
+    float *w = c->out[0], *velocity = c->out[1];
+    const float *g = c->in[0];
+    for (size_t i = lo; i < hi; i++)
+        sb_sgd_step(&w[i], &velocity[i], g[i], o);
+}
+
 void sb_sgd_update_hashed(float *w, float *velocity, const float *g,
                           const sb_optim_params *o, size_t n, const sb_leaf_request *r)
 {
-    const int64_t blocks = sb_leaf_blocks(n);
-#pragma omp parallel for schedule(static) if (blocks > 1)
-    for (int64_t b = 0; b < blocks; b++) {
-        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
-        for (size_t i = lo; i < hi; i++)
-            sb_sgd_step(&w[i], &velocity[i], g[i], o);
-        sb_leaf_put(r, r->out[0], b, w, lo, hi);
-        sb_leaf_put(r, r->out[1], b, velocity, lo, hi);
-        sb_leaf_put(r, r->in[0], b, g, lo, hi);
-    }
+    sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {w, velocity}, .in = {g}, .params = o}, r,
+                       sgd_block);
 }
 
 void sb_rmsprop_update_det(float *w, float *acc, const float *g, const sb_optim_params *o,
@@ -42,20 +50,21 @@ void sb_rmsprop_update_det(float *w, float *acc, const float *g, const sb_optim_
         sb_rmsprop_step(&w[i], &acc[i], g[i], one_minus_rho, o);
 }
 
+static void rmsprop_block(const sb_leaf_call *c, size_t lo, size_t hi)
+{
+    const sb_optim_params p = hyper_parameters(c), *o = &p;
+    const float one_minus_rho = 1.0f - o->rho;
+    float *w = c->out[0], *acc = c->out[1];
+    const float *g = c->in[0];
+    for (size_t i = lo; i < hi; i++)
+        sb_rmsprop_step(&w[i], &acc[i], g[i], one_minus_rho, o);
+}
+
 void sb_rmsprop_update_hashed(float *w, float *acc, const float *g,
                               const sb_optim_params *o, size_t n, const sb_leaf_request *r)
 {
-    const float one_minus_rho = 1.0f - o->rho;
-    const int64_t blocks = sb_leaf_blocks(n);
-#pragma omp parallel for schedule(static) if (blocks > 1)
-    for (int64_t b = 0; b < blocks; b++) {
-        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
-        for (size_t i = lo; i < hi; i++)
-            sb_rmsprop_step(&w[i], &acc[i], g[i], one_minus_rho, o);
-        sb_leaf_put(r, r->out[0], b, w, lo, hi);
-        sb_leaf_put(r, r->out[1], b, acc, lo, hi);
-        sb_leaf_put(r, r->in[0], b, g, lo, hi);
-    }
+    sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {w, acc}, .in = {g}, .params = o}, r,
+                       rmsprop_block);
 }
 
 void sb_adam_update_det(float *w, float *m, float *v, const float *g, const sb_optim_params *o,
@@ -69,24 +78,25 @@ void sb_adam_update_det(float *w, float *m, float *v, const float *g, const sb_o
         sb_adam_step(&w[i], &m[i], &v[i], g[i], lr_t, one_minus_b1, one_minus_b2, o);
 }
 
+static void adam_block(const sb_leaf_call *c, size_t lo, size_t hi)
+{
+    const sb_optim_params p = hyper_parameters(c), *o = &p;
+    const float lr_t = sb_adam_lr_t(o, c->t);
+    const float one_minus_b1 = 1.0f - o->beta1;
+    const float one_minus_b2 = 1.0f - o->beta2;
+    float *w = c->out[0], *m = c->out[1], *v = c->out[2];
+    const float *g = c->in[0];
+    for (size_t i = lo; i < hi; i++)
+        sb_adam_step(&w[i], &m[i], &v[i], g[i], lr_t, one_minus_b1, one_minus_b2, o);
+}
+
 void sb_adam_update_hashed(float *w, float *m, float *v, const float *g,
                            const sb_optim_params *o, int64_t t, size_t n,
                            const sb_leaf_request *r)
 {
-    const float lr_t = sb_adam_lr_t(o, t);
-    const float one_minus_b1 = 1.0f - o->beta1;
-    const float one_minus_b2 = 1.0f - o->beta2;
-    const int64_t blocks = sb_leaf_blocks(n);
-#pragma omp parallel for schedule(static) if (blocks > 1)
-    for (int64_t b = 0; b < blocks; b++) {
-        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
-        for (size_t i = lo; i < hi; i++)
-            sb_adam_step(&w[i], &m[i], &v[i], g[i], lr_t, one_minus_b1, one_minus_b2, o);
-        sb_leaf_put(r, r->out[0], b, w, lo, hi);
-        sb_leaf_put(r, r->out[1], b, m, lo, hi);
-        sb_leaf_put(r, r->out[2], b, v, lo, hi);
-        sb_leaf_put(r, r->in[0], b, g, lo, hi);
-    }
+    sb_leaf_blocks_run(
+        &(sb_leaf_call){.n = n, .out = {w, m, v}, .in = {g}, .params = o, .t = t}, r,
+        adam_block);
 }
 
 /* Elements [lo, hi) as sb_adadelta_step updates them, compiled for the widest
@@ -115,19 +125,17 @@ void sb_adadelta_update_det(float *w, float *acc, float *delta_acc, const float 
     }
 }
 
+static void adadelta_block(const sb_leaf_call *c, size_t lo, size_t hi)
+{
+    adadelta_range(c->out[0], c->out[1], c->out[2], c->in[0], c->params, lo, hi);
+}
+
 void sb_adadelta_update_hashed(float *w, float *acc, float *delta_acc, const float *g,
                                const sb_optim_params *o, size_t n, const sb_leaf_request *r)
 {
-    const int64_t blocks = sb_leaf_blocks(n);
-#pragma omp parallel for schedule(static) if (blocks > 1)
-    for (int64_t b = 0; b < blocks; b++) {
-        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
-        adadelta_range(w, acc, delta_acc, g, o, lo, hi);
-        sb_leaf_put(r, r->out[0], b, w, lo, hi);
-        sb_leaf_put(r, r->out[1], b, acc, lo, hi);
-        sb_leaf_put(r, r->out[2], b, delta_acc, lo, hi);
-        sb_leaf_put(r, r->in[0], b, g, lo, hi);
-    }
+    sb_leaf_blocks_run(
+        &(sb_leaf_call){.n = n, .out = {w, acc, delta_acc}, .in = {g}, .params = o}, r,
+        adadelta_block);
 }
 
 void sb_adamw_update_det(float *w, float *m, float *v, const float *g, const sb_optim_params *o,
@@ -139,22 +147,23 @@ void sb_adamw_update_det(float *w, float *m, float *v, const float *g, const sb_
         sb_adamw_step(&w[i], &m[i], &v[i], g[i], &k, o);
 }
 
+static void adamw_block(const sb_leaf_call *c, size_t lo, size_t hi)
+{
+    const sb_optim_params p = hyper_parameters(c), *o = &p;
+    const sb_adamw_scalars k = sb_adamw_scalars_of(o, c->t);
+    float *w = c->out[0], *m = c->out[1], *v = c->out[2];
+    const float *g = c->in[0];
+    for (size_t i = lo; i < hi; i++)
+        sb_adamw_step(&w[i], &m[i], &v[i], g[i], &k, o);
+}
+
 void sb_adamw_update_hashed(float *w, float *m, float *v, const float *g,
                             const sb_optim_params *o, int64_t t, size_t n,
                             const sb_leaf_request *r)
 {
-    const sb_adamw_scalars k = sb_adamw_scalars_of(o, t);
-    const int64_t blocks = sb_leaf_blocks(n);
-#pragma omp parallel for schedule(static) if (blocks > 1)
-    for (int64_t b = 0; b < blocks; b++) {
-        const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, n);
-        for (size_t i = lo; i < hi; i++)
-            sb_adamw_step(&w[i], &m[i], &v[i], g[i], &k, o);
-        sb_leaf_put(r, r->out[0], b, w, lo, hi);
-        sb_leaf_put(r, r->out[1], b, m, lo, hi);
-        sb_leaf_put(r, r->out[2], b, v, lo, hi);
-        sb_leaf_put(r, r->in[0], b, g, lo, hi);
-    }
+    sb_leaf_blocks_run(
+        &(sb_leaf_call){.n = n, .out = {w, m, v}, .in = {g}, .params = o, .t = t}, r,
+        adamw_block);
 }
 
 void sb_grad_norm_det(float *norm, const float *g, size_t n)

@@ -2,7 +2,7 @@
 """The determinism census of the libraries users train with, on this machine.
 
     census_table.py BUILD_DIR [--threads LIST] [--repeat R] [--work-dir DIR]
-                    [--json FILE] [--markdown FILE] [--readme README.md]
+                    [--json FILE] [--markdown FILE] [--page docs/census.md]
                     [--no-torch]
 
 For every thread count of LIST (default 1-8), R runs each (default 2):
@@ -27,8 +27,9 @@ bound), `U` (unbounded: it moved and no bound is known for the op), `B`
 another output), `?` (an origin not located), `X` (crashed).
 
 Writes the table as Markdown (stdout, or --markdown FILE), the data as JSON
-(--json), and with --readme replaces the part of that file between the lines
-`<!-- census begin -->` and `<!-- census end -->` with the Markdown. The
+(--json), and with --page replaces the part of that file (docs/census.md)
+between the lines `<!-- census begin -->` and `<!-- census end -->` with the
+Markdown (a page without those lines is refused before anything runs). The
 header of the table names the CPU (model, the widest vector ISA it has) and
 every library's version. A library whose program was not built (OpenBLAS or
 oneDNN not found by meson) is left out, and so is PyTorch with --no-torch or
@@ -299,13 +300,21 @@ def markdown(census):
     return "\n".join(lines) + "\n"
 
 
-def readme_replace(path, text):
-    with open(path) as f:
-        old = f.read()
+def page_split(path):
+    """The text of the page before and after the table's marker lines."""
+    try:
+        with open(path) as f:
+            old = f.read()
+    except OSError as e:
+        raise RunError(f"{path}: {e.strerror}")
     if BEGIN not in old or END not in old:
         raise RunError(f"{path}: no {BEGIN} ... {END} lines to replace")
     head, rest = old.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
+    return head, tail
+
+
+def page_write(path, head, text, tail):
     with open(path + ".tmp", "w") as f:
         f.write(head + BEGIN + "\n" + text + END + tail)
     os.replace(path + ".tmp", path)
@@ -319,7 +328,7 @@ def main():
     ap.add_argument("--work-dir")
     ap.add_argument("--json")
     ap.add_argument("--markdown")
-    ap.add_argument("--readme")
+    ap.add_argument("--page")
     ap.add_argument("--no-torch", action="store_true")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
@@ -328,6 +337,7 @@ def main():
     work = a.work_dir or tempfile.mkdtemp(prefix="samebits.census.")
     threads = threads_of(a.threads)
     try:
+        page = page_split(a.page) if a.page else None
         libraries = [openblas(build, work, a.threads, a.repeat),
                      onednn(build, work, a.threads, a.repeat),
                      None if a.no_torch else torch_census(os.path.join(build, "samebits"),
@@ -347,9 +357,9 @@ def main():
     if a.markdown:
         with open(a.markdown, "w") as f:
             f.write(text)
-    if a.readme:
-        readme_replace(a.readme, text)
-    if not (a.markdown or a.readme):
+    if page:
+        page_write(a.page, page[0], text, page[1])
+    if not (a.markdown or a.page):
         sys.stdout.write(text)
     if not a.work_dir:
         shutil.rmtree(work, ignore_errors=True)

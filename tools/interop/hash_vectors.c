@@ -48,6 +48,9 @@ int main(void)
     int32_t ints[] = {-3, -2, -1, 0, 1, 2};
     int64_t ints_dim[] = {2, 3};
     print_hash("i32_2x3", SB_DTYPE_I32, 2, ints_dim, ints);
+    /* int64 (tokens of other producers): one beyond int32 */
+    int64_t longs[] = {-3, -2, -1, 0, 1, (int64_t)1 << 40};
+    print_hash("i64_2x3", SB_DTYPE_I64, 2, ints_dim, longs);
 
     /* 1,080,000 bytes: four full leaves and a short one; integers below
      * 2^24, so every value is exact in float */

@@ -9,8 +9,8 @@ dumping that probe, and `samebits diff --dumps` classifies it.
 Passes when the two traces are identical, or when the first divergence is
 an op whose inputs were identical and whose every element lies within its
 reordering bound (verdict `reordering`); which of the two it saw is printed
-with the CPU's name, since it depends on the CPU (README, "samebits on your
-framework"). Exit 77 (skipped) without
+with the CPU's name, since it depends on the CPU (docs/interop.md, "samebits
+on your framework"). Exit 77 (skipped) without
 python3-torch, python3-xxhash or MNIST (tools/fetch-data).
 """
 import os

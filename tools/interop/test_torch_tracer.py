@@ -23,7 +23,7 @@ import re
 import subprocess
 import sys
 
-from torch_test_support import diff, require_modules
+from torch_test_support import diff, read_records, require_modules
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "python", "examples", "residual_mlp.py")
@@ -48,18 +48,6 @@ def trace_run(work, label, threads, plant, *dump):
     subprocess.run(cmd + ["--", "--steps", str(STEPS), "--plant", plant], check=True,
                    stdout=subprocess.DEVNULL)
     return trace
-
-
-def read_records(path):
-    """[(step, name, op, hash, [inputs])] of a trace."""
-    out = []
-    with open(path) as f:
-        for line in f:
-            fields = line.split()
-            if len(fields) == 7 and fields[0].isdigit():
-                inputs = [] if fields[6] == "-" else fields[6].split(",")
-                out.append((int(fields[0]), fields[1], fields[2], fields[5], inputs))
-    return out
 
 
 # step 1's forward ops (step 0 also has the model's construction): name ->
@@ -89,7 +77,7 @@ def check_structure(path, threads):
     records = read_records(path)
     where = f"{threads} thread(s)"
     seen = set()
-    for i, (step, name, op, _, inputs) in enumerate(records):
+    for i, (step, name, op, _, inputs, _) in enumerate(records):
         check((step, name) not in seen, f"{where}: step {step} {name} recorded twice")
         seen.add((step, name))
         # every input is an earlier record or marked untraced

@@ -20,6 +20,7 @@ except ImportError as missing:
     print(f"skipped: {missing.name} is missing (apt-get install python3-torch python3-xxhash)")
     sys.exit(77)
 
+import numpy as np  # noqa: E402
 from samebits_torch.hashing import tensor_hash  # noqa: E402
 
 
@@ -59,7 +60,13 @@ class Checker:
         self.noted = []  # (step, name, hash)
 
     def same(self, step, name, array):
-        self.noted.append((step, name, tensor_hash(array).hex()))
+        """samebits' integer tensors (labels, tokens) are int32"""
+        a = np.asarray(array)
+        if a.dtype.kind in "iu":
+            a = a.astype(np.int32)
+            if not np.array_equal(a, array):
+                raise BadInput(f"step {step} {name}: integers beyond int32")
+        self.noted.append((step, name, tensor_hash(a).hex()))
 
     def verify(self, records):
         """the count of tensors checked; BadInput at the first difference"""

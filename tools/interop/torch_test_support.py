@@ -1,5 +1,5 @@
-"""What the PyTorch interop tests share: the modules they need, and
-`samebits diff` with its output shown."""
+"""What the PyTorch interop tests share: the modules they need, a trace's
+records, and `samebits diff` with its output shown."""
 import subprocess
 import sys
 
@@ -12,6 +12,18 @@ def require_modules():
         except ImportError:
             print(f"skipped: {module} is missing (apt-get install python3-torch python3-xxhash)")
             sys.exit(77)
+
+
+def read_records(path):
+    """[(step, name, op, hash, [inputs], dtype)] of a trace."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) == 7 and fields[0].isdigit():
+                inputs = [] if fields[6] == "-" else fields[6].split(",")
+                out.append((int(fields[0]), fields[1], fields[2], fields[5], inputs, fields[3]))
+    return out
 
 
 def diff(samebits, *args):

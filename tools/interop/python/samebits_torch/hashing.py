@@ -7,23 +7,26 @@ import numpy as np
 import xxhash
 
 LEAF_BYTES = 1 << 18                            # SB_HASH_LEAF_BYTES
-DTYPE_CODES = {np.dtype("<f4"): 0, np.dtype("<i4"): 1}
-DTYPE_NAMES = {0: "f32", 1: "i32"}
+DTYPE_CODES = {np.dtype("<f4"): 0, np.dtype("<i4"): 1, np.dtype("<i8"): 2}
+DTYPE_NAMES = {0: "f32", 1: "i32", 2: "i64"}
 MAX_DIMS = 4
 
 
 def canonical(array):
-    """The array as libsamebits sees it: f32 or i32, C order, little-endian.
-    Integer arrays (labels) must fit in int32; other dtypes are refused."""
+    """The array as libsamebits sees it: f32, i32 or i64, C order,
+    little-endian. 64-bit integers stay i64 (uint64 must fit in int64), the
+    narrower ones become i32 (uint32 must fit in int32); other dtypes are
+    refused."""
     a = np.asarray(array)
     if a.dtype.kind == "f":
         if a.dtype != np.float32:
             raise TypeError(f"only float32 tensors can be hashed, not {a.dtype}")
         out = a.astype("<f4", copy=False)
     elif a.dtype.kind in "iu":
-        out = a.astype("<i4")
+        wide = a.dtype.itemsize == 8
+        out = a.astype("<i8" if wide else "<i4", copy=False)
         if not np.array_equal(out, a):
-            raise ValueError("integer tensor does not fit in int32")
+            raise ValueError(f"integer tensor does not fit in int{64 if wide else 32}")
     else:
         raise TypeError(f"cannot hash a {a.dtype} tensor")
     if out.ndim > MAX_DIMS:
@@ -61,6 +64,7 @@ def test_vectors():
         ("f32_empty", np.zeros(0, dtype=np.float32)),
         ("f32_3", np.array([1.0, -2.0, 0.5], dtype=np.float32)),
         ("i32_2x3", (np.arange(6, dtype=np.int32) - 3).reshape(2, 3)),
+        ("i64_2x3", np.array([-3, -2, -1, 0, 1, 1 << 40], dtype=np.int64).reshape(2, 3)),
         ("f32_3x300x300", (spread.astype(np.float32) - np.float32(500000)).reshape(3, 300, 300)),
         ("i32_65536", words(65536).view(np.int32)),
         ("i32_65537", words(65537).view(np.int32)),

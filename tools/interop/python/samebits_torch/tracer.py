@@ -5,12 +5,16 @@ Ops are seen through torch.overrides.TorchFunctionMode (functional calls,
 tensor methods, operators: `F.relu(x)`, `torch.matmul(a, b)`, `x @ w`,
 `x.softmax(-1)`, in-place ones too), module outputs through global module
 hooks, gradients through autograd hooks, updates by wrapping every
-optimiser's `step`. Each record lists the probes whose tensors its op
-received, found by tensor identity: a tensor is known by its memory, shape,
-strides, dtype and version counter (an in-place op makes a new version), and
-only while the tensor the record was made from is alive, so a freed tensor's
-memory reused by another is never taken for it. An input no traced op made
-is listed as UNTRACED.
+optimiser's `step`; indexing (`data[a:b]`, `x[i] = v`), which PyTorch 1.13
+hands to no mode, by wrapping Tensor.__getitem__ and __setitem__. Each
+record lists the probes whose tensors its op received, found by tensor
+identity: a tensor is known by its memory, shape, strides, dtype and version
+counter (an in-place op makes a new version), and only while a tensor holding
+that memory is alive (the one the record was made from, or one it shares
+its memory with: a view, the tensor an in-place op wrote into, a detached
+copy), so a freed tensor's memory reused by another is never taken for it.
+A parameter's `.grad` (and a view of it: `p.grad.detach()`) is its recorded
+gradient. An input no traced op made is listed as UNTRACED.
 """
 import os
 import weakref
@@ -20,23 +24,28 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from . import bounds
-from .hashing import MAX_DIMS, canonical
+from .hashing import MAX_DIMS, canonical, tensor_hash
 from .trace import MAX_INPUTS, UNTRACED, Trace
 
 # Ops named as the kernel list names them (kernels/kernels.def) where they
 # mean the same, so the verdict knows which have no reduction to reorder.
 KERNEL_OPS = {"linear": "dense_fwd", "conv2d": "conv2d_fwd", "relu": "relu_fwd",
               "relu_": "relu_fwd", "max_pool2d": "maxpool_fwd", "dropout": "dropout_fwd"}
-# The gradient of the i-th input of a kernel-list op.
+# The gradient of the i-th tensor input of an op ("": it has none); other
+# ops' gradients are <op>_bwd.
 BACKWARD_OPS = {"dense_fwd": ("dense_bwd_data", "dense_bwd_weights", "dense_bwd_bias"),
                 "conv2d_fwd": ("conv2d_bwd_data", "conv2d_bwd_filter", "conv2d_bwd_bias"),
                 "relu_fwd": ("relu_bwd",), "maxpool_fwd": ("maxpool_bwd",),
-                "dropout_fwd": ("dropout_bwd",)}
+                "dropout_fwd": ("dropout_bwd",),
+                "layer_norm": ("layer_norm_bwd_data", "layer_norm_bwd_weight",
+                               "layer_norm_bwd_bias"),
+                "embedding": ("", "embedding_bwd_weight")}
 # Operators by what they compute (`x @ w` is matmul, `x += y` is add_).
 DUNDER_OPS = {"matmul": "matmul", "rmatmul": "matmul", "imatmul": "matmul_",
               "add": "add", "radd": "add", "iadd": "add_", "sub": "sub", "rsub": "rsub",
               "isub": "sub_", "mul": "mul", "rmul": "mul", "imul": "mul_",
-              "truediv": "div", "rtruediv": "rdiv", "itruediv": "div_", "pow": "pow",
+              "truediv": "div", "rtruediv": "rdiv", "rdiv": "rdiv", "itruediv": "div_",
+              "pow": "pow",
               "rpow": "rpow", "neg": "neg", "getitem": "getitem", "setitem": "setitem"}
 # Properties that are ops (views); every other property read is not.
 VIEW_PROPERTIES = {"T", "mT", "H", "mH", "real", "imag"}
@@ -59,13 +68,16 @@ def active():
 
 
 def _tensors(obj, out):
-    """Every tensor of nested tuples, lists and dicts, in order, once each."""
+    """Every tensor of nested tuples, lists, dicts and slices, in order,
+    once each."""
     if isinstance(obj, torch.Tensor):
         if all(t is not obj for t in out):
             out.append(obj)
     elif isinstance(obj, (tuple, list)):
         for o in obj:
             _tensors(o, out)
+    elif isinstance(obj, slice):
+        _tensors((obj.start, obj.stop, obj.step), out)
     elif isinstance(obj, dict):
         for o in obj.values():
             _tensors(o, out)
@@ -81,9 +93,9 @@ def _key(t):
 
 
 def _array(t):
-    """The tensor as a hashable array, or None when the trace format cannot
-    hold it (a dtype other than float32 and int32-sized integers or bools,
-    more than 4 dimensions)."""
+    """The tensor as a hashable array (int64 as i64, narrower integers and
+    bools as i32), or None when the trace format cannot hold it (another
+    dtype, more than 4 dimensions)."""
     t = t.detach()
     if t.dim() > MAX_DIMS:
         return None
@@ -92,9 +104,14 @@ def _array(t):
     if t.dtype not in (torch.float32, torch.int32, torch.int64, torch.int16,
                        torch.int8, torch.uint8):
         return None
+    return canonical(t.cpu().numpy())
+
+
+def _storage(t):
+    """The address of a tensor's storage (views and in-place results share it)."""
     try:
-        return canonical(t.cpu().numpy())
-    except ValueError:          # an integer beyond int32
+        return t.storage().data_ptr()
+    except (RuntimeError, NotImplementedError):
         return None
 
 
@@ -111,23 +128,31 @@ def op_name(func):
 
 class _Node:
     """A tensor some record holds: the probe that made it (and its latest
-    name), the calls that read it this step, and its gradients."""
+    name), the tensors holding its memory, the calls that read it this step,
+    and its gradients."""
 
-    def __init__(self, name, tensor):
+    def __init__(self, name, tensor, shares=None, digest=None):
         self.first = name
         self.name = name
-        self.ref = weakref.ref(tensor)
+        self.digest = digest    # of the record's tensor
+        # weak: the tensor and those it shares memory with (`shares`' own)
+        self.refs = [weakref.ref(tensor)] + (shares.refs if shares else [])
         self.readers = []       # _Call
         self.grad_names = []    # of this step
         self.grad = None        # the latest gradient, kept only while dumping
+        self.hook = None        # the gradient hook in force (a token)
+
+    def alive(self):
+        """Whether its memory is still the tensor's (a tensor holding it lives)."""
+        return any(r() is not None for r in self.refs)
 
 
 class _Call:
-    """One traced call: its op, its inputs' names (and, while dumping, the
-    inputs and arguments themselves) and the nodes it made."""
+    """One traced call: its op, its inputs' names and nodes (and, while
+    dumping, the inputs and arguments themselves) and the nodes it made."""
 
-    def __init__(self, step, op, in_names, inputs, args, kwargs):
-        self.step, self.op, self.in_names = step, op, in_names
+    def __init__(self, step, op, in_names, read, inputs, args, kwargs):
+        self.step, self.op, self.in_names, self.read = step, op, in_names, read
         self.inputs, self.args, self.kwargs = inputs, args, kwargs
         self.outputs = []
 
@@ -162,6 +187,9 @@ class Tracer:
                                   (`encoder.fc1.linear`, `block.relu`)
       <probe>.grad                the gradient of a probe's tensor
       <module>.<param>.grad       a parameter's gradient (`fc1.weight.grad`)
+      <module>.<param>.grad.sum   what its .grad holds when that is not the
+                                  step's one gradient (several backward
+                                  passes, or a .grad not zeroed)
       <opt>.<module>.<param>      a parameter after optimiser <opt>'s update
       init.<module>.<param>       a parameter (or buffer) when first seen
       <name>                      a source (`source(name, tensor)`)
@@ -197,7 +225,8 @@ class Tracer:
         self._scope = []            # (module, call name, inputs) of the modules running
         self._param_names = {}      # id(parameter) -> "<module>.<param>"
         self._leaves_hooked = {}    # id(leaf) -> leaf (kept, so the id stays its)
-        self._param_grads = {}      # id(parameter) -> names of its gradients this step
+        self._param_grads = {}      # id(parameter) -> nodes of its gradients this step
+        self._grad_before = {}      # id(parameter) -> what its .grad held before them
         self._handles = []
         self._steps = {}            # optimiser class -> its own step
         self._param_before = {}     # id(parameter) -> its probe before the update
@@ -213,7 +242,7 @@ class Tracer:
     def source(self, name, tensor):
         """Records data entering the run (a batch, labels) as a source."""
         if _array(tensor) is None:
-            raise ValueError(f"source {name}: a trace holds float32 or int32 tensors of at "
+            raise ValueError(f"source {name}: a trace holds float32 or integer tensors of at "
                              f"most {MAX_DIMS} dimensions, not {tensor.dtype} "
                              f"{tuple(tensor.shape)}")
         with self._pause():
@@ -228,6 +257,7 @@ class Tracer:
         self._handles = [mm.register_module_forward_pre_hook(self._module_pre),
                          mm.register_module_forward_hook(self._module_post)]
         self._wrap_optimizers()
+        self._wrap_indexing()
         self._mode = _Mode(self)
         self._mode.__enter__()
         return self
@@ -241,6 +271,11 @@ class Tracer:
             cls.step = step
         torch.optim.Optimizer.__init__ = self._optimizer_init
         torch.optim.Optimizer.zero_grad = self._zero_grad
+        for name, method in self._indexing.items():
+            if method is None:
+                delattr(torch.Tensor, name)
+            else:
+                setattr(torch.Tensor, name, method)
         _active = None
         if exc_type is None:
             threads = self.threads or torch.get_num_threads()
@@ -288,10 +323,33 @@ class Tracer:
     # ---- records and identity --------------------------------------------
 
     def _lookup(self, t):
-        node = self._nodes.get(_key(t))
-        if node is None or node.ref() is None:
-            return None
-        return node
+        key = _key(t)
+        node = self._nodes.get(key)
+        if node is not None and node.alive():
+            return node
+        return self._bind_grad(t, key) if self._param_grads else None
+
+    def _bind_grad(self, t, key):
+        """A parameter's .grad (or a view of it) read after this step's
+        gradients were recorded: their node when it holds the recorded bits,
+        else a record of what the accumulator holds (`<param>.grad.sum`, op
+        accumulate_grad: the step's gradients, and what it held before
+        them when that was not zero); None when t is no such tensor."""
+        for pid, grads in self._param_grads.items():
+            p = self._leaves_hooked[pid]
+            if p.grad is None or _key(p.grad) != key:
+                continue
+            before = self._grad_before.get(pid)
+            with self._pause():
+                digest = tensor_hash(_array(p.grad))
+                if len(grads) == 1 and before is None and digest == grads[0].digest:
+                    node = _Node(grads[0].name, p.grad, digest=digest)
+                    self._nodes[key] = node
+                    return node
+                name = self._count(f"{self._param_names.get(pid, grads[0].first)}.grad.sum")
+                inputs = [g.name for g in grads] + ([before] if before else [])
+                return self._record(name, "accumulate_grad", p.grad, _listed(inputs), None)
+        return None
 
     def _in_names(self, tensors):
         names = []
@@ -308,7 +366,7 @@ class Tracer:
         array = _array(tensor)
         if array is None:
             return None
-        self.trace.add(self.step, name, op, array, inputs)
+        digest = self.trace.add(self.step, name, op, array, inputs)
         if self._dump_wanted(name):
             self._write_dump(name, array, live, bound)
         if node is not None:
@@ -317,11 +375,23 @@ class Tracer:
         key = _key(tensor)
         if key is None:
             return None
-        node = _Node(name, tensor)
+        node = _Node(name, tensor, self._memory_owner(tensor, call), digest)
         self._nodes[key] = node
         if call is not None:
             call.outputs.append(node)
         return node
+
+    def _memory_owner(self, t, call):
+        """The node of an input of `call` whose memory t shares (t is a view
+        of it, or was written in place), or None."""
+        if call is None:
+            return None
+        where = _storage(t)
+        for node in call.read:
+            held = node and next((r() for r in node.refs if r() is not None), None)
+            if held is not None and where is not None and _storage(held) == where:
+                return node
+        return None
 
     def _dump_wanted(self, name):
         return (self.dump is not None and not self.dumped and name == self.dump[0]
@@ -363,10 +433,17 @@ class Tracer:
         dumping = self.dump is not None and not self.dumped
         # the inputs as the op receives them: an in-place op changes them
         live = [t.detach().clone() for t in ins] if self._dump_wanted(name) else ins
-        call = _Call(self.step, op, in_names, live if dumping else None,
+        call = _Call(self.step, op, in_names, read, live if dumping else None,
                      args if dumping else None, kwargs if dumping else None)
+        # views whose gradient hook an in-place op would take out of the graph
+        views = [(t, v, n, t._base, t._base.grad_fn) for t, v, n in zip(ins, versions, read)
+                 if n is not None and n.hook is not None and t._base is not None
+                 and t._base.grad_fn is not None]
         with self._pause():
             out = func(*args, **kwargs)
+            for t, version, node, base, fn in views:
+                if t._version != version:
+                    self._hook_view(t, node, base, fn)
             outs = _tensors(out, [])
             # an op that writes into a tensor it was given (x[i] = v, out=)
             outs += [t for t, v in zip(ins, versions)
@@ -448,13 +525,36 @@ class Tracer:
             return
         # on the op's backward node, not the tensor: a tensor's hook follows
         # it through later in-place ops, and this node is this version's
-        index = t.output_nr
+        self._hook_node(node, t.grad_fn, t.output_nr, None)
+
+    def _hook_node(self, node, fn, index, view):
+        """Records node's gradient when autograd node fn runs: its index-th
+        output gradient, through view (a function) when given. The hook
+        given last to node is the one in force."""
+        token = object()
+        node.hook = token
 
         def hook(grad_inputs, grad_outputs):
             g = grad_outputs[index] if index < len(grad_outputs) else None
-            if g is not None:
-                self._gradient(node, g)
-        t.grad_fn.register_hook(hook)
+            if g is not None and node.hook is token:
+                self._gradient(node, g if view is None else view(g))
+        fn.register_hook(hook)
+
+    def _hook_view(self, t, node, base, fn):
+        """t, a view of base, was written in place: autograd rebased t's
+        history on base, and t's own backward node left the graph. t's
+        gradient (as it was) is then base's gradient seen through t's view,
+        taken where fn, base's backward node as it was, runs."""
+        size, stride = tuple(t.shape), t.stride()
+        offset = t.storage_offset() - base.storage_offset()
+        base_size, base_stride = tuple(base.shape), base.stride()
+
+        def view(g):
+            with self._pause():
+                if g.stride() != base_stride:
+                    g = torch.empty_strided(base_size, base_stride, dtype=g.dtype).copy_(g)
+                return g.as_strided(size, stride, g.storage_offset() + offset)
+        self._hook_node(node, fn, base.output_nr, view)
 
     def _hook_leaf(self, t):
         """A leaf (a parameter): one hook for all its versions, recording its
@@ -467,17 +567,29 @@ class Tracer:
             node = self._lookup(t)
             if node is None or self._paused:
                 return
+            if id(t) not in self._param_grads:     # the step's first: what .grad holds
+                self._grad_before[id(t)] = self._accumulator(t)
             name = self._param_names.get(id(t), node.first)
-            self._gradient(node, g, name=f"{name}.grad")
-            self._param_grads.setdefault(id(t), []).append(node.grad_names[-1])
+            grad = self._gradient(node, g, name=f"{name}.grad")
+            if grad is not None:
+                self._param_grads.setdefault(id(t), []).append(grad)
         t.register_hook(hook)
+
+    def _accumulator(self, p):
+        """What p.grad holds before a gradient is added to it: None when
+        nothing (no .grad, or zeros), else its record's name (UNTRACED if none)."""
+        with self._pause():
+            if p.grad is None or not bool(p.grad.any()):
+                return None
+        node = self._nodes.get(_key(p.grad))
+        return node.name if node is not None and node.alive() else UNTRACED
 
     def _gradient(self, node, g, name=None):
         """Records the gradient of node's tensor: made by the backward of the
         calls that read it this step, from their outputs' gradients and their
-        inputs."""
+        inputs. Returns the gradient's node (None: not recordable)."""
         if _active is not self:     # a hook left on a tensor by an earlier trace
-            return
+            return None
         with self._pause():
             readers = [c for c in node.readers if c.step == self.step]
             inputs = []
@@ -489,16 +601,18 @@ class Tracer:
             inputs = _listed(inputs) or [UNTRACED]
             op = self._backward_op(node, readers)
             name = self._count(name or f"{node.first}.grad")
-            bound = self._backward_bound(node, readers, op, g)
-            self._record(name, op, g, inputs, None, self._backward_live(readers), bound)
+            bound = self._backward_bound(node, readers)
+            made = self._record(name, op, g, inputs, None, self._backward_live(readers), bound)
             node.grad_names.append(name)
             if self.dump is not None:
                 node.grad = g
+            return made
 
     @staticmethod
     def _role(node, call):
-        for i, n in enumerate(call.in_names):
-            if n == node.name:
+        """Which tensor input of call node's tensor was."""
+        for i, n in enumerate(call.read):
+            if n is node:
                 return i
         return None
 
@@ -507,7 +621,7 @@ class Tracer:
             return "backward"
         c = readers[0]
         ops, role = BACKWARD_OPS.get(c.op), self._role(node, c)
-        if ops and role is not None and role < len(ops):
+        if ops and role is not None and role < len(ops) and ops[role]:
             return ops[role]
         return f"{c.op.rstrip('_')}_bwd"
 
@@ -518,14 +632,25 @@ class Tracer:
         dy = [o.grad for o in c.outputs if o.grad is not None]
         return dy + list(c.inputs)
 
-    def _backward_bound(self, node, readers, op, g):
-        if self.dump is None or len(readers) != 1 or readers[0].inputs is None:
+    def _backward_bound(self, node, readers):
+        """The bound of node's gradient: its one reader's backward, or the
+        sum of every reader's contribution (bounds.accumulated); None when
+        a contribution has no bound."""
+        if self.dump is None or not readers or any(c.inputs is None for c in readers):
             return None
-        c = readers[0]
-        dy = [o.grad for o in c.outputs if o.grad is not None]
-        if len(dy) != 1:
-            return None
-        return bounds.backward(op, dy[0], c.inputs, c.args, c.kwargs)
+        parts = []
+        for c in readers:
+            dy = [o.grad for o in c.outputs if o.grad is not None]
+            role = self._role(node, c)
+            if len(dy) != 1 or role is None:
+                return None
+            part = bounds.backward_error(self._backward_op(node, [c]), role, dy[0], c.inputs,
+                                         c.args, c.kwargs)
+            if part is None:
+                return None
+            parts.append(part)
+        total = bounds.accumulated(parts)
+        return lambda: bounds.twice(total()[0])
 
     # ---- optimisers ---------------------------------------------------------------
 
@@ -559,6 +684,21 @@ class Tracer:
             wrap(cls)
             stack += cls.__subclasses__()
 
+    def _wrap_indexing(self):
+        """Tensor.__getitem__ and __setitem__ as traced ops (getitem,
+        setitem): PyTorch 1.13 hands indexing to no TorchFunctionMode."""
+        tracer = self
+        self._indexing = {}
+        for name, op in (("__getitem__", "getitem"), ("__setitem__", "setitem")):
+            original = getattr(torch.Tensor, name)
+            self._indexing[name] = torch.Tensor.__dict__.get(name)     # None: inherited
+
+            def traced(*args, _original=original, _op=op):
+                if tracer._paused or _active is not tracer:
+                    return _original(*args)
+                return tracer._call(_original, _op, args, {})
+            setattr(torch.Tensor, name, traced)
+
     def _after_step(self, opt):
         opt_name = type(opt).__name__.lower()
         with self._pause():
@@ -568,10 +708,10 @@ class Tracer:
                         continue
                     qualname = self._param_names.get(id(p)) or f"group{g}.{i}"
                     grad = self._lookup(p.grad)
-                    grads = [grad.name] if grad else self._param_grads.get(id(p), [UNTRACED])
                     before = self._param_before.get(id(p), UNTRACED)
                     node = self._record(self._count(f"{opt_name}.{qualname}"),
-                                        f"{opt_name}_update", p, _listed(grads + [before]),
+                                        f"{opt_name}_update", p,
+                                        _listed([grad.name if grad else UNTRACED, before]),
                                         None, [p.grad])
                     if node is not None:
                         self._param_names.setdefault(id(p), qualname)
@@ -589,8 +729,9 @@ class Tracer:
         self.step += 1
         self._counts = {}
         self._param_grads = {}
+        self._grad_before = {}
         # forget what freed tensors were (their memory may be reused)
-        self._nodes = {k: n for k, n in self._nodes.items() if n.ref() is not None}
+        self._nodes = {k: n for k, n in self._nodes.items() if n.alive()}
         for n in self._nodes.values():
             n.readers, n.grad_names, n.grad = [], [], None
 

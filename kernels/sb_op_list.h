@@ -105,6 +105,17 @@ enum sb_list_flag {
 #define SB_CHOOSE_REFD(yes, no) yes
 #define SB_CHOOSE_NO_REFD(yes, no) no
 
+/* ---- the columns of params.def ------------------------------------------ */
+
+#define SB_OPTIM_NONE SB_OPTIM_COUNT
+
+#define SB_CHOOSE_BATCHED(yes, no) yes
+#define SB_CHOOSE_UNBATCHED(yes, no) no
+
+/* The label range of the op call `c` (an sb_op_call * in scope). */
+#define SB_LABEL_RANGE_LABELS(member) (c)->member
+#define SB_LABEL_RANGE_NO_LABELS 0
+
 /* The signature's parameters without their parentheses. */
 #define SB_UNPAREN(...) __VA_ARGS__
 
