@@ -35,6 +35,12 @@ bool sb_op_has_reduction(sb_op op)
     return (unsigned)op < SB_OP_COUNT && ops[op].reduces;
 }
 
+bool sb_op_name_exact(const char *name)
+{
+    sb_op k = sb_op_from_name(name);
+    return k != SB_OP_COUNT && !sb_op_has_reduction(k);
+}
+
 sb_op_roles sb_op_roles_of(sb_op op)
 {
     const op_info *i = info_of(op);

@@ -285,6 +285,9 @@ void sb_op_call_set_batch(sb_op_call *c, int n);
 sb_bound_fn sb_op_call_bound;
 /* true when the op has a reduction (a nonzero bound is possible) */
 bool sb_op_has_reduction(sb_op op);
+/* true when `name` is an op of the list without a reduction: exact, any
+ * difference in its output is a bug */
+bool sb_op_name_exact(const char *name);
 
 /* ---- hashing leaves while they are hot ----------------------------------------
  * The elementwise ops and optimiser updates of the det and loose tables have

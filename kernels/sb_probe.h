@@ -42,8 +42,12 @@ typedef struct sb_probe_point {
     int n_inputs;
     const sb_tensor *input_tensors; /* the live input tensors, parallel to inputs, or NULL */
     int n_input_tensors;        /* may be fewer than n_inputs: state updated in place is named but not kept */
-    sb_bound_fn *bound;         /* NULL: the op has no reduction, any difference is a bug */
+    sb_bound_fn *bound;         /* NULL: no bound; the op is exact when `exact` says so or the
+                                 * kernel list knows it without a reduction, else no bound is
+                                 * known and a difference is unbounded */
     const void *bound_ctx;
+    bool exact;                 /* with bound NULL: the op has no reduction, any difference is
+                                 * a bug (its dumped bound is zeros) */
     int out_index;
     /* NULL, or the digests of every leaf of `tensor`, in leaf order, made by
      * the leaf hash the hook handed down; the hook may hash the tensor

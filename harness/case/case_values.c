@@ -110,9 +110,9 @@ sb_status sb_case_get_verdicts(case_loader *ld, const case_entry *e, sb_verdict_
 {
     *s = sb_verdict_set_from_name(e->value);
     if (*s == 0)
-        return sb_case_fail(ld, e->line, "%s as identical, reordering, beyond-bound, crash, timeout "
-                                 "or nondeterministic, or several joined by '|', found \"%s\"",
-                    e->key, e->value);
+        return sb_case_fail(ld, e->line, "%s as identical, reordering, unbounded, beyond-bound, "
+                            "crash, timeout or nondeterministic, or several joined by '|', "
+                            "found \"%s\"", e->key, e->value);
     return SB_OK;
 }
 

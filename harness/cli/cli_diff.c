@@ -38,7 +38,7 @@ static sb_status dump_read(sb_tensor *t, const char *dir, const sb_record *r, bo
 }
 
 /* The element diff of the divergent probe from the two sides' dumps, the
- * bound from side A's <probe>.bound.npy (none there: bound 0). */
+ * bound from side A's <probe>.bound.npy (none there: no bound known). */
 static sb_status dumps_classify(sb_divergence *d, const sb_trace *a, const sb_trace *b,
                                 const char *dirs, char *err, size_t errlen)
 {
@@ -131,13 +131,20 @@ int cli_diff(int argc, char **argv)
             goto done;
         }
         const sb_elem_diff *e = &d.elem;
+        char bound[64];
+        sb_elem_bound_text(bound, sizeof bound, e);
         if (d.have_elements)
-            printf("  %zu of %zu elements differ, max abs %.3g, max ULP %.3g, "
-                   "bound ratio %.3g\n",
-                   e->differing, e->total, e->max_abs, e->max_ulp, e->bound_ratio);
+            printf("  %zu of %zu elements differ, max abs %.3g, max ULP %.3g, %s\n",
+                   e->differing, e->total, e->max_abs, e->max_ulp, bound);
         else
             printf("  the dumps are not the traced tensors (re-runs did not repeat the runs)\n");
-        printf("verdict: %s\n", sb_verdict_name(sb_divergence_verdict(&d)));
+        sb_verdict v = sb_divergence_verdict(&d);
+        printf("verdict: %s\n", sb_verdict_name(v));
+        if (v == SB_VERDICT_UNBOUNDED) {
+            char why[512];
+            sb_unbounded_text(why, sizeof why, &d);
+            printf("  %s\n", why);
+        }
     }
 done:
     sb_trace_free(&a);

@@ -8,13 +8,16 @@
 static const char run_usage[] =
     "usage: samebits run CASE --threads N --trace FILE\n"
     "                    [--dump PROBE | --dump-all] [--dump-step S --dump-dir DIR]\n"
+    "                    [--dump-list FILE --dump-dir DIR]\n"
     "                    [--max-steps N] [--data-dir DIR] [--stream FILE] [--batch B]\n"
     "\n"
     "Runs the case once at N threads and writes its trace to FILE. With --dump,\n"
     "also writes DIR/PROBE.npy, DIR/PROBE.bound.npy and DIR/PROBE.in<i>.npy at\n"
     "step S of probe PROBE; with --dump-all, those files for every probe of step\n"
-    "S and DIR/manifest.tsv (name, op, inputs). A dumping run of a training case\n"
-    "stops after step S, so its trace ends there; --max-steps N stops a training\n"
+    "S and DIR/manifest.tsv (name, op, inputs). With --dump-list, those files of\n"
+    "every probe FILE lists (a line STEP<tab>PROBE each) in DIR/STEP/. A dumping\n"
+    "run of a training case stops after step S (the list's last), so its trace\n"
+    "ends there; --max-steps N stops a training\n"
     "case after N steps (an epoch it cuts is not evaluated). --stream FILE\n"
     "writes every record to FILE as it is made, and a line as each op starts,\n"
     "so a run that dies leaves where it was.\n"
@@ -52,7 +55,7 @@ int cli_run_rank(int argc, char **argv, const sb_grad_combine *combine)
 {
     const char *case_path = NULL, *trace_path = NULL, *threads_s = NULL, *dump = NULL,
                *dump_step_s = NULL, *dump_dir = NULL, *data_dir = NULL, *max_steps_s = NULL,
-               *stream = NULL, *batch_s = NULL;
+               *stream = NULL, *batch_s = NULL, *dump_list_s = NULL;
     bool dump_all = false;
     const sb_option options[] = {
         {"--threads", &threads_s, NULL},     {"--trace", &trace_path, NULL},
@@ -60,7 +63,7 @@ int cli_run_rank(int argc, char **argv, const sb_grad_combine *combine)
         {"--dump", &dump, NULL},             {"--dump-all", NULL, &dump_all},
         {"--max-steps", &max_steps_s, NULL}, {"--data-dir", &data_dir, NULL},
         {"--stream", &stream, NULL},         {"--batch", &batch_s, NULL},
-        {NULL, NULL, NULL},
+        {"--dump-list", &dump_list_s, NULL}, {NULL, NULL, NULL},
     };
     cli_line l = {.cmd = "run", .usage = run_usage, .options = options,
                   .positional = &case_path, .min_positional = 1, .max_positional = 1};
@@ -69,9 +72,12 @@ int cli_run_rank(int argc, char **argv, const sb_grad_combine *combine)
         return rc;
     bool dumping = dump || dump_all;
     if (!threads_s || !trace_path || (dump && dump_all) ||
-        (dumping && (!dump_step_s || !dump_dir)) || (!dumping && (dump_step_s || dump_dir))) {
+        (dumping && (!dump_step_s || !dump_dir)) ||
+        (dump_list_s && (dumping || dump_step_s || !dump_dir)) ||
+        (!dumping && !dump_list_s && (dump_step_s || dump_dir))) {
         cli_usage_error("run", "needs --threads N and --trace FILE; --dump PROBE or --dump-all "
-                        "with --dump-step S and --dump-dir DIR");
+                        "with --dump-step S and --dump-dir DIR, or --dump-list FILE with "
+                        "--dump-dir DIR");
         return SB_EXIT_INPUT;
     }
     int64_t threads, dump_step = 0, max_steps = 0, batch = 0;
@@ -90,12 +96,22 @@ int cli_run_rank(int argc, char **argv, const sb_grad_combine *combine)
     sb_case c;
     if (!cli_case_load(&c, case_path))
         return SB_EXIT_INPUT;
+    sb_dump_list list = {0};
+    if (dump_list_s && sb_dump_list_read(&list, dump_list_s, err, sizeof err) != SB_OK) {
+        fprintf(stderr, "%s\n", err);
+        return SB_EXIT_INPUT;
+    }
+    if (dump_list_s) {
+        dumping = true;
+        dump_step = sb_dump_list_last_step(&list);
+    }
     /* a case without [invariance] swept with `sweep --batch`: the same
      * defaults the sweep gave it (sb_case_batch_override) */
     const int size = (int)batch;
     if (batch > 0 && c.n_batch == 0 &&
         sb_case_batch_override(&c, &size, 1, err, sizeof err) != SB_OK) {
         fprintf(stderr, "%s\n", err);
+        sb_dump_list_free(&list);
         return SB_EXIT_INPUT;
     }
     c.run_batch = (int)batch;
@@ -107,6 +123,7 @@ int cli_run_rank(int argc, char **argv, const sb_grad_combine *combine)
         if (snprintf(rank_trace, sizeof rank_trace, "%s.rank%d", trace_path, combine->rank) >=
             (int)sizeof rank_trace) {
             fprintf(stderr, "%s: path too long\n", trace_path);
+            sb_dump_list_free(&list);
             return SB_EXIT_INPUT;
         }
         trace_path = rank_trace;
@@ -118,11 +135,12 @@ int cli_run_rank(int argc, char **argv, const sb_grad_combine *combine)
         dump = NULL;
         dump_all = false;
         dump_dir = NULL;
+        dump_list_s = NULL;
     }
     sb_run_options o = {.threads = (int)threads, .dump_probe = dump, .dump_step = dump_step,
                         .dump_dir = dump_dir, .data_dir = cli_data_dir(data_dir),
                         .dump_all = dump_all, .max_steps = max_steps, .stream_path = stream,
-                        .combine = combine};
+                        .combine = combine, .dump_list = dump_list_s ? &list : NULL};
     sb_trace t;
     sb_trace_init(&t);
     sb_status st = sb_run_case(&c, &o, &t, err, sizeof err);
@@ -133,5 +151,6 @@ int cli_run_rank(int argc, char **argv, const sb_grad_combine *combine)
         rc = trace_save(&t, trace_path);
     }
     sb_trace_free(&t);
+    sb_dump_list_free(&list);
     return rc;
 }

@@ -21,8 +21,9 @@ static const char sweep_usage[] =
     "(2,3,5,7), primes..13 or 1,primes; default the case's) and repeat, each in\n"
     "its own process, compares each trace with the case's golden, finds every\n"
     "origin of a divergence (a divergent probe whose inputs are all the golden's),\n"
-    "locates the first N of them per run (--max-origins, default 4, at most 16)\n"
-    "and judges the worst against the case's expectation; repeats of one thread\n"
+    "locates them all per run in one re-run of each side (at most N,\n"
+    "--max-origins, default and at most 256; the reports say when that cap was\n"
+    "hit) and judges the worst against the case's expectation; repeats of one thread\n"
     "count that differ from each other make it nondeterministic; a run that\n"
     "crashed or timed out is placed (step, op, last probe) from the trace it\n"
     "streamed. Prints a table per case (on stderr with --tap, which puts TAP on\n"
@@ -141,7 +142,8 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
         !shard_parse(shard_s, &a->b.o, rc) ||
         (max_steps_s && !cli_parse_max_steps(max_steps_s, &a->b.o.max_steps)) ||
         (max_origins_s &&
-         !cli_parse_int(max_origins_s, 1, SB_ORIGINS_KEPT, &max_origins, "--max-origins")))
+         !cli_parse_int(max_origins_s, 1, SB_ORIGINS_LOCATE_MAX, &max_origins,
+                        "--max-origins")))
         return false;
     if (batch_s && !cli_parse_batch(batch_s, a->batch, &a->b.o.n_batch))
         return false;

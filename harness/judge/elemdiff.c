@@ -2,6 +2,7 @@
  * largest absolute, relative and ULP differences, where they are, and how
  * they compare with the op's reordering bound. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "samebits.h"
@@ -34,11 +35,13 @@ int64_t sb_ulp_distance(float a, float b)
     return d < 0 ? -d : d;
 }
 
+/* Bounded: integers are exact, and a float diff says whether it had one. */
 static void diff_init(sb_elem_diff *d, size_t n)
 {
     memset(d, 0, sizeof *d);
     d->total = n;
     d->within_bound = true;
+    d->bounded = true;
 }
 
 /* Counts differing index i: it extends the current run when it follows the
@@ -58,15 +61,17 @@ static void diff_note_index(sb_elem_diff *d, size_t i, size_t *run_end)
         d->ranges[d->n_ranges - 1][1] = i + 1;
 }
 
+/* Without a bound only identical bits are within it. */
 static void diff_finish(sb_elem_diff *d)
 {
-    d->within_bound = !(d->bound_ratio > 1.0);
+    d->within_bound = d->bounded ? !(d->bound_ratio > 1.0) : d->differing == 0;
 }
 
 void sb_elem_diff_f32(sb_elem_diff *d, const float *a, const float *b,
                       const float *bound, size_t n)
 {
     diff_init(d, n);
+    d->bounded = bound != NULL;
     size_t run_end = 0;
     for (size_t i = 0; i < n; i++) {
         /* NaN and Inf first: they would poison every difference below */
@@ -83,7 +88,7 @@ void sb_elem_diff_f32(sb_elem_diff *d, const float *a, const float *b,
         if (!fa || !fb) {
             d->max_abs = HUGE_VAL;
             d->max_rel = HUGE_VAL;
-            d->bound_ratio = HUGE_VAL;
+            d->bound_ratio = bound ? HUGE_VAL : 0.0;
             continue;
         }
         double x = (double)a[i], y = (double)b[i];
@@ -95,7 +100,9 @@ void sb_elem_diff_f32(sb_elem_diff *d, const float *a, const float *b,
             d->max_abs = abs_diff;
         if (rel > d->max_rel)
             d->max_rel = rel;
-        double bnd = bound ? (double)bound[i] : 0.0;
+        if (!bound)
+            continue;
+        double bnd = (double)bound[i];
         /* a zero (or NaN) bound admits no change of bits at all */
         double ratio = bnd > 0.0 ? abs_diff / bnd : HUGE_VAL;
         if (ratio > d->bound_ratio)
@@ -145,4 +152,12 @@ void sb_elem_diff_ints(sb_elem_diff *d, const sb_tensor *a, const sb_tensor *b)
         if (x[i] != y[i])
             note_int(d, i, &run_end, x[i], y[i]);
     diff_finish(d);
+}
+
+void sb_elem_bound_text(char *out, size_t len, const sb_elem_diff *e)
+{
+    if (e->bounded)
+        snprintf(out, len, "bound ratio %.3g", e->bound_ratio);
+    else
+        snprintf(out, len, "no bound known");
 }

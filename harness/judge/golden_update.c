@@ -55,7 +55,7 @@ static bool origins_describe(char *out, size_t len, size_t *at, const sb_trace *
         const sb_divergence *d = &o.list[i];
         /* a probe made from no input is an input of the run itself */
         bool source = t->records[d->index].n_inputs == 0;
-        bool exact = source || sb_op_cannot_reorder(d->op);
+        bool exact = source || sb_op_name_exact(d->op);
         reordering = reordering && !exact;
         say(out, len, at, "%s %s at step %lld %s (%s)", i ? "," : "",
             source ? "beyond bound (an input of the run)"

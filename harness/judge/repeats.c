@@ -54,10 +54,9 @@ sb_status sb_repeats_locate(const sb_case *c, const char *self_exe, int threads,
     while (st == SB_OK && !d->have_elements && made < REPEATS_RERUNS) {
         char suffix[16];
         snprintf(suffix, sizeof suffix, ".r%d", made + 1);
-        const sb_record *rec = NULL;
-        st = sb_rerun_paths(&re[made], work_dir, threads, suffix, d->probe, err, errlen);
+        st = sb_rerun_paths(&re[made], work_dir, threads, suffix, err, errlen);
         if (st == SB_OK)
-            st = sb_rerun_once(&re[made], c, self_exe, d, &t[made], &rec, err, errlen);
+            st = sb_rerun_once(&re[made], c, self_exe, &d, 1, &t[made], err, errlen);
         else
             sb_trace_init(&t[made]);
         made++;
@@ -69,7 +68,7 @@ sb_status sb_repeats_locate(const sb_case *c, const char *self_exe, int threads,
             sb_trace_compare(&t[j], &t[made - 1], &x);
             if (!x.found || x.structural || x.index != d->index)
                 continue;
-            st = sb_rerun_dumps_diff(&re[j], &re[made - 1], &d->elem, err, errlen);
+            st = sb_rerun_dumps_diff(&re[j], &re[made - 1], d, &d->elem, err, errlen);
             d->have_elements = st == SB_OK;
         }
     }

@@ -1,7 +1,7 @@
-/* Re-runs of one configuration that dump the probe of a divergence, for the
- * locator (against the golden) and the run-to-run check (between repeats):
- * their paths, spawning them, checking that they reproduce a hash, and
- * diffing two of them element by element. */
+/* Re-runs of one configuration that dump the probes of divergences (all of
+ * a run's in one re-run), for the locator (against the golden) and the
+ * run-to-run check (between repeats): their paths, spawning them, checking
+ * what they reproduce, and diffing two of them element by element. */
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
@@ -38,17 +38,15 @@ static sb_status dir_make(const char *path, char *err, size_t errlen)
 }
 
 sb_status sb_rerun_paths(sb_rerun *r, const char *work_dir, int threads, const char *suffix,
-                         const char *probe, char *err, size_t errlen)
+                         char *err, size_t errlen)
 {
     r->threads = threads;
     bool ok = path_fits(snprintf(r->dir, sizeof r->dir, "%s/%d%s", work_dir, threads, suffix),
                         sizeof r->dir)
               && path_fits(snprintf(r->trace, sizeof r->trace, "%s/run.trace", r->dir),
                            sizeof r->trace)
-              && path_fits(snprintf(r->dump, sizeof r->dump, "%s/%s.npy", r->dir, probe),
-                           sizeof r->dump)
-              && path_fits(snprintf(r->bound, sizeof r->bound, "%s/%s.bound.npy", r->dir, probe),
-                           sizeof r->bound)
+              && path_fits(snprintf(r->list, sizeof r->list, "%s/dump.list", r->dir),
+                           sizeof r->list)
               && path_fits(snprintf(r->log, sizeof r->log, "%s/stderr.log", r->dir),
                            sizeof r->log);
     if (!ok) {
@@ -59,22 +57,46 @@ sb_status sb_rerun_paths(sb_rerun *r, const char *work_dir, int threads, const c
     return st == SB_OK ? dir_make(r->dir, err, errlen) : st;
 }
 
-/* Runs one child; stale dumps of an earlier locate are removed first so
- * that a child which fails to write them cannot pass for one that did (the
- * child's stale trace goes the same way in sb_child_spawn). */
-static sb_status rerun_spawn(const sb_rerun *r, const sb_case *c, const char *self_exe,
-                             const sb_divergence *d, char *err, size_t errlen)
+bool sb_rerun_dump_path(char *out, size_t len, const sb_rerun *r, const sb_divergence *d,
+                        const char *suffix)
 {
-    unlink(r->dump);
-    unlink(r->bound);
+    return path_fits(snprintf(out, len, "%s/%lld/%s%s.npy", r->dir, (long long)d->step,
+                              d->probe, suffix), len);
+}
+
+/* Runs one child dumping every divergence's probe; stale dumps of an earlier
+ * locate are removed first so that a child which fails to write them cannot
+ * pass for one that did (the child's stale trace goes the same way in
+ * sb_child_spawn). */
+static sb_status rerun_spawn(const sb_rerun *r, const sb_case *c, const char *self_exe,
+                             sb_divergence *const *ds, int n, char *err, size_t errlen)
+{
+    sb_dump_list list = {0};
+    sb_status st = SB_OK;
+    for (int i = 0; i < n && st == SB_OK; i++) {
+        char dump[1100], bound[1100];
+        if (sb_rerun_dump_path(dump, sizeof dump, r, ds[i], "") &&
+            sb_rerun_dump_path(bound, sizeof bound, r, ds[i], ".bound")) {
+            unlink(dump);
+            unlink(bound);
+        }
+        st = sb_dump_list_add(&list, ds[i]->step, ds[i]->probe);
+    }
+    if (st == SB_OK)
+        st = sb_dump_list_write(&list, r->list, err, errlen);
+    else
+        sb_err_set(err, errlen, "%s: cannot list the probes to dump (%s)", c->path,
+                   sb_status_name(st));
+    sb_dump_list_free(&list);
+    if (st != SB_OK)
+        return st;
     /* the child's complaints are kept beside its dumps */
     sb_child_run run = {.self_exe = self_exe, .c = c, .threads = r->threads,
                         .timeout_seconds = c->timeout_seconds, .trace_path = r->trace,
-                        .stderr_path = r->log, .dump_probe = d->probe, .dump_step = d->step,
-                        .dump_dir = r->dir};
+                        .stderr_path = r->log, .dump_list = r->list, .dump_dir = r->dir};
     sb_child_result res;
     char how[320];
-    sb_status st = sb_child_spawn(&run, &res, how, sizeof how);
+    st = sb_child_spawn(&run, &res, how, sizeof how);
     if (st != SB_OK) {
         sb_err_set(err, errlen, "%s: re-run at %d threads: %s", c->path, r->threads, how);
         return st;
@@ -88,43 +110,29 @@ static sb_status rerun_spawn(const sb_rerun *r, const sb_case *c, const char *se
 }
 
 sb_status sb_rerun_once(const sb_rerun *r, const sb_case *c, const char *self_exe,
-                        const sb_divergence *d, sb_trace *t, const sb_record **rec,
-                        char *err, size_t errlen)
+                        sb_divergence *const *ds, int n, sb_trace *t, char *err,
+                        size_t errlen)
 {
     sb_trace_init(t);
-    sb_status st = rerun_spawn(r, c, self_exe, d, err, errlen);
+    sb_status st = rerun_spawn(r, c, self_exe, ds, n, err, errlen);
     if (st == SB_OK)
         st = sb_trace_read(t, r->trace, err, errlen);
-    if (st != SB_OK)
-        return st;
-    /* the re-run's record at the divergence must tap the same probe */
-    if (d->index < t->n_records) {
-        const sb_record *x = &t->records[d->index];
-        if (x->step == d->step && strcmp(x->name, d->probe) == 0) {
-            *rec = x;
-            return SB_OK;
+    /* the re-run's record at each divergence must tap the same probe */
+    for (int i = 0; st == SB_OK && i < n; i++) {
+        const sb_divergence *d = ds[i];
+        const sb_record *x = d->index < t->n_records ? &t->records[d->index] : NULL;
+        if (!x || x->step != d->step || strcmp(x->name, d->probe) != 0) {
+            sb_err_set(err, errlen, "%s: record %zu is not step %" PRId64 " %s", r->trace,
+                       d->index, d->step, d->probe);
+            st = SB_ERR_INPUT;
         }
     }
-    sb_err_set(err, errlen, "%s: record %zu is not step %" PRId64 " %s", r->trace, d->index,
-               d->step, d->probe);
-    return SB_ERR_INPUT;
+    return st;
 }
 
-sb_status sb_rerun_reproduce(const sb_rerun *r, const sb_case *c, const char *self_exe,
-                             const sb_divergence *d, const sb_hash *want, int *tries,
-                             bool *reproduced, char *err, size_t errlen)
+bool sb_rerun_has(const sb_trace *t, const sb_divergence *d, const sb_hash *want)
 {
-    sb_status st = SB_OK;
-    *reproduced = false;
-    for (*tries = 0; st == SB_OK && !*reproduced && *tries < SB_LOCATE_TRIES;) {
-        sb_trace t;
-        const sb_record *rec = NULL;
-        st = sb_rerun_once(r, c, self_exe, d, &t, &rec, err, errlen);
-        ++*tries;
-        *reproduced = st == SB_OK && sb_hash_equal(&rec->hash, want);
-        sb_trace_free(&t);
-    }
-    return st;
+    return d->index < t->n_records && sb_hash_equal(&t->records[d->index].hash, want);
 }
 
 static bool same_shape(const sb_tensor *a, const sb_tensor *b)
@@ -138,31 +146,40 @@ static bool same_shape(const sb_tensor *a, const sb_tensor *b)
 }
 
 /* The bound comes from a's side (computed from its inputs, which are the
- * same bits as b's when the inputs are identical). */
-sb_status sb_rerun_dumps_diff(const sb_rerun *ra, const sb_rerun *rb, sb_elem_diff *e,
-                              char *err, size_t errlen)
+ * same bits as b's when the inputs are identical); without a's bound file
+ * the diff is unbounded. */
+sb_status sb_rerun_dumps_diff(const sb_rerun *ra, const sb_rerun *rb, const sb_divergence *d,
+                              sb_elem_diff *e, char *err, size_t errlen)
 {
+    char dump_a[1100], dump_b[1100], bound_a[1100];
+    if (!sb_rerun_dump_path(dump_a, sizeof dump_a, ra, d, "") ||
+        !sb_rerun_dump_path(dump_b, sizeof dump_b, rb, d, "") ||
+        !sb_rerun_dump_path(bound_a, sizeof bound_a, ra, d, ".bound")) {
+        sb_err_set(err, errlen, "%s: dump path too long", ra->dir);
+        return SB_ERR_USAGE;
+    }
     sb_tensor a = {0}, b = {0}, bound = {0};
-    sb_status st = sb_npy_read(ra->dump, &a, err, errlen);
+    sb_status st = sb_npy_read(dump_a, &a, err, errlen);
     if (st == SB_OK)
-        st = sb_npy_read(rb->dump, &b, err, errlen);
+        st = sb_npy_read(dump_b, &b, err, errlen);
     if (st == SB_OK && !same_shape(&a, &b)) {
-        sb_err_set(err, errlen, "%s: dtype or shape differs from %s", rb->dump, ra->dump);
+        sb_err_set(err, errlen, "%s: dtype or shape differs from %s", dump_b, dump_a);
         st = SB_ERR_SHAPE;
     }
-    bool have_bound = st == SB_OK && a.dtype == SB_DTYPE_F32 && access(ra->bound, F_OK) == 0;
+    bool have_bound = st == SB_OK && a.dtype == SB_DTYPE_F32 && access(bound_a, F_OK) == 0;
     if (have_bound) {
-        st = sb_npy_read(ra->bound, &bound, err, errlen);
+        st = sb_npy_read(bound_a, &bound, err, errlen);
         if (st == SB_OK && (bound.dtype != SB_DTYPE_F32
                             || sb_tensor_count(&bound) != sb_tensor_count(&a))) {
-            sb_err_set(err, errlen, "%s: bound is not f32 with %zu elements", ra->bound,
+            sb_err_set(err, errlen, "%s: bound is not f32 with %zu elements", bound_a,
                        sb_tensor_count(&a));
             st = SB_ERR_SHAPE;
         }
     }
     if (st == SB_OK) {
         size_t n = sb_tensor_count(&a);
-        /* a missing bound file is bound 0: any change is beyond it */
+        /* a missing bound file is no bound known (the verdict is then
+         * unbounded); an op that declares itself exact dumps a bound of 0 */
         if (a.dtype == SB_DTYPE_F32)
             sb_elem_diff_f32(e, a.data, b.data, have_bound ? bound.data : NULL, n);
         else

@@ -1,5 +1,6 @@
 /* Verdict names and sets, the verdict of a located divergence, and how a
  * run stands against its expectation. */
+#include <stdio.h>
 #include <string.h>
 
 #include "judge/judge.h"
@@ -7,6 +8,7 @@
 static const char *const verdict_names[SB_VERDICT_COUNT] = {
     [SB_VERDICT_IDENTICAL] = "identical",
     [SB_VERDICT_REORDERING] = "reordering",
+    [SB_VERDICT_UNBOUNDED] = "unbounded",
     [SB_VERDICT_BEYOND_BOUND] = "beyond-bound",
     [SB_VERDICT_CRASH] = "crash",
     [SB_VERDICT_TIMEOUT] = "timeout",
@@ -69,23 +71,15 @@ int sb_verdict_rank(sb_verdict v)
     switch (v) {
     case SB_VERDICT_IDENTICAL: return 0;
     case SB_VERDICT_REORDERING: return 1;
-    case SB_VERDICT_BEYOND_BOUND: return 2;
-    case SB_VERDICT_NONDETERMINISTIC: return 3;
+    case SB_VERDICT_UNBOUNDED: return 2;
+    case SB_VERDICT_BEYOND_BOUND: return 3;
+    case SB_VERDICT_NONDETERMINISTIC: return 4;
     case SB_VERDICT_CRASH:
     case SB_VERDICT_TIMEOUT:
     case SB_VERDICT_COUNT:
         break;
     }
-    return 4;
-}
-
-/* An op of the kernel list without a reduction computes every element the
- * same way in any order, so no reordering can move its bits. Ops the list
- * does not know (a user's own) are judged by the bound they dumped. */
-bool sb_op_cannot_reorder(const char *op)
-{
-    sb_op k = sb_op_from_name(op);
-    return k != SB_OP_COUNT && !sb_op_has_reduction(k);
+    return 5;
 }
 
 sb_verdict sb_divergence_verdict(const sb_divergence *d)
@@ -95,12 +89,41 @@ sb_verdict sb_divergence_verdict(const sb_divergence *d)
     if (d->nondeterministic)
         return SB_VERDICT_NONDETERMINISTIC;
     const sb_elem_diff *e = &d->elem;
-    bool reordering = !d->structural && d->inputs_identical && d->have_elements
-                      && !sb_op_cannot_reorder(d->op)
-                      && e->within_bound
+    bool may_reorder = !d->structural && d->inputs_identical && d->have_elements
+                       /* an op of the kernel list without a reduction computes
+                        * every element the same way in any order; ops the list
+                        * does not know (a user's own) are judged by the bound
+                        * they dumped, and are unbounded when they dumped none */
+                       && !sb_op_name_exact(d->op);
+    /* with no bound even a NaN or Inf the other side lacks may be an
+     * overflow of another summation order */
+    if (may_reorder && !e->bounded)
+        return SB_VERDICT_UNBOUNDED;
+    bool reordering = may_reorder && e->within_bound
                       /* a NaN or Inf the other side does not have */
                       && e->nonfinite_a == e->nonfinite_b;
     return reordering ? SB_VERDICT_REORDERING : SB_VERDICT_BEYOND_BOUND;
+}
+
+const sb_divergence *sb_run_unbounded_at(const sb_run_result *r)
+{
+    if (r->verdict != SB_VERDICT_UNBOUNDED)
+        return NULL;
+    const sb_divergence *w = sb_origins_worst(&r->origins);
+    if (w && sb_divergence_verdict(w) == SB_VERDICT_UNBOUNDED)
+        return w;
+    return r->div.found && sb_divergence_verdict(&r->div) == SB_VERDICT_UNBOUNDED ? &r->div
+                                                                                 : NULL;
+}
+
+void sb_unbounded_text(char *out, size_t len, const sb_divergence *d)
+{
+    snprintf(out, len,
+             "no bound is known for op %s (step %lld %s): its elements differ and a "
+             "reordering cannot be told from a bug; supply the op's bound (%s.bound.npy "
+             "beside its dump, a bound function in C; zeros mark an exact op: "
+             "harness/FORMATS.md) to judge it",
+             d->op, (long long)d->step, d->probe, d->probe);
 }
 
 sb_outcome sb_run_outcome(const sb_run_result *r)

@@ -6,6 +6,7 @@
  *   =  every repeat has the golden's bits
  *   d  differs, but downstream of another origin (its op's inputs moved)
  *   R  an origin, located, within its reordering bound
+ *   U  an origin, located, that differs in an op with no known bound
  *   ?  an origin the locator did not reach (more origins than it locates)
  *   B  beyond bound (or the trace's structure differs there)
  *   N  the repeats of the count disagree on this probe, or the locator's
@@ -17,7 +18,7 @@
 #include "report/report_file.h"
 #include "support/support.h"
 
-static const char census_marks[] = "=dR?BNX";
+static const char census_marks[] = "=dRU?BNX";
 
 static int mark_rank(char m)
 {
@@ -61,8 +62,9 @@ static char run_mark(const sb_run_result *r, const sb_trace *golden, const sb_tr
     if (!located)
         return '?';
     if (d->have_elements) {
-        if (d->elem.bound_ratio > row->worst_bound_ratio)
+        if (d->elem.bounded && (!row->bounded || d->elem.bound_ratio > row->worst_bound_ratio))
             row->worst_bound_ratio = d->elem.bound_ratio;
+        row->bounded |= d->elem.bounded;
         if (d->elem.max_ulp > row->max_ulp)
             row->max_ulp = d->elem.max_ulp;
         row->measured = true;
@@ -70,6 +72,7 @@ static char run_mark(const sb_run_result *r, const sb_trace *golden, const sb_tr
     switch (sb_divergence_verdict(d)) {
     case SB_VERDICT_IDENTICAL: return '=';
     case SB_VERDICT_REORDERING: return 'R';
+    case SB_VERDICT_UNBOUNDED: return 'U';
     case SB_VERDICT_NONDETERMINISTIC: return 'N';
     case SB_VERDICT_BEYOND_BOUND:
     case SB_VERDICT_CRASH:
@@ -200,7 +203,7 @@ void sb_census_remove_traces(const sb_case_result *r, const char *work_dir)
 
 static const char *cell_text(const sb_census_row *row, int threads)
 {
-    static const char *const texts[] = {"=", "d", "R", "?", "B", "N", "X"};
+    static const char *const texts[] = {"=", "d", "R", "U", "?", "B", "N", "X"};
     char m = row->cell[threads];
     return m ? texts[mark_rank(m)] : "-";
 }
@@ -214,18 +217,20 @@ static void row_label(char *out, size_t len, const sb_census_row *row)
         snprintf(out, len, "%s", row->probe);
 }
 
-/* ratios to 3 significant digits, ULPs (whole numbers) to 15 */
-static void number_text(char *out, size_t len, const sb_census_row *row, double x, int digits)
+/* ratios to 3 significant digits, ULPs (whole numbers) to 15; "-" where
+ * not known */
+static void number_text(char *out, size_t len, bool known, double x, int digits)
 {
-    if (row->measured)
+    if (known)
         snprintf(out, len, "%.*g", digits, x);
     else
         snprintf(out, len, "-");
 }
 
 #define SB_CENSUS_LEGEND                                                                  \
-    "= the reference's bits, R reordering (within bound), B beyond bound, "               \
-    "N nondeterministic (the repeats differ), d differs downstream of another output, " \
+    "= the reference's bits, R reordering (within bound), U unbounded (no bound known), " \
+    "B beyond bound, N nondeterministic (the repeats differ), "                           \
+    "d differs downstream of another output, "                                            \
     "? not located, X crash or timeout"
 
 void sb_census_text(FILE *f, const sb_census *cs)
@@ -248,8 +253,8 @@ void sb_census_text(FILE *f, const sb_census *cs)
         const sb_census_row *row = &cs->rows[i];
         char ratio[24], ulp[24];
         row_label(label, sizeof label, row);
-        number_text(ratio, sizeof ratio, row, row->worst_bound_ratio, 3);
-        number_text(ulp, sizeof ulp, row, row->max_ulp, 15);
+        number_text(ratio, sizeof ratio, row->bounded, row->worst_bound_ratio, 3);
+        number_text(ulp, sizeof ulp, row->measured, row->max_ulp, 15);
         fprintf(f, "%-*s  %-20s", width, label, row->op);
         for (int k = 0; k < cs->n_threads; k++)
             fprintf(f, " %3s", cell_text(row, cs->threads[k]));
@@ -271,8 +276,8 @@ void sb_census_markdown(FILE *f, const sb_census *cs)
         const sb_census_row *row = &cs->rows[i];
         char label[160], ratio[24], ulp[24];
         row_label(label, sizeof label, row);
-        number_text(ratio, sizeof ratio, row, row->worst_bound_ratio, 3);
-        number_text(ulp, sizeof ulp, row, row->max_ulp, 15);
+        number_text(ratio, sizeof ratio, row->bounded, row->worst_bound_ratio, 3);
+        number_text(ulp, sizeof ulp, row->measured, row->max_ulp, 15);
         fprintf(f, "| `%s` | %s |", label, row->op);
         for (int k = 0; k < cs->n_threads; k++)
             fprintf(f, " %s |", cell_text(row, cs->threads[k]));
@@ -296,7 +301,7 @@ static json_t *row_json(const sb_census *cs, const sb_census_row *row)
                      "probe", sb_json_string(row->probe), "op", sb_json_string(row->op),
                      "cells", cells,
                      "worst_bound_ratio",
-                     row->measured ? sb_json_number(row->worst_bound_ratio) : json_null(),
+                     row->bounded ? sb_json_number(row->worst_bound_ratio) : json_null(),
                      "max_ulp", row->measured ? sb_json_number(row->max_ulp) : json_null());
 }
 

@@ -25,7 +25,8 @@ static bool elements_add(json_t *o, const sb_elem_diff *e)
                      "differing", (json_int_t)e->differing, "total", (json_int_t)e->total,
                      "max_abs", sb_json_number(e->max_abs), "max_rel", sb_json_number(e->max_rel),
                      "max_ulp", sb_json_number(e->max_ulp),
-                     "bound_ratio", sb_json_number(e->bound_ratio), "first_index", first,
+                     "bound_ratio", e->bounded ? sb_json_number(e->bound_ratio) : json_null(),
+                     "first_index", first,
                      "nonfinite", (json_int_t)e->nonfinite_a, (json_int_t)e->nonfinite_b,
                      "n_ranges", (json_int_t)e->n_ranges, "ranges", ranges));
 }
@@ -254,7 +255,8 @@ static bool elements_read(sb_elem_diff *e, const json_t *o)
         !get_size(json_object_get(o, "total"), &e->total) ||
         !get_number(o, "max_abs", &e->max_abs) || !get_number(o, "max_rel", &e->max_rel) ||
         !get_number(o, "max_ulp", &e->max_ulp) ||
-        !get_number(o, "bound_ratio", &e->bound_ratio) ||
+        !(json_is_null(json_object_get(o, "bound_ratio")) ||
+          get_number(o, "bound_ratio", &e->bound_ratio)) ||
         !(json_is_null(first) || get_size(first, &e->first_index)) ||
         json_array_size(nonfinite) != 2 ||
         !get_size(json_array_get(nonfinite, 0), &e->nonfinite_a) ||
@@ -268,8 +270,10 @@ static bool elements_read(sb_elem_diff *e, const json_t *o)
             !get_size(json_array_get(r, 1), &e->ranges[i][1]))
             return false;
     }
-    /* as the element diff derives it, so a divergence read back has its verdict */
-    e->within_bound = !(e->bound_ratio > 1.0);
+    /* as the element diff derives them, so a divergence read back has its
+     * verdict: a null bound_ratio is no bound known */
+    e->bounded = !json_is_null(json_object_get(o, "bound_ratio"));
+    e->within_bound = e->bounded ? !(e->bound_ratio > 1.0) : e->differing == 0;
     return true;
 }
 
@@ -311,8 +315,9 @@ static bool truncated_read(sb_run_result *r, const json_t *o)
     return get_i64(o, "max_steps", &r->max_steps) && r->max_steps >= 1;
 }
 
-/* "origins" (the first SB_ORIGINS_KEPT of them), their count, how many were
- * located, "worst" (one of "origins", found again by its record index),
+/* "origins" (the first SB_ORIGINS_KEPT of them, the worst last when it came
+ * later), their count, how many were located (all of them may be, more than
+ * "origins" holds), "worst" (one of "origins", found again by its record index),
  * "repeats_part" and "repeats_with". */
 static bool origins_read(sb_run_result *r, const json_t *o)
 {
@@ -333,13 +338,14 @@ static bool origins_read(sb_run_result *r, const json_t *o)
     if (!json_is_null(worst)) {
         if (!get_size(json_object_get(worst, "index"), &at))
             return false;
-        for (int i = 0; i < g->located && g->worst < 0; i++)
+        for (int i = 0; i < g->located && i < g->n && g->worst < 0; i++)
             if (g->list[i].index == at)
                 g->worst = i;
         if (g->worst < 0)
             return false;
     }
-    return g->located <= g->n && g->n <= g->count &&
+    /* every origin may be located, more than the list holds */
+    return g->located <= g->count && g->n <= g->count &&
            divergence_read(&r->repeats_part, json_object_get(o, "repeats_part")) &&
            r->repeats_part.found == (r->repeats_with > 0);
 }

@@ -80,9 +80,12 @@ static void junit_where(FILE *f, const char *what, const sb_divergence *d, bool 
 {
     xml_printf(f, "%s: step %" PRId64 " %s (%s), %s", what, d->step, d->probe, d->op,
                located ? sb_verdict_name(sb_divergence_verdict(d)) : "not located");
-    if (d->have_elements)
-        xml_printf(f, ", %zu of %zu elements differ, max abs %.3g, bound ratio %.3g",
-                   d->elem.differing, d->elem.total, d->elem.max_abs, d->elem.bound_ratio);
+    if (d->have_elements) {
+        char bound[64];
+        sb_elem_bound_text(bound, sizeof bound, &d->elem);
+        xml_printf(f, ", %zu of %zu elements differ, max abs %.3g, %s", d->elem.differing,
+                   d->elem.total, d->elem.max_abs, bound);
+    }
     fputs("&#10;", f);
 }
 
@@ -101,12 +104,17 @@ static void junit_details(FILE *f, const sb_run_result *r)
                        d->reruns);
         if (d->reference_unreproduced)
             fputs("the reference re-run did not reproduce the golden's hash&#10;", f);
-        if (d->have_elements)
+        if (d->have_elements && d->elem.bounded)
             xml_printf(f, "%zu of %zu elements differ, max abs %.3g, max rel %.3g, max ULP %.6g,"
                           " bound ratio %.3g (%s the reordering bound)\n",
                        d->elem.differing, d->elem.total, d->elem.max_abs, d->elem.max_rel,
                        d->elem.max_ulp, d->elem.bound_ratio,
                        d->elem.within_bound ? "within" : "beyond");
+        else if (d->have_elements)
+            xml_printf(f, "%zu of %zu elements differ, max abs %.3g, max rel %.3g, max ULP %.6g,"
+                          " no bound known for op %s\n",
+                       d->elem.differing, d->elem.total, d->elem.max_abs, d->elem.max_rel,
+                       d->elem.max_ulp, d->op);
     }
     const sb_origins *g = &r->origins;
     bool first_only = g->count == 1 && d->found && g->list[0].index == d->index;
@@ -142,8 +150,14 @@ static void junit_not_as_expected(FILE *f, const sb_run_result *r)
     sb_run_expected_name(r, expected, sizeof expected);
     fprintf(f, "      <%s type=\"%s\" message=\"", element, sb_verdict_name(r->verdict));
     xml_printf(f, "expected %s, got %s", expected, sb_verdict_name(r->verdict));
+    const sb_divergence *u = sb_run_unbounded_at(r);
+    char why[512];
+    if (u)
+        sb_unbounded_text(why, sizeof why, u);
     if (run_died(r))
         xml_printf(f, ": %s", r->message);
+    else if (u)
+        xml_printf(f, ": %s", why);
     else if (r->div.found)
         xml_printf(f, " at step %" PRId64 " %s (%s)", r->div.step, r->div.probe, r->div.op);
     fprintf(f, "\"/>\n");

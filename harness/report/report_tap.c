@@ -29,10 +29,12 @@ static void tap_diagnostics(FILE *f, const sb_run_result *r)
         fprintf(f, "), inputs identical %s%s%s\n", d->inputs_identical ? "y" : "n",
                 d->structural ? ", structural" : "",
                 d->nondeterministic ? ", re-runs did not reproduce it" : "");
-        if (d->have_elements)
-            fprintf(f, "# %zu of %zu elements differ, max abs %.3g, max ULP %.3g, bound ratio %.3g\n",
-                    d->elem.differing, d->elem.total, d->elem.max_abs, d->elem.max_ulp,
-                    d->elem.bound_ratio);
+        if (d->have_elements) {
+            char bound[64];
+            sb_elem_bound_text(bound, sizeof bound, &d->elem);
+            fprintf(f, "# %zu of %zu elements differ, max abs %.3g, max ULP %.3g, %s\n",
+                    d->elem.differing, d->elem.total, d->elem.max_abs, d->elem.max_ulp, bound);
+        }
     }
     const sb_origins *g = &r->origins;
     const sb_divergence *w = sb_origins_worst(g);
@@ -41,6 +43,14 @@ static void tap_diagnostics(FILE *f, const sb_run_result *r)
                 r->origins_capped ? " (cap hit)" : "", w->step);
         tap_text(f, w->probe);
         fprintf(f, " %s\n", sb_verdict_name(sb_divergence_verdict(w)));
+    }
+    const sb_divergence *u = sb_run_unbounded_at(r);
+    if (u) {
+        char why[512];
+        sb_unbounded_text(why, sizeof why, u);
+        fputs("# unbounded: ", f);
+        tap_text(f, why);
+        fputc('\n', f);
     }
     if (r->repeats_with > 0) {
         fprintf(f, "# parts from repeat %d at step %" PRId64 " ", r->repeats_with,

@@ -114,7 +114,10 @@ static void text_cells_fill(text_cells *t, const sb_case_result *cr, const sb_ru
         snprintf(t->c[COL_COUNTS], sizeof t->c[0], "%zu/%zu", d->elem.differing, d->elem.total);
         snprintf(t->c[COL_ABS], sizeof t->c[0], "%.3g", d->elem.max_abs);
         snprintf(t->c[COL_ULP], sizeof t->c[0], "%.6g", d->elem.max_ulp);
-        snprintf(t->c[COL_RATIO], sizeof t->c[0], "%.3g", d->elem.bound_ratio);
+        if (d->elem.bounded)
+            snprintf(t->c[COL_RATIO], sizeof t->c[0], "%.3g", d->elem.bound_ratio);
+        else
+            snprintf(t->c[COL_RATIO], sizeof t->c[0], "no bound");
     }
     if (cr->c->kind == SB_CASE_TRAIN && r->have_metrics) {
         snprintf(t->c[COL_LOSS], sizeof t->c[0], "%.4f", r->metrics.test_loss);
@@ -191,9 +194,12 @@ static void text_where(FILE *f, const char *what, const sb_divergence *d, bool l
 {
     fprintf(f, "%s step %" PRId64 " %s (%s) %s", what, d->step, d->probe, d->op,
             located ? sb_verdict_name(sb_divergence_verdict(d)) : "not located");
-    if (d->have_elements)
-        fprintf(f, ", %zu/%zu differ, max abs %.3g, bound ratio %.3g", d->elem.differing,
-                d->elem.total, d->elem.max_abs, d->elem.bound_ratio);
+    if (d->have_elements) {
+        char bound[64];
+        sb_elem_bound_text(bound, sizeof bound, &d->elem);
+        fprintf(f, ", %zu/%zu differ, max abs %.3g, %s", d->elem.differing, d->elem.total,
+                d->elem.max_abs, bound);
+    }
 }
 
 /* "threads 2", "batch 16 threads 1": the run's configuration in a note. */
@@ -207,7 +213,8 @@ static void text_config(char *out, size_t len, const sb_run_result *r)
 
 /* Below the table, for the runs whose row does not tell it all: more than
  * one origin, an origin the row's first divergence is not, origins left
- * unlocated by the cap, and repeats that part. */
+ * unlocated by the cap, an unbounded verdict (the op with no bound), and
+ * repeats that part. */
 static void text_notes(FILE *f, const sb_case_result *cr)
 {
     for (int i = 0; i < cr->n_runs; i++) {
@@ -225,6 +232,12 @@ static void text_notes(FILE *f, const sb_case_result *cr)
             if (sb_origins_worst(g))
                 text_where(f, "; worst", sb_origins_worst(g), true);
             fputc('\n', f);
+        }
+        const sb_divergence *u = sb_run_unbounded_at(r);
+        if (u) {
+            char why[512];
+            sb_unbounded_text(why, sizeof why, u);
+            fprintf(f, "%s repeat %d: unbounded: %s\n", config, r->repeat, why);
         }
         if (r->repeats_with > 0) {
             fprintf(f, "%s repeat %d parts from repeat %d:", config, r->repeat,

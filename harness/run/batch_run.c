@@ -147,11 +147,11 @@ static void slicer_probe(void *ctx, const sb_probe_point *p)
     sb_run_sink_probe(s->sink, &q);
 }
 
-/* A run that dumps one probe for the locator is done once it has: the
- * passes after it would only add records no one reads. */
+/* A run that dumps for the locator (one probe, or a list) is done once it
+ * has: the passes after it would only add records no one reads. */
 static bool dump_done(const sb_run_sink *sink)
 {
-    return sink->o && sink->o->dump_probe && sink->dumped;
+    return sink->o && (sink->o->dump_probe || sink->o->dump_list) && sink->dumped;
 }
 
 /* Sets up the slicer for the pass that puts followed sample s at pos. */

@@ -25,13 +25,16 @@ sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, 
 {
     if (r->c->kind == SB_CASE_COMMAND)
         return sb_command_spawn(r, cr, err, errlen);
-    char exe[1024], path[sizeof r->c->path], trace[1024], stream[1024], probe[128], dir[1024];
+    char exe[1024], path[sizeof r->c->path], trace[1024], stream[1024], probe[128], dir[1024],
+        list[1024];
     char threads[16], steps[24], step[24], batch[16];
     if (!arg_copy(exe, sizeof exe, r->self_exe) || !arg_copy(path, sizeof path, r->c->path) ||
         !arg_copy(trace, sizeof trace, r->trace_path) ||
         (r->stream_path && !arg_copy(stream, sizeof stream, r->stream_path)) ||
         (r->dump_probe && (!arg_copy(probe, sizeof probe, r->dump_probe) ||
-                           !arg_copy(dir, sizeof dir, r->dump_dir)))) {
+                           !arg_copy(dir, sizeof dir, r->dump_dir))) ||
+        (r->dump_list && (!arg_copy(list, sizeof list, r->dump_list) ||
+                          !arg_copy(dir, sizeof dir, r->dump_dir)))) {
         sb_err_set(err, errlen, "%s: path too long", r->trace_path);
         return SB_ERR_USAGE;
     }
@@ -41,11 +44,13 @@ sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, 
     snprintf(batch, sizeof batch, "%d", r->c->run_batch);
     char arg_run[] = "run", arg_threads[] = "--threads", arg_trace[] = "--trace",
          arg_steps[] = "--max-steps", arg_dump[] = "--dump", arg_step[] = "--dump-step",
-         arg_dir[] = "--dump-dir", arg_stream[] = "--stream", arg_batch[] = "--batch";
+         arg_dir[] = "--dump-dir", arg_stream[] = "--stream", arg_batch[] = "--batch",
+         arg_list[] = "--dump-list";
     char *run[] = {exe, arg_run, path, arg_threads, threads, arg_trace, trace};
     char *limit[] = {arg_steps, steps};
     char *streaming[] = {arg_stream, stream};
     char *dump[] = {arg_dump, probe, arg_step, step, arg_dir, dir};
+    char *dumps[] = {arg_list, list, arg_dir, dir};
     char *batching[] = {arg_batch, batch};
     /* a rank configuration: the same command line, run by samebits-mpi
      * (beside self_exe) under mpirun, ranks not bound to cores so that each
@@ -78,6 +83,8 @@ sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, 
         n = args_append(argv, n, streaming, sizeof streaming / sizeof streaming[0]);
     if (r->dump_probe)
         n = args_append(argv, n, dump, sizeof dump / sizeof dump[0]);
+    else if (r->dump_list)
+        n = args_append(argv, n, dumps, sizeof dumps / sizeof dumps[0]);
     if (r->c->run_batch > 0)
         n = args_append(argv, n, batching, sizeof batching / sizeof batching[0]);
     argv[n] = NULL;

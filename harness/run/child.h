@@ -7,7 +7,8 @@
 
 /* One configuration in a child:
  *   SELF run CASE --threads N --trace FILE [--max-steps M] [--stream FILE]
- *            [--dump PROBE --dump-step S --dump-dir DIR] [--batch c->run_batch]
+ *            [--dump PROBE --dump-step S --dump-dir DIR]
+ *            [--dump-list FILE --dump-dir DIR] [--batch c->run_batch]
  * (CASE is c->path) with OMP_NUM_THREADS=N, its stderr to stderr_path
  * (NULL: ours). */
 typedef struct sb_child_run {
@@ -22,6 +23,7 @@ typedef struct sb_child_run {
     const char *dump_probe;     /* non-NULL: --dump, --dump-step and --dump-dir */
     int64_t dump_step;
     const char *dump_dir;
+    const char *dump_list;      /* non-NULL (dump_probe NULL): --dump-list and --dump-dir */
 } sb_child_run;
 
 /* The child of a kind = command case (command.c): its [command] lines with

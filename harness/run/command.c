@@ -99,7 +99,9 @@ static void put_template(command_line *l, const sb_child_run *r, const char *tmp
     put(l, tmpl, strlen(tmpl));
 }
 
-sb_status sb_command_spawn(const sb_child_run *r, sb_child_result *cr, char *err, size_t errlen)
+/* One run of the producer: its dump arguments, if any, for one probe. */
+static sb_status command_spawn_one(const sb_child_run *r, sb_child_result *cr, char *err,
+                                   size_t errlen)
 {
     const sb_case *c = r->c;
     command_line l = {.used = 0};
@@ -133,4 +135,39 @@ sb_status sb_command_spawn(const sb_child_run *r, sb_child_result *cr, char *err
         sb_err_set(err, errlen, "%s: cannot start /bin/sh: %s", c->path,
                    cr->start_errno ? strerror(cr->start_errno) : sb_status_name(st));
     return st;
+}
+
+/* The protocol dumps one probe a run (PRODUCERS.md): a list of them (every
+ * origin of a run) is one run of the producer per probe, each writing into
+ * DIR/<step>/ as the `run` child does. The run that ends the list leaves
+ * the trace the locator reads; a producer whose runs differ shows it there. */
+static sb_status command_spawn_list(const sb_child_run *r, sb_child_result *cr, char *err,
+                                    size_t errlen)
+{
+    sb_dump_list list = {0};
+    sb_status st = sb_dump_list_read(&list, r->dump_list, err, errlen);
+    for (int i = 0; st == SB_OK && i < list.n; i++) {
+        char dir[1100];
+        snprintf(dir, sizeof dir, "%s/%" PRId64, r->dump_dir, list.items[i].step);
+        if (!sb_mkdir_parents(dir, err, errlen)) {
+            st = SB_ERR_IO;
+            break;
+        }
+        sb_child_run one = *r;
+        one.dump_list = NULL;
+        one.dump_probe = list.items[i].probe;
+        one.dump_step = list.items[i].step;
+        one.dump_dir = dir;
+        st = command_spawn_one(&one, cr, err, errlen);
+        if (st == SB_OK && !(cr->end == SB_CHILD_EXITED && cr->exit_code == 0))
+            break;
+    }
+    sb_dump_list_free(&list);
+    return st;
+}
+
+sb_status sb_command_spawn(const sb_child_run *r, sb_child_result *cr, char *err, size_t errlen)
+{
+    return r->dump_list ? command_spawn_list(r, cr, err, errlen)
+                        : command_spawn_one(r, cr, err, errlen);
 }

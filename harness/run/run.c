@@ -149,9 +149,10 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
      * max_steps keeps the evaluation its golden has. */
     sb_train_config cfg = c->train;
     cfg.combine = o->combine;
-    bool dumping = o->dump_probe || o->dump_all;
-    if (dumping && (cfg.max_steps == 0 || cfg.max_steps > o->dump_step + 1)) {
-        cfg.max_steps = o->dump_step + 1;
+    bool dumping = o->dump_probe || o->dump_all || o->dump_list;
+    int64_t last = o->dump_list ? sb_dump_list_last_step(o->dump_list) : o->dump_step;
+    if (dumping && (cfg.max_steps == 0 || cfg.max_steps > last + 1)) {
+        cfg.max_steps = last + 1;
         cfg.cut_unevaluated = true;
     }
     if (o->max_steps > 0 && (cfg.max_steps == 0 || cfg.max_steps > o->max_steps)) {
@@ -181,7 +182,8 @@ sb_status sb_run_case(const sb_case *c, const sb_run_options *o, sb_trace *out,
 {
     if (!c || !o || !out || o->threads < 0 || o->max_steps < 0 ||
         (o->dump_probe && !o->dump_dir) ||
-        (o->dump_all && (o->dump_probe || !o->dump_dir)))
+        (o->dump_all && (o->dump_probe || !o->dump_dir)) ||
+        (o->dump_list && (o->dump_probe || o->dump_all || !o->dump_dir)))
         return SB_ERR_USAGE;
     if (c->kind == SB_CASE_COMMAND) {
         sb_err_set(err, errlen, "%s: a kind = command case runs its own command: sweep, "

@@ -10,10 +10,20 @@
 #include "support/support.h"
 #include "trace/trace_stream.h"
 
-/* <dump_dir>/<name><suffix>; false (and s->err) when it does not fit. */
-static bool dump_path(sb_run_sink *s, char path[1024], const char *name, const char *suffix)
+/* <dump_dir>/<name><suffix> (with a dump list <dump_dir>/<step>/<name><suffix>,
+ * the step's folder made here); false (and s->err) when it does not fit or
+ * cannot be made. */
+static bool dump_path(sb_run_sink *s, char path[1024], int64_t step, const char *name,
+                      const char *suffix)
 {
-    int n = snprintf(path, 1024, "%s/%s%s", s->o->dump_dir, name, suffix);
+    int n = s->o->dump_list
+        ? snprintf(path, 1024, "%s/%lld/%s%s", s->o->dump_dir, (long long)step, name, suffix)
+        : snprintf(path, 1024, "%s/%s%s", s->o->dump_dir, name, suffix);
+    if (n >= 0 && n < 1024 && s->o->dump_list) {
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s/%lld", s->o->dump_dir, (long long)step);
+        return sb_mkdir_parents(dir, s->err, sizeof s->err);
+    }
     if (n >= 0 && n < 1024)
         return true;
     sb_err_set(s->err, sizeof s->err, "%.200s: dump path too long", s->o->dump_dir);
@@ -25,7 +35,7 @@ static bool dump_path(sb_run_sink *s, char path[1024], const char *name, const c
 static void manifest_create(sb_run_sink *s)
 {
     char path[1024];
-    if (!dump_path(s, path, "manifest", ".tsv")) {
+    if (!dump_path(s, path, 0, "manifest", ".tsv")) {
         s->status = SB_ERR_USAGE;
         return;
     }
@@ -58,9 +68,15 @@ void sb_run_sink_init(sb_run_sink *s, sb_trace *t, const sb_run_options *o)
     s->trace = t;
     s->o = o;
     /* a dump goes into its folder, made here when missing */
-    if (o && o->dump_dir && (o->dump_all || o->dump_probe) &&
+    if (o && o->dump_dir && (o->dump_all || o->dump_probe || o->dump_list) &&
         !sb_mkdir_parents(o->dump_dir, s->err, sizeof s->err))
         s->status = SB_ERR_IO;
+    if (s->status == SB_OK && o && o->dump_list) {
+        s->list_left = o->dump_list->n;
+        s->list_dumped = calloc((size_t)o->dump_list->n + 1, sizeof *s->list_dumped);
+        if (!s->list_dumped)
+            s->status = SB_ERR_NOMEM;
+    }
     if (s->status == SB_OK && o && o->dump_all && o->dump_dir)
         manifest_create(s);
     if (s->status == SB_OK && o && o->stream_path)
@@ -69,6 +85,8 @@ void sb_run_sink_init(sb_run_sink *s, sb_trace *t, const sb_run_options *o)
 
 void sb_run_sink_close(sb_run_sink *s)
 {
+    free(s->list_dumped);
+    s->list_dumped = NULL;
     if (!s->stream)
         return;
     sb_trace_stream_close(s->stream);
@@ -96,9 +114,22 @@ void sb_run_sink_op_start(void *ctx, int64_t step, const char *probe, const char
         stream_failed(s, st);
 }
 
+/* The item of the dump list that p is and that is not written yet, or -1. */
+static int list_item(const sb_run_sink *s, const sb_probe_point *p)
+{
+    const sb_dump_list *l = s->o ? s->o->dump_list : NULL;
+    for (int i = 0; l && s->list_dumped && i < l->n; i++)
+        if (!s->list_dumped[i] && l->items[i].step == p->step &&
+            strcmp(l->items[i].probe, p->name) == 0)
+            return i;
+    return -1;
+}
+
 static bool dump_wanted(const sb_run_sink *s, const sb_probe_point *p)
 {
     const sb_run_options *o = s->o;
+    if (o && o->dump_list)
+        return list_item(s, p) >= 0;
     if (!o || p->step != o->dump_step)
         return false;
     if (o->dump_all)
@@ -106,12 +137,12 @@ static bool dump_wanted(const sb_run_sink *s, const sb_probe_point *p)
     return o->dump_probe && !s->dumped && strcmp(p->name, o->dump_probe) == 0;
 }
 
-static sb_status dump_tensor(sb_run_sink *s, const char *name, const char *suffix,
-                             const sb_tensor *t)
+static sb_status dump_tensor(sb_run_sink *s, int64_t step, const char *name,
+                             const char *suffix, const sb_tensor *t)
 {
     char path[1024], file_suffix[40];
     snprintf(file_suffix, sizeof file_suffix, "%s.npy", suffix);
-    if (!dump_path(s, path, name, file_suffix))
+    if (!dump_path(s, path, step, name, file_suffix))
         return SB_ERR_USAGE;
     sb_status st = sb_npy_write(path, t);
     if (st != SB_OK)
@@ -124,7 +155,7 @@ static sb_status dump_tensor(sb_run_sink *s, const char *name, const char *suffi
 static sb_status manifest_add(sb_run_sink *s, const sb_probe_point *p)
 {
     char path[1024];
-    if (!dump_path(s, path, "manifest", ".tsv"))
+    if (!dump_path(s, path, 0, "manifest", ".tsv"))
         return SB_ERR_USAGE;
     FILE *f = fopen(path, "a");
     if (!f) {
@@ -153,19 +184,9 @@ static bool name_repeats_in_step(const sb_run_sink *s, const sb_probe_point *p)
     return at >= 0 && s->trace->records[at].step == p->step;
 }
 
-/* <probe>.npy, <probe>.bound.npy (zeros when the op has no bound) and
- * <probe>.in<i>.npy for each live input. */
-static sb_status dump_probe(sb_run_sink *s, const sb_probe_point *p)
+/* <probe>.bound.npy: the op's bound, zeros for an exact op. */
+static sb_status dump_bound(sb_run_sink *s, const sb_probe_point *p)
 {
-    if (!s->o->dump_dir || strchr(p->name, '/')) {
-        sb_err_set(s->err, sizeof s->err, "cannot dump probe %.200s: %s", p->name,
-                   s->o->dump_dir ? "name has a '/'" : "no dump directory");
-        return SB_ERR_USAGE;
-    }
-    sb_status st = dump_tensor(s, p->name, "", p->tensor);
-    if (st != SB_OK)
-        return st;
-
     sb_tensor bound = *p->tensor;
     bound.dtype = SB_DTYPE_F32;
     size_t count = sb_tensor_count(&bound);
@@ -175,13 +196,28 @@ static sb_status dump_probe(sb_run_sink *s, const sb_probe_point *p)
     if (p->bound)
         p->bound(b, p->bound_ctx, p->out_index);
     bound.data = b;
-    st = dump_tensor(s, p->name, ".bound", &bound);
+    sb_status st = dump_tensor(s, p->step, p->name, ".bound", &bound);
     free(b);
+    return st;
+}
 
+/* <probe>.npy, <probe>.bound.npy (zeros for an exact op, none when no
+ * bound is known: harness/FORMATS.md) and <probe>.in<i>.npy for each live
+ * input. */
+static sb_status dump_probe(sb_run_sink *s, const sb_probe_point *p)
+{
+    if (!s->o->dump_dir || strchr(p->name, '/')) {
+        sb_err_set(s->err, sizeof s->err, "cannot dump probe %.200s: %s", p->name,
+                   s->o->dump_dir ? "name has a '/'" : "no dump directory");
+        return SB_ERR_USAGE;
+    }
+    sb_status st = dump_tensor(s, p->step, p->name, "", p->tensor);
+    if (st == SB_OK && (p->bound || p->exact || sb_op_name_exact(p->op)))
+        st = dump_bound(s, p);
     for (int i = 0; st == SB_OK && i < p->n_input_tensors; i++) {
         char suffix[24];
         snprintf(suffix, sizeof suffix, ".in%d", i);
-        st = dump_tensor(s, p->name, suffix, &p->input_tensors[i]);
+        st = dump_tensor(s, p->step, p->name, suffix, &p->input_tensors[i]);
     }
     if (st == SB_OK && s->o->dump_all)
         st = manifest_add(s, p);
@@ -227,12 +263,27 @@ void sb_run_sink_probe(void *ctx, const sb_probe_point *p)
         s->status = SB_ERR_INPUT;
         return;
     }
+    int item = list_item(s, p);
     s->status = dump_probe(s, p);
-    s->dumped = s->status == SB_OK;
+    if (item >= 0 && s->status == SB_OK) {
+        s->list_dumped[item] = true;
+        s->list_left--;
+    }
+    s->dumped = s->status == SB_OK && (item < 0 || s->list_left == 0);
 }
 
 sb_status sb_run_sink_finish(sb_run_sink *s, char *err, size_t errlen)
 {
+    const sb_dump_list *l = s->o ? s->o->dump_list : NULL;
+    if (s->status == SB_OK && l && s->list_left > 0) {
+        int i = 0;
+        while (s->list_dumped[i])
+            i++;
+        sb_err_set(s->err, sizeof s->err, "probe %.160s at step %lld never happened (and %d "
+                   "more of the dump list)", l->items[i].probe, (long long)l->items[i].step,
+                   s->list_left - 1);
+        s->status = SB_ERR_INPUT;
+    }
     sb_run_sink_close(s);
     if (s->status == SB_OK && s->o && (s->o->dump_probe || s->o->dump_all) && !s->dumped) {
         char step[32];

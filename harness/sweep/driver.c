@@ -107,8 +107,6 @@ sb_status sb_sweep_driver_open(sb_sweep_driver *d, int capacity)
     d->error[0] = '\0';
     if (d->census) {
         d->o.keep_traces = true;
-        if (d->o.max_origins == 0)
-            d->o.max_origins = SB_ORIGINS_KEPT;
     } else {
         d->o.keep_traces = d->keep_traces;
     }

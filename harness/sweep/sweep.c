@@ -72,27 +72,55 @@ typedef struct sweep_judge {
     const sb_sweep_options *o;
     int max_origins;
     double started;             /* monotonic seconds at the case's start, for the progress line */
-    sb_locate_reference refs[SB_ORIGINS_KEPT];
+    sb_locate_reference refs[SB_ORIGINS_LOCATE_MAX + 1];
 } sweep_judge;
 
-/* Locates d in <locate>/<what>; a failure is noted in the run's message
- * (the divergence, with no elements, is then beyond bound). */
-static void divergence_locate(sweep_judge *j, sb_run_result *x, const run_paths *p,
-                              const char *what, sb_divergence *d)
+/* Locates the run's first max_origins origins, and its first divergence when
+ * it is none, all in one pair of re-runs (<locate>/); a failure is noted in
+ * the run's message (the divergences, with no elements, are then beyond
+ * bound). The list keeps the first SB_ORIGINS_KEPT, the worst located in the
+ * last place when it came after them. */
+static void origins_locate(sweep_judge *j, sb_run_result *x, const sb_trace *t,
+                           const run_paths *p, bool first_is_origin)
 {
-    char dir[1100], err[256];
-    snprintf(dir, sizeof dir, "%s/%s", p->locate, what);
-    sb_locate_reference *ref = sb_locate_reference_pick(j->refs, SB_ORIGINS_KEPT, d);
-    if (sb_locate(j->c, j->o->self_exe, x->threads, dir, ref, d, err, sizeof err) != SB_OK &&
-        x->message[0] == '\0')
+    sb_origins *g = &x->origins;
+    int m = g->count < j->max_origins ? g->count : j->max_origins;
+    sb_divergence *all = malloc(((size_t)m + 1) * sizeof *all);
+    sb_divergence **ds = malloc(((size_t)m + 1) * sizeof *ds);
+    char err[256] = "out of memory";
+    sb_status st = all && ds ? SB_OK : SB_ERR_NOMEM;
+    int n = 0;
+    if (st == SB_OK) {
+        sb_trace_origins_list(j->golden, t, x->max_steps, all, m);
+        for (; n < m; n++)
+            ds[n] = &all[n];
+        if (x->div.found && !x->div.structural && !first_is_origin)
+            ds[n++] = &x->div;
+    }
+    if (st == SB_OK && n > 0)
+        st = sb_locate_all(j->c, j->o->self_exe, x->threads, p->locate, j->refs,
+                           SB_ORIGINS_LOCATE_MAX + 1, ds, n, err, sizeof err);
+    if (st != SB_OK && x->message[0] == '\0')
         snprintf(x->message, sizeof x->message, "locate: %.240s", err);
+    if (all) {
+        g->located = m;
+        int w = sb_divergences_worst(all, m);
+        memcpy(g->list, all, (size_t)g->n * sizeof *all);
+        g->worst = w < SB_ORIGINS_KEPT ? w : SB_ORIGINS_KEPT - 1;
+        if (w >= SB_ORIGINS_KEPT)
+            g->list[SB_ORIGINS_KEPT - 1] = all[w];
+    }
+    x->origins_capped = g->count > g->located;
+    free(all);
+    free(ds);
 }
 
 /* Compares a finished run with the golden (a truncated one with the
  * golden's first steps), finds its origins and, when `locate`, locates the
- * first max_origins of them (and the first divergence when it is no origin);
- * the verdict is the worst of those. The locator's re-runs dump at the
- * divergent step and stop after it, inside the steps compared. */
+ * first max_origins of them (every one up to SB_ORIGINS_LOCATE_MAX) and the
+ * first divergence when it is no origin; the verdict is the worst of those.
+ * The locator's re-runs dump at the divergent steps and stop after the
+ * last, inside the steps compared. */
 static void run_judge(sweep_judge *j, sb_run_result *x, const sb_trace *t, const run_paths *p,
                       bool locate)
 {
@@ -103,17 +131,10 @@ static void run_judge(sweep_judge *j, sb_run_result *x, const sb_trace *t, const
     sb_trace_origins(j->golden, t, x->max_steps, &x->origins);
     sb_origins *g = &x->origins;
     bool first_is_origin = g->n > 0 && x->div.found && g->list[0].index == x->div.index;
-    for (int k = 0; locate && k < g->n && k < j->max_origins; k++, g->located++) {
-        char what[32];
-        snprintf(what, sizeof what, "o%d", k + 1);
-        divergence_locate(j, x, p, what, &g->list[k]);
-    }
-    x->origins_capped = locate && g->count > g->located;
-    sb_origins_rank(g);
+    if (locate)
+        origins_locate(j, x, t, p, first_is_origin);
     if (first_is_origin && g->located > 0)
         x->div = g->list[0];
-    else if (locate && x->div.found && !x->div.structural)
-        divergence_locate(j, x, p, "first", &x->div);
     x->verdict = x->div.found ? sb_divergence_verdict(&x->div) : SB_VERDICT_IDENTICAL;
     if (sb_origins_worst(g)) {
         sb_verdict w = sb_divergence_verdict(sb_origins_worst(g));
@@ -376,7 +397,7 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
         return SB_ERR_NOMEM;
     *j = (sweep_judge){.c = c, .golden = golden, .o = o, .started = sb_monotonic_seconds(),
                        .max_origins = o->max_origins > 0 ? o->max_origins
-                                                         : SB_ORIGINS_LOCATE_DEFAULT};
+                                                         : SB_ORIGINS_LOCATE_MAX};
     long item = o->shard_offset;
     if (n_ranks == 0) {
         for (int i = 0; i < n_threads && st == SB_OK; i++)

@@ -66,7 +66,7 @@ static void origin_y(sb_run_result *r, double ratio, double ulp)
     snprintf(d->probe, sizeof d->probe, "y");
     snprintf(d->op, sizeof d->op, "op_y");
     d->elem = (sb_elem_diff){.total = 4, .differing = 1, .bound_ratio = ratio,
-                             .max_ulp = ulp, .within_bound = true};
+                             .max_ulp = ulp, .within_bound = true, .bounded = true};
     r->origins.count = r->origins.n = r->origins.located = 1;
     r->verdict = SB_VERDICT_REORDERING;
 }
@@ -118,6 +118,18 @@ static char *stream_of(void (*write)(FILE *, const sb_census *), const sb_census
     return buf;
 }
 
+/* The census's JSON, written to <dir>/census.json and read back. */
+static json_t *census_json_written(const sb_census *cs)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/census.json", dir);
+    ck_assert_int_eq(sb_census_json(path, cs, 1), SB_OK);
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr);
+    ck_assert_ptr_nonnull(root);
+    return root;
+}
+
 START_TEST(marks_per_output_and_count)
 {
     sb_case_result r = {.c = &census_case, .runs = runs, .n_runs = 7};
@@ -147,12 +159,7 @@ START_TEST(marks_per_output_and_count)
     ck_assert_ptr_nonnull(strstr(md, "| `y` | op_y | = | R | N | X | 0.5 | 3 |\n"));
     free(md);
 
-    char path[256];
-    snprintf(path, sizeof path, "%s/census.json", dir);
-    ck_assert_int_eq(sb_census_json(path, &cs, 1), SB_OK);
-    json_error_t jerr;
-    json_t *root = json_load_file(path, 0, &jerr);
-    ck_assert_ptr_nonnull(root);
+    json_t *root = census_json_written(&cs);
     json_t *row = json_array_get(json_object_get(json_array_get(json_object_get(root, "censuses"),
                                                                 0), "rows"), 0);
     ck_assert_str_eq(json_string_value(json_object_get(json_object_get(row, "cells"), "3")),
@@ -162,8 +169,43 @@ START_TEST(marks_per_output_and_count)
     sb_census_free(&cs);
 
     sb_census_remove_traces(&r, dir);
+    char path[256];
     snprintf(path, sizeof path, "%s/census.t2.r1.trace", dir);
     ck_assert_int_ne(access(path, F_OK), 0);
+}
+END_TEST
+
+/* An origin in an op that dumped no bound: 'U', ranked over 'R' within a
+ * count, with its ULP measured and no bound ratio (null in the JSON). */
+START_TEST(unbounded_mark)
+{
+    runs[3].origins.list[0].elem.bounded = false;
+    runs[3].origins.list[0].elem.within_bound = false;
+    runs[3].origins.list[0].elem.bound_ratio = 0.0;
+    runs[2].origins.list[0].elem.bounded = false;
+    runs[2].origins.list[0].elem.within_bound = false;
+    runs[2].origins.list[0].elem.bound_ratio = 0.0;
+    runs[2].verdict = runs[3].verdict = SB_VERDICT_UNBOUNDED;
+    for (int i = 4; i < 6; i++)     /* 3 threads: the repeats differ, N */
+        runs[i].origins.list[0].elem.bounded = false;
+    sb_case_result r = {.c = &census_case, .runs = runs, .n_runs = 7};
+    sb_census cs;
+    ck_assert_int_eq(sb_census_build(&cs, &r, &golden, dir), SB_OK);
+    ck_assert_int_eq(cs.rows[0].cell[2], 'U');
+    ck_assert(cs.rows[0].measured && !cs.rows[0].bounded);
+    char *text = stream_of(sb_census_text, &cs);
+    ck_assert_msg(strstr(text, "\ny      op_y                   =   U   N   X  -            3\n") !=
+                      NULL, "%s", text);
+    ck_assert_ptr_nonnull(strstr(text, "U unbounded (no bound known)"));
+    free(text);
+    json_t *root = census_json_written(&cs);
+    json_t *row = json_array_get(json_object_get(json_array_get(json_object_get(root, "censuses"),
+                                                                0), "rows"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(row, "cells"), "2")),
+                     "U");
+    ck_assert(json_is_null(json_object_get(row, "worst_bound_ratio")));
+    json_decref(root);
+    sb_census_free(&cs);
 }
 END_TEST
 
@@ -175,6 +217,7 @@ Suite *make_census_suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, marks_per_output_and_count);
+    tcase_add_test(tc, unbounded_mark);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -398,6 +398,7 @@ static sb_divergence located(void)
     d.elem.differing = 3;
     d.elem.bound_ratio = 0.5;
     d.elem.within_bound = true;
+    d.elem.bounded = true;
     return d;
 }
 
@@ -454,6 +455,55 @@ START_TEST(verdict_paths)
     d = located();
     snprintf(d.op, sizeof d.op, "my_reduce");
     ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_REORDERING);
+    d.elem.bound_ratio = 1.5;
+    d.elem.within_bound = false;
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+}
+END_TEST
+
+/* A difference with no bound known (no bound dumped) is neither a
+ * reordering nor a bug: unbounded, unless the op is known exact. */
+START_TEST(verdict_unbounded)
+{
+    sb_divergence d = located();
+    snprintf(d.op, sizeof d.op, "my_reduce");
+    d.elem.bounded = false;
+    d.elem.bound_ratio = 0.0;
+    d.elem.within_bound = false;
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_UNBOUNDED);
+    ck_assert_str_eq(sb_verdict_name(SB_VERDICT_UNBOUNDED), "unbounded");
+
+    /* a NaN on one side may be another order's overflow: still unbounded */
+    d.elem.nonfinite_b = 1;
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_UNBOUNDED);
+
+    /* an op of the kernel list without a reduction is exact: a bug */
+    snprintf(d.op, sizeof d.op, "relu_fwd");
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+
+    /* a kernel-list op with a reduction and no bound dumped: unbounded */
+    d = located();
+    d.elem.bounded = false;
+    d.elem.within_bound = false;
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_UNBOUNDED);
+
+    /* a declared exact op dumps zeros: bounded, ratio inf, beyond-bound */
+    d.elem.bounded = true;
+    d.elem.bound_ratio = INFINITY;
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+
+    /* inputs that differ are not vouched for, bound or not */
+    d = located();
+    d.elem.bounded = false;
+    d.elem.within_bound = false;
+    d.inputs_identical = false;
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+
+    /* ranked above reordering, below beyond-bound */
+    ck_assert_int_lt(sb_verdict_rank(SB_VERDICT_REORDERING),
+                     sb_verdict_rank(SB_VERDICT_UNBOUNDED));
+    ck_assert_int_lt(sb_verdict_rank(SB_VERDICT_UNBOUNDED),
+                     sb_verdict_rank(SB_VERDICT_BEYOND_BOUND));
 }
 END_TEST
 
@@ -462,6 +512,7 @@ Suite *make_compare_suite(void)
     Suite *s = suite_create("compare");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, compare_identical);
+    tcase_add_test(tc, verdict_unbounded);
     tcase_add_test(tc, compare_hash_change_inputs_identical);
     tcase_add_test(tc, compare_upstream_change);
     tcase_add_test(tc, compare_input_missing);

@@ -82,6 +82,7 @@ START_TEST(diff_identical)
     ck_assert(same_double(d.max_abs, 0.0) && same_double(d.max_ulp, 0.0));
     ck_assert(same_double(d.bound_ratio, 0.0));
     ck_assert(d.within_bound);
+    ck_assert(!d.bounded);          /* identical bits need no bound */
 }
 END_TEST
 
@@ -143,8 +144,9 @@ START_TEST(diff_many_ranges_keeps_first_8)
         ck_assert_uint_eq(d.ranges[r][0], 2 * r);
         ck_assert_uint_eq(d.ranges[r][1], 2 * r + 1);
     }
-    /* no bound given: bound 0, any changed bit is beyond it */
-    ck_assert(isinf(d.bound_ratio));
+    /* no bound given: none is known, so no ratio, and a change is not within */
+    ck_assert(!d.bounded);
+    ck_assert(same_double(d.bound_ratio, 0.0));
     ck_assert(!d.within_bound);
 }
 END_TEST
@@ -161,8 +163,9 @@ START_TEST(diff_signed_zero_and_zero_bound)
     ck_assert(same_double(d.max_ulp, 0.0));
     ck_assert(same_double(d.bound_ratio, 0.0));
     ck_assert(d.within_bound);
-    /* an op without a reduction (bound 0) may not even flip a zero's sign */
+    /* an exact op (a bound of zeros) may not even flip a zero's sign */
     sb_elem_diff_f32(&d, a, b, zero, 2);
+    ck_assert(d.bounded);
     ck_assert(isinf(d.bound_ratio));
     ck_assert(!d.within_bound);
 }

@@ -34,7 +34,7 @@ static const char fake_script[] =
     "done\n"
     "echo \"$t\" >> \"$(dirname \"$0\")/calls\"\n"
     "fx=\"$(dirname \"$0\")/fx/$t\"\n"
-    "cp \"$fx/run.trace\" \"$trace\" && cp \"$fx\"/*.npy \"$dir/\" || exit 3\n"
+    "mkdir -p \"$dir/0\" && cp \"$fx/run.trace\" \"$trace\" && cp \"$fx\"/*.npy \"$dir/0/\" || exit 3\n"
     "printf '%s\\n%s\\n' \"$args\" \"$OMP_NUM_THREADS\" > \"$dir/args\"\n";
 
 static void path_join(char *out, size_t len, const char *a, const char *b)
@@ -177,15 +177,23 @@ START_TEST(locate_reordering)
     FILE *f = fopen(p, "r");
     ck_assert_ptr_nonnull(f);
     snprintf(expect, sizeof expect,
-             "run cases/locate_test.case --threads 4 --trace %s/4/run.trace --dump y"
-             " --dump-step 0 --dump-dir %s/4\n", work, work);
+             "run cases/locate_test.case --threads 4 --trace %s/4/run.trace --dump-list"
+             " %s/4/dump.list --dump-dir %s/4\n", work, work, work);
     ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
     ck_assert_str_eq(line, expect);
     ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
     ck_assert_str_eq(line, "4\n");
     fclose(f);
+    /* the list named the probe at its step */
+    path_join(p, sizeof p, work, "4/dump.list");
+    f = fopen(p, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_str_eq(line, "0\ty\n");
+    ck_assert_ptr_null(fgets(line, sizeof line, f));
+    fclose(f);
     /* and the reference re-ran at its own thread count */
-    path_join(p, sizeof p, work, "1/y.npy");
+    path_join(p, sizeof p, work, "1/0/y.npy");
     ck_assert_int_eq(access(p, R_OK), 0);
 }
 END_TEST
@@ -203,6 +211,32 @@ START_TEST(locate_beyond_bound)
     /* 8 ulps of 2^-21 against a bound of 2^-19: exactly 2 */
     ck_assert_int_eq((int)d.elem.bound_ratio, 2);
     ck_assert(!d.elem.within_bound);
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+}
+END_TEST
+
+/* The reference's re-run dumps no bound for the op (a user's op that says
+ * nothing of its sums): the same reordering as locate_reordering is then
+ * unbounded, not a reordering nor a bug; an exact op of the kernel list
+ * stays beyond-bound without one. */
+START_TEST(locate_no_bound_unbounded)
+{
+    char p[512];
+    path_join(p, sizeof p, root, "fx/1/y.bound.npy");
+    ck_assert_int_eq(unlink(p), 0);
+    sb_divergence d;
+    sb_trace_compare(&golden, &at4, &d);
+    char work[256], err[512] = "";
+    work_dir(work, sizeof work);
+    ck_assert_msg(sb_locate(&c, fake, 4, work, NULL, &d, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert(d.have_elements);
+    ck_assert(!d.elem.bounded);
+    ck_assert_uint_eq(d.elem.differing, 2);
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_UNBOUNDED);
+    char why[512];
+    sb_unbounded_text(why, sizeof why, &d);
+    ck_assert_msg(strstr(why, "no bound is known for op dense_fwd (step 0 y)") == why, "%s", why);
+    snprintf(d.op, sizeof d.op, "relu_fwd");
     ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
 }
 END_TEST
@@ -333,6 +367,7 @@ Suite *make_locate_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, locate_reordering);
     tcase_add_test(tc, locate_beyond_bound);
+    tcase_add_test(tc, locate_no_bound_unbounded);
     tcase_add_test(tc, locate_not_reproduced);
     tcase_add_test(tc, locate_reference_not_reproduced);
     tcase_add_test(tc, locate_reuses_reference);

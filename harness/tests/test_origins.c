@@ -109,6 +109,7 @@ static sb_divergence located(const char *op, double ratio)
     d.elem.differing = 1;
     d.elem.bound_ratio = ratio;
     d.elem.within_bound = !(ratio > 1.0);
+    d.elem.bounded = true;
     return d;
 }
 
@@ -132,6 +133,18 @@ START_TEST(origins_worst)
     ck_assert_int_eq(o.worst, 1);
     ck_assert_int_eq(sb_divergence_verdict(&o.list[o.worst]), SB_VERDICT_REORDERING);
 
+    /* an origin with no bound known outranks the reorderings, not a bug */
+    o.list[0].elem.bounded = false;
+    o.list[0].elem.within_bound = false;
+    sb_origins_rank(&o);
+    ck_assert_int_eq(o.worst, 0);
+    ck_assert_int_eq(sb_divergence_verdict(&o.list[o.worst]), SB_VERDICT_UNBOUNDED);
+    o.list[1] = located("xent_loss", 9.3);
+    sb_origins_rank(&o);
+    ck_assert_int_eq(o.worst, 1);
+    o.list[0] = located("xent_loss", 0.23);
+    o.list[1] = located("xent_loss", 0.9);
+
     o.list[2].nondeterministic = true;
     sb_origins_rank(&o);
     ck_assert_int_eq(o.worst, 2);
@@ -146,6 +159,8 @@ START_TEST(verdict_ranks)
 {
     ck_assert_int_lt(sb_verdict_rank(SB_VERDICT_IDENTICAL), sb_verdict_rank(SB_VERDICT_REORDERING));
     ck_assert_int_lt(sb_verdict_rank(SB_VERDICT_REORDERING),
+                     sb_verdict_rank(SB_VERDICT_UNBOUNDED));
+    ck_assert_int_lt(sb_verdict_rank(SB_VERDICT_UNBOUNDED),
                      sb_verdict_rank(SB_VERDICT_BEYOND_BOUND));
     ck_assert_int_lt(sb_verdict_rank(SB_VERDICT_BEYOND_BOUND),
                      sb_verdict_rank(SB_VERDICT_NONDETERMINISTIC));

@@ -33,6 +33,7 @@ static void located(sb_divergence *d, const char *probe, const char *op)
     snprintf(d->op, sizeof d->op, "%s", op);
     d->inputs_identical = true;
     d->have_elements = true;
+    d->elem.bounded = true;
     d->elem.total = 4096;
     d->elem.differing = 12;
     d->elem.first_index = 7;
@@ -317,6 +318,7 @@ static void same_divergence(const sb_divergence *d, const sb_divergence *e)
     same_double(d->elem.max_ulp, e->elem.max_ulp);
     same_double(d->elem.bound_ratio, e->elem.bound_ratio);
     ck_assert_int_eq(d->elem.within_bound, e->elem.within_bound);
+    ck_assert_int_eq(d->elem.bounded, e->elem.bounded);
     ck_assert_int_eq(sb_divergence_verdict(d), sb_divergence_verdict(e));
     ck_assert_uint_eq(d->elem.first_index, e->elem.first_index);
     ck_assert_uint_eq(d->elem.nonfinite_a, e->elem.nonfinite_a);
@@ -638,6 +640,80 @@ START_TEST(expected_sets_and_user_kernels)
 }
 END_TEST
 
+/* A difference in a user's op that dumped no bound: every report calls it
+ * unbounded, names the op and says what to add, the JSON's bound_ratio is
+ * null and reads back as no bound, and the sweep is not as expected. */
+START_TEST(unbounded_in_every_report)
+{
+    sb_run_result runs[2] = {
+        {.threads = 1, .repeat = 1, .seconds = 0.25},
+        {.threads = 2, .repeat = 1, .verdict = SB_VERDICT_UNBOUNDED,
+         .expected = SB_VERDICT_REORDERING, .seconds = 0.5},
+    };
+    located(&runs[1].div, "ln.grad.weight", "layer_norm_bwd");
+    runs[1].div.elem.bounded = false;
+    runs[1].div.elem.within_bound = false;
+    runs[1].div.elem.bound_ratio = 0.0;
+    runs[1].div.elem.max_abs = 0x1p-21;
+    runs[1].div.elem.max_ulp = 3;
+    runs[1].origins = (sb_origins){.count = 1, .n = 1, .located = 1, .worst = 0};
+    runs[1].origins.list[0] = runs[1].div;
+    ck_assert_int_eq(sb_divergence_verdict(&runs[1].div), SB_VERDICT_UNBOUNDED);
+    ck_assert_ptr_eq(sb_run_unbounded_at(&runs[1]), &runs[1].origins.list[0]);
+    ck_assert_ptr_null(sb_run_unbounded_at(&runs[0]));
+    sb_case_result one = {.c = &kernel_case, .runs = runs, .n_runs = 2};
+    ck_assert_int_eq(sb_sweep_exit(&one, 1, false), SB_EXIT_UNEXPECTED);
+    const char *why = "no bound is known for op layer_norm_bwd (step 0 ln.grad.weight): its "
+                      "elements differ and a reordering cannot be told from a bug; supply the "
+                      "op's bound (ln.grad.weight.bound.npy beside its dump";
+
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    sb_report_text(f, &one, 1);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "  unbounded     reordering *") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "  no bound  ") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "\nthreads 2 repeat 1: unbounded: ") != NULL && strstr(buf, why),
+                  "%s", buf);
+    ck_assert_ptr_nonnull(strstr(buf, ": NOT as expected (1 of 2 runs)\n"));
+    free(buf);
+
+    f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    sb_report_tap(f, &one, 1);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "threads=2 repeat=1: unbounded (expected reordering)\n") != NULL,
+                  "%s", buf);
+    ck_assert_msg(strstr(buf, "max ULP 3, no bound known\n") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "\n# unbounded: no bound is known for op layer_norm_bwd") != NULL,
+                  "%s", buf);
+    free(buf);
+
+    char path[512], err[512] = "";
+    path_in_dir(path, sizeof path, "unbounded.xml");
+    ck_assert_int_eq(sb_report_junit(path, &one, 1), SB_OK);
+    const char *x = file_read(path);
+    ck_assert_msg(strstr(x, "<failure type=\"unbounded\" message=\"expected reordering, got "
+                            "unbounded: no bound is known for op layer_norm_bwd") != NULL,
+                  "%s", x);
+    ck_assert_msg(strstr(x, "max ULP 3, no bound known for op layer_norm_bwd") != NULL, "%s", x);
+
+    path_in_dir(path, sizeof path, "unbounded.json");
+    ck_assert_int_eq(sb_report_json(path, &one, 1, NULL), SB_OK);
+    ck_assert_msg(strstr(file_read(path), "\"bound_ratio\": null") != NULL, "%s",
+                  file_read(path));
+    sb_report rep;
+    ck_assert_msg(sb_report_json_read(&rep, path, err, sizeof err) == SB_OK, "%s", err);
+    for (int j = 0; j < 2; j++)
+        same_run(&runs[j], &rep.results[0].runs[j]);
+    ck_assert_int_eq(rep.results[0].runs[1].verdict, SB_VERDICT_UNBOUNDED);
+    ck_assert_int_eq(sb_divergence_verdict(&rep.results[0].runs[1].div), SB_VERDICT_UNBOUNDED);
+    sb_report_free(&rep);
+}
+END_TEST
+
 static const char axes_script[] =
     "import json, sys\n"
     "d = json.load(open(sys.argv[1], encoding='utf-8'))\n"
@@ -707,6 +783,7 @@ Suite *make_report_suite(void)
     tcase_add_test(tc, text_columns_stay_aligned);
     tcase_add_test(tc, expected_sets_and_user_kernels);
     tcase_add_test(tc, axes_in_reports);
+    tcase_add_test(tc, unbounded_in_every_report);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -28,7 +28,7 @@ static const int default_threads[] = {1, 2, 3, 4};
 enum { USER_REPEATS = 12 };
 
 typedef struct user_args {
-    const char *cmd, *trace, *stream, *dump, *dump_step, *dump_dir;
+    const char *cmd, *trace, *stream, *dump, *dump_step, *dump_dir, *dump_list;
     const char *threads, *repeat, *timeout, *golden, *golden_dir, *work_dir, *json, *junit;
     const char *census_json, *census_md;
     bool tap, census, check, update, update_reordering;
@@ -86,6 +86,7 @@ static bool args_parse(user_args *a, int argc, char **argv)
         {"--threads", &a->threads, NULL},   {"--trace", &a->trace, NULL},
         {"--dump-step", &a->dump_step, NULL}, {"--dump-dir", &a->dump_dir, NULL},
         {"--dump", &a->dump, NULL},         {"--repeat", &a->repeat, NULL},
+        {"--dump-list", &a->dump_list, NULL},
         {"--timeout", &a->timeout, NULL},   {"--golden", &a->golden, NULL},
         {"--work-dir", &a->work_dir, NULL}, {"--json", &a->json, NULL},
         {"--junit", &a->junit, NULL},       {"--tap", NULL, &a->tap},
@@ -166,15 +167,24 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
     if (!a->threads || !a->trace ||
         !sb_int_parse(a->threads, 1, SB_MAX_THREADS, &threads, NULL, 0) ||
         (a->dump && (!a->dump_dir || !a->dump_step ||
-                     !sb_int_parse(a->dump_step, 0, INT32_MAX, &step, NULL, 0)))) {
+                     !sb_int_parse(a->dump_step, 0, INT32_MAX, &step, NULL, 0))) ||
+        (a->dump_list && (a->dump || !a->dump_dir))) {
         fprintf(stderr, "%s run: needs --threads N (1..%d) and --trace FILE; --dump needs "
-                "--dump-step S and --dump-dir DIR\n", k->name, SB_MAX_THREADS);
+                "--dump-step S and --dump-dir DIR, --dump-list FILE --dump-dir DIR\n", k->name,
+                SB_MAX_THREADS);
+        return SB_EXIT_INPUT;
+    }
+    char err[512] = "";
+    sb_dump_list list = {0};
+    if (a->dump_list && sb_dump_list_read(&list, a->dump_list, err, sizeof err) != SB_OK) {
+        fprintf(stderr, "%s\n", err);
         return SB_EXIT_INPUT;
     }
     omp_set_num_threads((int)threads);
     sb_run_options o = {.threads = (int)threads, .dump_probe = a->dump, .dump_step = step,
                         .dump_dir = a->dump_dir, .stream_path = a->stream,
-                        .external_inputs = k->external_inputs};
+                        .external_inputs = k->external_inputs,
+                        .dump_list = a->dump_list ? &list : NULL};
     sb_trace t;
     sb_trace_init(&t);
     sb_trace_header_from_case(&t.header, c, c->reference_threads);
@@ -186,7 +196,6 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
     }
     sb_run_sink sink;
     sb_run_sink_init(&sink, &t, &o);
-    char err[512] = "";
     sb_status st = k->run(k->ctx, sb_run_sink_probe, &sink);
     if (st != SB_OK) {
         sb_err_set(err, sizeof err, "%s: the kernel's run failed (%s)", k->name,
@@ -199,6 +208,7 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
     if (written)
         st = sb_trace_save(&t, a->trace, err, sizeof err);
     sb_trace_free(&t);
+    sb_dump_list_free(&list);
     if (st == SB_OK)
         return SB_EXIT_OK;
     fprintf(stderr, "%s\n", err);

@@ -159,6 +159,7 @@ int sb_golden_exit_worst(int a, int b);
 typedef enum sb_verdict {
     SB_VERDICT_IDENTICAL,
     SB_VERDICT_REORDERING,
+    SB_VERDICT_UNBOUNDED,           /* differs in an op with no known bound */
     SB_VERDICT_BEYOND_BOUND,
     SB_VERDICT_CRASH,
     SB_VERDICT_TIMEOUT,
@@ -169,8 +170,11 @@ typedef enum sb_verdict {
 const char *sb_verdict_name(sb_verdict v);          /* "identical", "beyond-bound", ... */
 sb_verdict sb_verdict_from_name(const char *name);  /* SB_VERDICT_COUNT if unknown */
 /* How bad a verdict of a divergence is, for the worst of several: identical
- * 0 < reordering 1 < beyond-bound 2 < nondeterministic 3; crash and timeout
- * (no divergence) 4. */
+ * 0 < reordering 1 < unbounded 2 < beyond-bound 3 < nondeterministic 4;
+ * crash and timeout (no divergence) 5. Unbounded sits above reordering (a
+ * difference nothing vouches for must not hide behind one that is) and
+ * below beyond-bound (a bound known and exceeded is a bug; an unknown one
+ * may still be a reordering). */
 int sb_verdict_rank(sb_verdict v);
 
 /* A set of verdicts, one bit per sb_verdict (SB_VERDICT_BIT): what a case
@@ -306,10 +310,35 @@ void sb_trace_header_name(sb_trace_header *h, const sb_case *c);
 
 /* ---- running one configuration ------------------------------------------- */
 
+/* The probes one run dumps, each at its own step (`run --dump-list FILE`: a
+ * line "STEP<tab>PROBE" each, harness/FORMATS.md); their files go into
+ * <dump_dir>/<step>/. */
+typedef struct sb_dump_item {
+    int64_t step;
+    char probe[128];
+} sb_dump_item;
+
+typedef struct sb_dump_list {
+    sb_dump_item *items;
+    int n;
+} sb_dump_list;
+
+/* SB_ERR_USAGE for a probe name that is empty, too long or holds a tab, a
+ * newline or '/'. */
+sb_status sb_dump_list_add(sb_dump_list *l, int64_t step, const char *probe);
+/* SB_ERR_INPUT (err: "FILE:LINE: ...") for a line that is not STEP<tab>PROBE
+ * or a file with none. */
+sb_status sb_dump_list_read(sb_dump_list *l, const char *path, char *err, size_t errlen);
+sb_status sb_dump_list_write(const sb_dump_list *l, const char *path, char *err, size_t errlen);
+int64_t sb_dump_list_last_step(const sb_dump_list *l);
+void sb_dump_list_free(sb_dump_list *l);
+
 typedef struct sb_run_options {
     int threads;
     const char *dump_probe;     /* NULL, or probe name to dump ... */
     int64_t dump_step;          /* ... at this step */
+    const sb_dump_list *dump_list; /* NULL, or every probe to dump (dump_probe NULL and
+                                 * dump_all false): into <dump_dir>/<step>/ */
     const char *dump_dir;       /* <dir>/<probe>.npy, <probe>.bound.npy, <probe>.in<i>.npy */
     const char *data_dir;       /* where the IDX files are (default "data") */
     bool dump_all;              /* dump_probe NULL: dump every probe of dump_step, and
@@ -336,7 +365,8 @@ sb_model_run sb_case_model_run(const sb_case *c, const sb_kernel_table *k,
                                const sb_train_config *cfg, const char *data_dir);
 
 /* Runs the case once in this process and fills the trace. When it dumps
- * (dump_probe or dump_all), a training case stops after step dump_step (with
+ * (dump_probe or dump_all; dump_list: its last step), a training case stops
+ * after step dump_step (with
  * no evaluation of the epoch it cuts, as with max_steps): the trace
  * holds every record up to the dump, not the whole run. */
 sb_status sb_run_case(const sb_case *c, const sb_run_options *o, sb_trace *out,
@@ -359,7 +389,9 @@ typedef struct sb_run_sink {
     struct sb_trace_stream *stream; /* o->stream_path open, else NULL */
     bool trust_leaves;          /* false after sb_run_sink_init */
     sb_status status;
-    bool dumped;                /* the requested probe was seen and written */
+    bool dumped;                /* the requested probe (every one of dump_list) was written */
+    bool *list_dumped;          /* dump_list: which items were written */
+    int list_left;              /* dump_list: items not written yet */
     char err[256];
 } sb_run_sink;
 
@@ -431,22 +463,28 @@ typedef struct sb_elem_diff {
     size_t n_ranges;            /* differing [begin, end) index ranges */
     size_t ranges[8][2];        /* the first 8 of them */
     size_t nonfinite_a, nonfinite_b;
-    double bound_ratio;         /* max over elements of |a-b| / bound (inf if bound 0 and a != b) */
-    bool within_bound;
+    double bound_ratio;         /* max over elements of |a-b| / bound (inf if bound 0 and a != b);
+                                 * 0 when !bounded */
+    bool within_bound;          /* false when !bounded and some element differs */
+    bool bounded;               /* a bound is known: a bound was dumped (zeros: the op is
+                                 * exact), or the tensor is integer (exact) */
 } sb_elem_diff;
 
 /* Distance in units in the last place between two floats, counting across
  * zero; 0 for identical bits; INT64_MAX when either is NaN and they differ. */
 int64_t sb_ulp_distance(float a, float b);
-/* a, b, bound: [n]; bound may be NULL (0 everywhere). For a differing pair
- * with a NaN or an infinity, max_abs, max_rel and bound_ratio become inf, and
- * max_ulp becomes inf when sb_ulp_distance says INT64_MAX. */
+/* a, b, bound: [n]; bound NULL: no bound is known (bounded false, bound_ratio
+ * 0). For a differing pair with a NaN or an infinity, max_abs, max_rel and
+ * bound_ratio become inf, and max_ulp becomes inf when sb_ulp_distance says
+ * INT64_MAX. */
 void sb_elem_diff_f32(sb_elem_diff *d, const float *a, const float *b,
                       const float *bound, size_t n);
 /* a, b: [n]; integers have no rounding, so any difference is beyond bound. */
 void sb_elem_diff_i32(sb_elem_diff *d, const int32_t *a, const int32_t *b, size_t n);
 /* The same for two integer tensors of one dtype and count (i32 or i64). */
 void sb_elem_diff_ints(sb_elem_diff *d, const sb_tensor *a, const sb_tensor *b);
+/* "bound ratio 0.229", or "no bound known" when !e->bounded: as reports say it. */
+void sb_elem_bound_text(char *out, size_t len, const sb_elem_diff *e);
 
 typedef struct sb_divergence {
     bool found;
@@ -504,7 +542,7 @@ typedef struct sb_locate_reference {
 } sb_locate_reference;
 
 /* Re-runs the case at the reference configuration and at `threads` (each a
- * child `self_exe run CASE --threads N --trace FILE --dump PROBE --dump-step S
+ * child `self_exe run CASE --threads N --trace FILE --dump-list FILE
  * --dump-dir DIR`), reads the dumped probe and its bound, and fills d->elem
  * and d->have_elements. The re-run at `threads` must reproduce d->run_hash:
  * it is run up to SB_LOCATE_TRIES times, and when none does, d->nondeterministic
@@ -516,13 +554,26 @@ typedef struct sb_locate_reference {
 sb_status sb_locate(const sb_case *c, const char *self_exe, int threads,
                     const char *work_dir, sb_locate_reference *reference, sb_divergence *d,
                     char *err, size_t errlen);
+/* sb_locate of ds[0..n) at once, every dump of a configuration written by
+ * one child (`run --dump-list`): one reference re-run dumps the divergences
+ * that no reference re-run in refs[0..n_refs) made before (those read its
+ * dumps; the new one is kept in refs), and one re-run at `threads` dumps
+ * them all, tried again (up to SB_LOCATE_TRIES in all, in
+ * <threads>.try<k>) for those it did not reproduce. Each divergence is then
+ * judged as sb_locate judges one. An error leaves them all without
+ * elements. */
+sb_status sb_locate_all(const sb_case *c, const char *self_exe, int threads,
+                        const char *work_dir, sb_locate_reference *refs, int n_refs,
+                        sb_divergence *const *ds, int n, char *err, size_t errlen);
 
 /* How many times the locator runs a configuration to reproduce the hash it
  * explains before it calls the configuration nondeterministic. */
 #define SB_LOCATE_TRIES 3
 
 /* Verdict from a divergence: identical, reordering (inputs identical and
- * every element within bound), nondeterministic (the locator's re-runs did
+ * every element within bound), unbounded (inputs identical, elements
+ * differ, and no bound is known for an op that may reorder: a reordering
+ * cannot be told from a bug), nondeterministic (the locator's re-runs did
  * not reproduce the run's hash), or beyond-bound. */
 sb_verdict sb_divergence_verdict(const sb_divergence *d);
 
@@ -531,14 +582,19 @@ sb_verdict sb_divergence_verdict(const sb_divergence *d);
  * golden's: the difference arose in its op. Found from the hashes and input
  * lists of the two traces alone; classifying one needs the locator. */
 #define SB_ORIGINS_KEPT 16          /* origins a run result lists */
-#define SB_ORIGINS_LOCATE_DEFAULT 4 /* origins located per run unless --max-origins says */
+/* Origins located per run (all of them, in one pair of re-runs) unless
+ * --max-origins says fewer: a guard against thousands, not a sample. */
+#define SB_ORIGINS_LOCATE_MAX 256
 
 typedef struct sb_origins {
     int count;                  /* origins among the records compared */
-    int n;                      /* in list: the first min(count, SB_ORIGINS_KEPT) */
-    int located;                /* list[0..located) went through the locator */
+    int n;                      /* in list: min(count, SB_ORIGINS_KEPT) */
+    int located;                /* the first `located` origins went through the locator
+                                 * (may exceed n: list[0..min(n, located)) are of them) */
     int worst;                  /* index in list of the worst located origin; -1: none */
-    sb_divergence list[SB_ORIGINS_KEPT];   /* in program order */
+    sb_divergence list[SB_ORIGINS_KEPT];   /* in program order, but for the worst located
+                                            * origin, which takes the last place when it
+                                            * came after it */
 } sb_origins;
 
 /* Every origin of run against golden among the records both have at the same
@@ -546,8 +602,14 @@ typedef struct sb_origins {
  * of steps 0..steps-1, as sb_trace_compare_steps. o->located 0, worst -1. */
 void sb_trace_origins(const sb_trace *golden, const sb_trace *run, int64_t steps,
                       sb_origins *o);
-/* Sets o->worst over list[0..o->located): the highest sb_verdict_rank, a tie
- * going to the larger bound ratio, then to the earlier origin. */
+/* The same origins into out[0..min(count, cap)); returns count. */
+int sb_trace_origins_list(const sb_trace *golden, const sb_trace *run, int64_t steps,
+                          sb_divergence *out, int cap);
+/* The index of the worst of list[0..n) as sb_origins_rank ranks, -1 for n 0. */
+int sb_divergences_worst(const sb_divergence *list, int n);
+/* Sets o->worst over the located origins of list: the highest
+ * sb_verdict_rank, a tie going to the larger bound ratio, then to the
+ * earlier origin. */
 void sb_origins_rank(sb_origins *o);
 /* The worst located origin, or NULL (none located, or o never ranked). */
 const sb_divergence *sb_origins_worst(const sb_origins *o);
@@ -650,6 +712,12 @@ sb_outcome sb_run_outcome(const sb_run_result *r);
 /* What the run was expected to give, as the reports say it: the verdict, or
  * for a set the member it matched, else the whole set ("identical|reordering"). */
 void sb_run_expected_name(const sb_run_result *r, char *out, size_t len);
+/* The divergence a run's unbounded verdict comes from (its worst origin, else
+ * its first divergence), or NULL when the run is not unbounded. */
+const sb_divergence *sb_run_unbounded_at(const sb_run_result *r);
+/* "no bound is known for op OP (step S PROBE): ...": what an unbounded
+ * divergence means and what to add, for the reports. */
+void sb_unbounded_text(char *out, size_t len, const sb_divergence *d);
 
 typedef struct sb_case_result {
     const sb_case *c;
@@ -703,17 +771,19 @@ const char *sb_report_sweep_id(void);
 
 /* ---- the census of a sweep (report_census.c, REPORTS.md "Census") -----------
  * One row per output probe of the case (a golden record an op made), one
- * mark per thread count: '=' the reference's bits, 'R' reordering, 'B'
- * beyond bound, 'N' nondeterministic (its repeats differ there), 'd'
- * differs downstream of another output, '?' an origin left unlocated, 'X'
- * the run crashed or timed out; with the worst bound ratio and ULP of the
- * row's located differences. */
+ * mark per thread count: '=' the reference's bits, 'R' reordering, 'U'
+ * unbounded (no bound known for the op), 'B' beyond bound, 'N'
+ * nondeterministic (its repeats differ there), 'd' differs downstream of
+ * another output, '?' an origin left unlocated, 'X' the run crashed or
+ * timed out; with the worst bound ratio and ULP of the row's located
+ * differences. */
 typedef struct sb_census_row {
     int64_t step;
     char probe[128];
     char op[64];
     char cell[SB_MAX_THREADS + 1];  /* by thread count; '\0' where not swept */
-    bool measured;                  /* some difference was located: the two below hold */
+    bool measured;                  /* some difference was located: max_ulp holds */
+    bool bounded;                   /* one of them had a bound: worst_bound_ratio holds */
     double worst_bound_ratio, max_ulp;
 } sb_census_row;
 
@@ -727,7 +797,7 @@ typedef struct sb_census {
 
 /* From a sweep's results, its golden and the run traces the sweep kept in
  * work_dir (keep_traces; a run whose trace is missing counts as dead). The
- * sweep should locate every origin (max_origins SB_ORIGINS_KEPT). Runs
+ * sweep should locate every origin it lists (max_origins at least SB_ORIGINS_KEPT). Runs
  * truncated at N steps (--max-steps) give rows for the golden's steps
  * 0..N-1 only. */
 sb_status sb_census_build(sb_census *cs, const sb_case_result *r, const sb_trace *golden,
@@ -761,8 +831,8 @@ typedef struct sb_sweep_options {
     int64_t max_steps;          /* > 0: a training case of more steps runs only this many,
                                  * compared with the golden's first steps alone
                                  * (sb_trace_compare_steps); 0: whole runs */
-    int max_origins;            /* origins located per run, 1..SB_ORIGINS_KEPT;
-                                 * 0: SB_ORIGINS_LOCATE_DEFAULT */
+    int max_origins;            /* origins located per run, 1..SB_ORIGINS_LOCATE_MAX;
+                                 * 0: SB_ORIGINS_LOCATE_MAX */
     /* Sharding: the work items (threads, repeat) of all cases of a sweep,
      * flattened in order, go round-robin to shard_count shards; this sweep
      * runs item g (g = shard_offset + the item's index within this case)
@@ -899,6 +969,7 @@ int sb_sweep_exit(const sb_case_result *r, int n, bool input_error);
  * and gets the subcommands (see harness/examples/README.md):
  *   list
  *   run NAME --threads N --trace FILE [--dump PROBE --dump-step S --dump-dir DIR]
+ *       [--dump-list FILE --dump-dir DIR]
  *   golden [NAME...] [--golden FILE | --golden-dir DIR]
  *   sweep [NAME...] [--threads LIST] [--repeat R] [--timeout S]
  *         [--golden FILE | --golden-dir DIR] [--work-dir DIR] [--json FILE]

@@ -22,8 +22,9 @@ Each C program and the det case is swept with `--census` (harness/REPORTS.md,
 record, and every output that moved while its inputs did not (an origin) is
 dumped at both counts and classified by `samebits diff --dumps`. A cell is
 `=` (the 1-thread bits in every run), `R` (a reordering: within the op's
-bound), `B` (beyond it), `N` (the runs of that count differ), `d` (moved
-downstream of another output), `?` (an origin not located), `X` (crashed).
+bound), `U` (unbounded: it moved and no bound is known for the op), `B`
+(beyond it), `N` (the runs of that count differ), `d` (moved downstream of
+another output), `?` (an origin not located), `X` (crashed).
 
 Writes the table as Markdown (stdout, or --markdown FILE), the data as JSON
 (--json), and with --page replaces the part of that file (docs/census.md)
@@ -32,7 +33,7 @@ Markdown (a page without those lines is refused before anything runs). The
 header of the table names the CPU (model, the widest vector ISA it has) and
 every library's version. A library whose program was not built (OpenBLAS or
 oneDNN not found by meson) is left out, and so is PyTorch with --no-torch or
-without python3-torch. Exit status 0 when no cell is B, N or X, 1 otherwise,
+without python3-torch. Exit status 0 when no cell is U, B, N or X, 1 otherwise,
 2 when something could not be run.
 """
 import argparse
@@ -48,8 +49,8 @@ from cpuinfo import machine
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
-MARKS = "=dR?BNX"               # best to worst (harness/report/report_census.c)
-FAILING = set("BNX")
+MARKS = "=dRU?BNX"              # best to worst (harness/report/report_census.c)
+FAILING = set("UBNX")
 BEGIN, END = "<!-- census begin -->", "<!-- census end -->"
 
 
@@ -234,7 +235,8 @@ class Torch:
         m = re.search(r"bound ratio (\S+)", out)
         ulp = re.search(r"max ULP (\S+),", out)
         verdict = re.search(r"^verdict: (\S+)", out, re.M)
-        mark = {"reordering": "R", "nondeterministic": "N"}.get(verdict and verdict[1], "B")
+        mark = {"reordering": "R", "unbounded": "U",
+                "nondeterministic": "N"}.get(verdict and verdict[1], "B")
         return mark, m and float(m[1]), ulp and float(ulp[1])
 
 
@@ -294,8 +296,8 @@ def markdown(census):
                          " | ".join(r["cells"].get(str(n), "-") for n in threads) +
                          f" | {ratio} | {ulp} |")
     lines += ["", "`=` the 1-thread bits in every run, `R` reordering (within the op's bound), "
-              "`B` beyond bound, `N` the runs of that count differ, `d` moved downstream of "
-              "another output, `X` crashed."]
+              "`U` unbounded (no bound known for the op), `B` beyond bound, `N` the runs of "
+              "that count differ, `d` moved downstream of another output, `X` crashed."]
     return "\n".join(lines) + "\n"
 
 

@@ -13,8 +13,8 @@ and, where it diverged, the first divergent probe and its distance to the
 reordering bound), then the census: one row per output probe, one mark per
 thread count. With --impls it first prints `PROG impls` (the implementations
 the library chose). Exit status 0 when every verdict is identical or
-reordering, 1 when one is beyond-bound, nondeterministic, a crash or a
-timeout, 2 when the program could not be run, 77 (skipped) when the CPU
+reordering, 1 when one is unbounded, beyond-bound, nondeterministic, a crash
+or a timeout, 2 when the program could not be run, 77 (skipped) when the CPU
 lacks --require-cpu-flag. Which counts diverge is reported, never assumed:
 it depends on the library's build, the CPU and the kernels it picks.
 """
@@ -73,8 +73,10 @@ def main():
         line = f"threads {r['threads']:2d}: {r['verdict']}"
         d = r.get("first_divergence")
         if d:
+            ratio = d["bound_ratio"]
+            bound = "no bound known" if ratio is None else f"bound ratio {ratio:.3g}"
             line += (f" at {d['probe']} ({d['differing']} of {d['total']} elements, "
-                     f"max ULP {d['max_ulp']:g}, bound ratio {d['bound_ratio']:.3g})")
+                     f"max ULP {d['max_ulp']:g}, {bound})")
         if r["message"]:
             line += f" ({r['message']})"
         print(line + label)

@@ -60,7 +60,8 @@ def html(builds):
     if not parts:
         return "<h2>Census</h2><p>No build has a census (tools/nightly --no-census).</p>"
     return ("<h2>Census</h2><p><code>=</code> the 1-thread bits in every run, "
-            "<code>R</code> reordering (within the op's bound), <code>B</code> beyond bound, "
+            "<code>R</code> reordering (within the op's bound), <code>U</code> unbounded (no "
+            "bound known for the op), <code>B</code> beyond bound, "
             "<code>N</code> the runs of that count differ, <code>d</code> moved downstream "
             "of another output, <code>X</code> crashed (tools/interop/census_table.py).</p>"
             + "".join(parts))

@@ -252,7 +252,12 @@ def divergence_sentences(d):
         out.append("No re-run reproduced the run's hash there: the configuration does not repeat itself.")
     if d.get("reference_unreproduced"):
         out.append("The reference re-run did not reproduce the golden's hash.")
-    if d.get("differing") is not None:
+    if d.get("differing") is not None and d["bound_ratio"] is None:
+        out.append(f"{d['differing']} of {d['total']} elements differ; the largest difference is "
+                   f"{number(d['max_abs'])} ({number(d['max_ulp'])} ULP), and no bound is known "
+                   f"for <code>{esc(d['op'])}</code>: a reordering cannot be told from a bug "
+                   "until the op has one (unbounded).")
+    elif d.get("differing") is not None:
         within = ("within" if not isinstance(d["bound_ratio"], str) and d["bound_ratio"] <= 1
                   else "beyond")
         out.append(f"{d['differing']} of {d['total']} elements differ; the largest difference is "
@@ -317,7 +322,8 @@ def expected_divergences_html(builds):
                 d = r["first_divergence"]
                 if failed(r) or not d or r["repeat"] > 1:
                     continue
-                ratio = number(d["bound_ratio"]) if d.get("differing") is not None else "-"
+                ratio = ("no bound" if d["bound_ratio"] is None else number(d["bound_ratio"])
+                         if d.get("differing") is not None else "-")
                 rows.append(f"<tr><td>{esc(b['name'])}</td><td>{esc(c['name'])}</td>"
                             f"<td class=\"num\">{esc(run_config(r))}</td><td>{esc(r['verdict'])}</td>"
                             f"<td>step {d['step']} <code>{esc(d['probe'])}</code> ({esc(d['op'])})</td>"

@@ -5,7 +5,8 @@ their sums, of the threads' partial sums) are each within e of the exact
 result, so they differ by at most 2e; the bound dumped as
 <probe>.bound.npy is 2e per element, computed in double and rounded up to
 the next float. `samebits diff --dumps` reads it; an op with no bound here
-gets no file. u = 2^-24, gamma(m) = m u / (1 - m u) (harness/NUMERICS.md).
+gets no file, and a difference in it is `unbounded` (no bound known: neither
+a reordering nor a bug). u = 2^-24, gamma(m) = m u / (1 - m u) (harness/NUMERICS.md).
 
 e is derived by a running error analysis (as harness/NUMERICS.md does for
 samebits' own layer norm): each step of the op's evaluation, in PyTorch
