@@ -273,6 +273,15 @@ static const param norm_params[] = {
     {"eps", P_REAL, CALL(norm.eps), 0, 1, false, false},
     {NULL, P_INT, 0, 0, 0, false, false},
 };
+/* base: 10000 unless given (load_kernel_section), > 1 (sb_op_call_describe) */
+static const param rope_params[] = {
+    {"n", P_INT, CALL(rope.n), 1, IMAX, false, true},
+    {"t", P_INT, CALL(rope.t), 1, IMAX, false, true},
+    {"h", P_INT, CALL(rope.h), 1, IMAX, false, true},
+    {"d", P_INT, CALL(rope.d), 1, IMAX, false, true},
+    {"base", P_REAL, CALL(rope.base), 1, 1e9, false, false},
+    {NULL, P_INT, 0, 0, 0, false, false},
+};
 static const param count_params[] = {
     {"n", P_SIZE, CALL(n), 1, NMAX, false, true},
     {NULL, P_INT, 0, 0, 0, false, false},
@@ -519,6 +528,7 @@ static const param *op_params(sb_op op)
     case SB_PARAMS_embed: return embed_params;
     case SB_PARAMS_norm: return norm_params;
     case SB_PARAMS_attn: return attn_params;
+    case SB_PARAMS_rope: return rope_params;
     case SB_PARAMS_adamw: return adamw_params;
     case SB_PARAMS_count:
     case SB_PARAMS_sgd:
@@ -574,6 +584,7 @@ static sb_status load_kernel_section(loader *ld, sb_case *c)
     call->dropout.seed = c->seed;
     call->dropout.stream = SB_STREAM_DROPOUT;
     call->norm.eps = 1e-5f;
+    call->rope.base = 10000.0f;
     if (kind != SB_OPTIM_COUNT)
         sb_optim_defaults(&call->optim, kind);
 
