@@ -125,6 +125,17 @@ static bool shapes_norm(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
     return true;
 }
 
+static bool shapes_rope(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
+{
+    const sb_rope_shape *r = &c->rope;
+    if (!dims_positive(r->n, r->t, r->h, r->d) || r->d % 2 != 0 ||
+        !(r->base > 1.0f && r->base <= 1e9f) || (int64_t)r->h * r->d > INT32_MAX)
+        return false;
+    set(&shape[SB_ROLE_x], 2, r->n, (int64_t)r->h * r->d, 1, 1);
+    set(&shape[SB_ROLE_y], 2, r->n, (int64_t)r->h * r->d, 1, 1);
+    return true;
+}
+
 static shapes_fn *const shapes_of_params[SB_PARAMS_COUNT] = {
 #define SB_PARAMS(name, shapes, ...) [SB_PARAMS_##name] = shapes_##shapes,
 #include "params.def"

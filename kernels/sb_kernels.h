@@ -45,6 +45,14 @@ typedef struct sb_norm_shape {
     int n, c;
     float eps;
 } sb_norm_shape;
+/* Rotary position embedding of n rows, row i at position i % t, each row h
+ * heads of width d (even), the pairs (2k, 2k + 1) of a head rotated by the
+ * angle position * base^(-2k/d). */
+typedef struct sb_rope_shape {
+    int n, t, h, d;
+    float base;
+} sb_rope_shape;
+
 /* Causal multi-head self-attention over a fused QKV tensor. */
 typedef struct sb_attn_shape {
     int b, t, h, d;     /* b sequences of t tokens, h heads of width d (C = h*d);
@@ -263,6 +271,7 @@ typedef struct sb_op_call {
     sb_embed_shape embed;
     sb_norm_shape norm;
     sb_attn_shape attn;
+    sb_rope_shape rope;
     /* tensors, in the order of the op's signature; optimiser state updated in
      * place (w, accumulators) is an output */
     int n_in, n_out;

@@ -60,6 +60,7 @@
 #define SB_TAIL_embed &(c)->embed
 #define SB_TAIL_norm &(c)->norm
 #define SB_TAIL_attn &(c)->attn
+#define SB_TAIL_rope &(c)->rope
 #define SB_TAIL_adamw &(c)->optim, (c)->t, (c)->n
 
 /* An op's call of kernel `fn` with the tensors and params of `c`. */

@@ -57,6 +57,15 @@ static const case_param norm_params[] = {
     {"eps", P_REAL, CALL(norm.eps), 0, 1, false, false},
     {NULL, P_INT, 0, 0, 0, false, false},
 };
+/* base: 10000 unless given (load_kernel_section), > 1 (sb_op_call_describe) */
+static const case_param rope_params[] = {
+    {"n", P_INT, CALL(rope.n), 1, IMAX, false, true},
+    {"t", P_INT, CALL(rope.t), 1, IMAX, false, true},
+    {"h", P_INT, CALL(rope.h), 1, IMAX, false, true},
+    {"d", P_INT, CALL(rope.d), 1, IMAX, false, true},
+    {"base", P_REAL, CALL(rope.base), 1, 1e9, false, false},
+    {NULL, P_INT, 0, 0, 0, false, false},
+};
 static const case_param count_params[] = {
     {"n", P_SIZE, CALL(n), 1, NMAX, false, true},
     {NULL, P_INT, 0, 0, 0, false, false},
@@ -182,6 +191,7 @@ const case_param *sb_case_op_params(sb_op op)
     case SB_PARAMS_embed: return embed_params;
     case SB_PARAMS_norm: return norm_params;
     case SB_PARAMS_attn: return attn_params;
+    case SB_PARAMS_rope: return rope_params;
     case SB_PARAMS_adamw: return adamw_params;
     case SB_PARAMS_count:
     case SB_PARAMS_sgd:

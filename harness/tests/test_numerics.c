@@ -82,6 +82,7 @@ static const sb_op_call norm_shapes[] = {
     {.norm = {.n = 20, .c = 70, .eps = 1e-5f}}, {.norm = {.n = 300, .c = 7, .eps = 1e-5f}},
 };
 static const sb_op_call attn_shapes[] = {{.attn = {.b = 2, .t = 37, .h = 2, .d = 8}}};
+static const sb_op_call rope_shapes[] = {{.rope = {.n = 70, .t = 33, .h = 3, .d = 16, .base = 1e4f}}};
 
 typedef struct shape_set {
     const sb_op_call *calls;
@@ -93,6 +94,7 @@ static const shape_set shapes_of_params[SB_PARAMS_COUNT] = {
     [SB_PARAMS_pool] = SHAPES(pool_shapes),   [SB_PARAMS_cls] = SHAPES(cls_shapes),
     [SB_PARAMS_count] = SHAPES(count_shapes), [SB_PARAMS_embed] = SHAPES(embed_shapes),
     [SB_PARAMS_norm] = SHAPES(norm_shapes),   [SB_PARAMS_attn] = SHAPES(attn_shapes),
+    [SB_PARAMS_rope] = SHAPES(rope_shapes),
 };
 
 /* Every op the kernel list marks REFD. */

@@ -169,6 +169,7 @@ static sb_status probe_call(sb_probes *pc, int64_t step, const char *name, const
 #define PROBE_TAIL_embed , const sb_embed_shape *s
 #define PROBE_TAIL_norm , const sb_norm_shape *s
 #define PROBE_TAIL_attn , const sb_attn_shape *s
+#define PROBE_TAIL_rope , const sb_rope_shape *s
 #define PROBE_TAIL_adamw , const sb_optim_params *o, int64_t t, size_t n
 #define PROBE_FILL_conv c.conv = *s;
 #define PROBE_FILL_dense c.dense = *s;
@@ -183,6 +184,7 @@ static sb_status probe_call(sb_probes *pc, int64_t step, const char *name, const
 #define PROBE_FILL_embed c.embed = *s;
 #define PROBE_FILL_norm c.norm = *s;
 #define PROBE_FILL_attn c.attn = *s;
+#define PROBE_FILL_rope c.rope = *s;
 #define PROBE_FILL_adamw c.optim = *o; c.t = t; c.n = n;
 
 #define SB_OP(name, area, params, outputs, inputs, ...)                                   \

@@ -168,4 +168,47 @@ sb_status sb_probe_grad_norm(sb_probes *pc, int64_t step, const char *name,
 sb_status sb_probe_adamw_update(sb_probes *pc, int64_t step, const char *name,
     float *w, float *m, float *v, const float *g, const sb_optim_params *o, int64_t t, size_t n);
 
+/* rmsnorm_fwd (kernels/norm/) */
+void sb_rmsnorm_fwd_bound(float *y, const float *x, const float *gamma, const sb_norm_shape *s);
+sb_status sb_probe_rmsnorm_fwd(sb_probes *pc, int64_t step, const char *name,
+    float *y, const float *x, const float *gamma, const sb_norm_shape *s);
+
+/* rmsnorm_bwd_data (kernels/norm/) */
+void sb_rmsnorm_bwd_data_bound(float *dx, const float *dy, const float *x, const float *gamma, const sb_norm_shape *s);
+sb_status sb_probe_rmsnorm_bwd_data(sb_probes *pc, int64_t step, const char *name,
+    float *dx, const float *dy, const float *x, const float *gamma, const sb_norm_shape *s);
+
+/* rmsnorm_bwd_gamma (kernels/norm/) */
+void sb_rmsnorm_bwd_gamma_bound(float *dgamma, const float *dy, const float *x, const sb_norm_shape *s);
+sb_status sb_probe_rmsnorm_bwd_gamma(sb_probes *pc, int64_t step, const char *name,
+    float *dgamma, const float *dy, const float *x, const sb_norm_shape *s);
+
+/* silu_fwd (kernels/elementwise/) */
+sb_status sb_probe_silu_fwd(sb_probes *pc, int64_t step, const char *name,
+    float *y, const float *x, size_t n);
+
+/* silu_bwd (kernels/elementwise/) */
+sb_status sb_probe_silu_bwd(sb_probes *pc, int64_t step, const char *name,
+    float *dx, const float *dy, const float *x, size_t n);
+
+/* swiglu_fwd (kernels/elementwise/) */
+sb_status sb_probe_swiglu_fwd(sb_probes *pc, int64_t step, const char *name,
+    float *y, const float *a, const float *b, size_t n);
+
+/* swiglu_bwd_a (kernels/elementwise/) */
+sb_status sb_probe_swiglu_bwd_a(sb_probes *pc, int64_t step, const char *name,
+    float *da, const float *dy, const float *a, const float *b, size_t n);
+
+/* swiglu_bwd_b (kernels/elementwise/) */
+sb_status sb_probe_swiglu_bwd_b(sb_probes *pc, int64_t step, const char *name,
+    float *db, const float *dy, const float *a, size_t n);
+
+/* rope_fwd (kernels/rope/) */
+sb_status sb_probe_rope_fwd(sb_probes *pc, int64_t step, const char *name,
+    float *y, const float *x, const sb_rope_shape *s);
+
+/* rope_bwd (kernels/rope/) */
+sb_status sb_probe_rope_bwd(sb_probes *pc, int64_t step, const char *name,
+    float *dx, const float *dy, const sb_rope_shape *s);
+
 #endif

@@ -146,4 +146,41 @@ static inline float sb_gelu_grad(float dy, float x)
     return dy * (left + right);
 }
 
+/* ---- SiLU and the SwiGLU product:
+ *   silu(x) = x sigmoid(x) = (x / 2) (1 + t),  t = tanh(x / 2)
+ *   silu'(x) = s + x s (1 - s),  s = (1 + t) / 2,  1 - s = (1 - t) / 2
+ *   swiglu(a, b) = silu(a) b; its gradients da = silu'(a) (dy b), db = dy silu(a)
+ * each operation in float, in the order written, tanh by sb_tanhf (so every
+ * vector width and libm gives the same bits); halving is exact above the
+ * subnormals. A NaN passes through; for large |x| t saturates to +-1, so
+ * silu gives x or 0 (-0 for x < 0) and silu' 1 or 0. */
+
+static inline float sb_silu(float x)
+{
+    const float half = 0.5f * x;
+    return half * (1.0f + sb_tanhf(half));
+}
+
+static inline float sb_silu_grad(float dy, float x)
+{
+    const float t = sb_tanhf(0.5f * x);
+    const float s = 0.5f * (1.0f + t), rest = 0.5f * (1.0f - t);
+    return dy * (s + x * (s * rest));
+}
+
+static inline float sb_swiglu(float a, float b)
+{
+    return sb_silu(a) * b;
+}
+
+static inline float sb_swiglu_grad_a(float dy, float a, float b)
+{
+    return sb_silu_grad(dy * b, a);
+}
+
+static inline float sb_swiglu_grad_b(float dy, float a)
+{
+    return dy * sb_silu(a);
+}
+
 #endif

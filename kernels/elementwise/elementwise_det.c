@@ -419,3 +419,106 @@ void sb_residual_add_hashed(float *y, const float *a, const float *b, size_t n,
 {
     sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {y}, .in = {a, b}}, r, residual_add_block);
 }
+
+/* ---- SiLU and the SwiGLU product: one block function per op, built for each
+ * vector width as GELU's spans, which det runs over the leaf blocks with a
+ * request for no digests and hashed mode with the request it is given: one
+ * loop (sb_leaf_blocks_run) for both. */
+
+static const sb_leaf_request no_digests;
+
+SB_ISA_CLONES
+static void silu_fwd_block(const sb_leaf_call *c, size_t lo, size_t hi)
+{
+    for (size_t i = lo; i < hi; i++)
+        c->out[0][i] = sb_silu(c->in[0][i]);
+}
+
+SB_ISA_CLONES
+static void silu_bwd_block(const sb_leaf_call *c, size_t lo, size_t hi)
+{
+    for (size_t i = lo; i < hi; i++)
+        c->out[0][i] = sb_silu_grad(c->in[0][i], c->in[1][i]);
+}
+
+SB_ISA_CLONES
+static void swiglu_fwd_block(const sb_leaf_call *c, size_t lo, size_t hi)
+{
+    for (size_t i = lo; i < hi; i++)
+        c->out[0][i] = sb_swiglu(c->in[0][i], c->in[1][i]);
+}
+
+SB_ISA_CLONES
+static void swiglu_bwd_a_block(const sb_leaf_call *c, size_t lo, size_t hi)
+{
+    for (size_t i = lo; i < hi; i++)
+        c->out[0][i] = sb_swiglu_grad_a(c->in[0][i], c->in[1][i], c->in[2][i]);
+}
+
+SB_ISA_CLONES
+static void swiglu_bwd_b_block(const sb_leaf_call *c, size_t lo, size_t hi)
+{
+    for (size_t i = lo; i < hi; i++)
+        c->out[0][i] = sb_swiglu_grad_b(c->in[0][i], c->in[1][i]);
+}
+
+void sb_silu_fwd_det(float *y, const float *x, size_t n)
+{
+    sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {y}, .in = {x}}, &no_digests,
+                       silu_fwd_block);
+}
+
+void sb_silu_fwd_hashed(float *y, const float *x, size_t n, const sb_leaf_request *r)
+{
+    sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {y}, .in = {x}}, r, silu_fwd_block);
+}
+
+void sb_silu_bwd_det(float *dx, const float *dy, const float *x, size_t n)
+{
+    sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {dx}, .in = {dy, x}}, &no_digests,
+                       silu_bwd_block);
+}
+
+void sb_silu_bwd_hashed(float *dx, const float *dy, const float *x, size_t n,
+                        const sb_leaf_request *r)
+{
+    sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {dx}, .in = {dy, x}}, r, silu_bwd_block);
+}
+
+void sb_swiglu_fwd_det(float *y, const float *a, const float *b, size_t n)
+{
+    sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {y}, .in = {a, b}}, &no_digests,
+                       swiglu_fwd_block);
+}
+
+void sb_swiglu_fwd_hashed(float *y, const float *a, const float *b, size_t n,
+                          const sb_leaf_request *r)
+{
+    sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {y}, .in = {a, b}}, r, swiglu_fwd_block);
+}
+
+void sb_swiglu_bwd_a_det(float *da, const float *dy, const float *a, const float *b, size_t n)
+{
+    sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {da}, .in = {dy, a, b}}, &no_digests,
+                       swiglu_bwd_a_block);
+}
+
+void sb_swiglu_bwd_a_hashed(float *da, const float *dy, const float *a, const float *b, size_t n,
+                            const sb_leaf_request *r)
+{
+    sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {da}, .in = {dy, a, b}}, r,
+                       swiglu_bwd_a_block);
+}
+
+void sb_swiglu_bwd_b_det(float *db, const float *dy, const float *a, size_t n)
+{
+    sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {db}, .in = {dy, a}}, &no_digests,
+                       swiglu_bwd_b_block);
+}
+
+void sb_swiglu_bwd_b_hashed(float *db, const float *dy, const float *a, size_t n,
+                            const sb_leaf_request *r)
+{
+    sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {db}, .in = {dy, a}}, r,
+                       swiglu_bwd_b_block);
+}

@@ -105,3 +105,48 @@ void sb_residual_add_ref(float *y,       /* [n] */
     for (size_t i = 0; i < n; i++)
         y[i] = a[i] + b[i];
 }
+
+void sb_silu_fwd_ref(float *y,          /* [n] */
+                     const float *x,    /* [n] */
+                     size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = sb_silu(x[i]);
+}
+
+void sb_silu_bwd_ref(float *dx,         /* [n] */
+                     const float *dy,   /* [n] */
+                     const float *x,    /* [n] forward input */
+                     size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dx[i] = sb_silu_grad(dy[i], x[i]);
+}
+
+void sb_swiglu_fwd_ref(float *y,        /* [n] */
+                       const float *a,  /* [n] gate */
+                       const float *b,  /* [n] */
+                       size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = sb_swiglu(a[i], b[i]);
+}
+
+void sb_swiglu_bwd_a_ref(float *da,       /* [n] */
+                         const float *dy, /* [n] */
+                         const float *a,  /* [n] forward gate */
+                         const float *b,  /* [n] forward input */
+                         size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        da[i] = sb_swiglu_grad_a(dy[i], a[i], b[i]);
+}
+
+void sb_swiglu_bwd_b_ref(float *db,       /* [n] */
+                         const float *dy, /* [n] */
+                         const float *a,  /* [n] forward gate */
+                         size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        db[i] = sb_swiglu_grad_b(dy[i], a[i]);
+}

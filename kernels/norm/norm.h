@@ -43,6 +43,10 @@ static inline sb_norm_stats sb_norm_row_stats(const float *x, size_t c, float ep
     return (sb_norm_stats){mean, 1.0f / sqrtf(var + eps)};
 }
 
+/* a row's stats: sb_norm_row_stats, or RMSNorm's sb_rms_row_stats (rmsnorm.h),
+ * whose mean is 0; the gamma gradients of both norms read rows through one */
+typedef sb_norm_stats sb_norm_stats_fn(const float *x, size_t c, float eps);
+
 static inline float sb_norm_xhat(float x, sb_norm_stats st)
 {
     return (x - st.mean) * st.rstd;

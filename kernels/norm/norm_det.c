@@ -1,4 +1,4 @@
-/* Layer norm, det family. The forward pass and the data gradient are
+/* Layer norm and RMSNorm, det family. The forward pass and the data gradient are
  * parallel over groups of rows (SB_NORM_GROUP, the last few rows one by one),
  * each row the ref arithmetic (norm.h): ref's bits for every thread count;
  * loose runs these loops too (kernels.def). Gamma's gradient, a column sum
@@ -6,12 +6,12 @@
  * of rows), then runs tasks of (chunk of SB_GEMM_KC rows, block of
  * SB_NORM_COLS columns), each summing its chunk's rows in order from +0; the
  * chunk sums are added in chunk order: a fixed blocking, nothing the thread
- * count decides. */
+ * count decides. RMSNorm's ops are the same loops over its rows (rmsnorm.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "gemm/sb_gemm.h"
-#include "norm.h"
+#include "rmsnorm.h"
 
 void sb_layernorm_fwd_det(float *y, const float *x, const float *gamma, const float *beta,
                           const sb_norm_shape *s)
@@ -47,8 +47,31 @@ void sb_layernorm_bwd_data_det(float *dx, const float *dy, const float *x, const
     }
 }
 
-void sb_layernorm_bwd_gamma_det(float *dgamma, const float *dy, const float *x,
-                                const sb_norm_shape *s)
+/* the stats of the rows of group g (SB_NORM_GROUP rows from g * SB_NORM_GROUP,
+ * fewer in the last) */
+typedef void group_stats_fn(sb_norm_stats *st, const float *x, size_t g, const sb_norm_shape *s);
+
+static void layernorm_group_stats(sb_norm_stats *st, const float *x, size_t g,
+                                  const sb_norm_shape *s)
+{
+    const size_t c = (size_t)s->c, n = (size_t)s->n, i0 = g * SB_NORM_GROUP;
+    if (i0 + SB_NORM_GROUP <= n) {
+        sb_norm_group_stats(st + i0, x + i0 * c, c, s->eps);
+        return;
+    }
+    for (size_t i = i0; i < n; i++)
+        st[i] = sb_norm_row_stats(x + i * c, c, s->eps);
+}
+
+static void rms_group_stats(sb_norm_stats *st, const float *x, size_t g, const sb_norm_shape *s)
+{
+    const size_t c = (size_t)s->c, n = (size_t)s->n, i0 = g * SB_NORM_GROUP;
+    for (size_t i = i0; i < i0 + SB_NORM_GROUP && i < n; i++)
+        st[i] = sb_rms_row_stats(x + i * c, c, s->eps);
+}
+
+static void gamma_det(float *dgamma, const float *dy, const float *x, const sb_norm_shape *s,
+                      group_stats_fn *group_stats)
 {
     const size_t c = (size_t)s->c, n = (size_t)s->n;
     const size_t chunks = (n + SB_GEMM_KC - 1) / SB_GEMM_KC;
@@ -61,15 +84,8 @@ void sb_layernorm_bwd_gamma_det(float *dgamma, const float *dy, const float *x,
 #pragma omp parallel
     {
 #pragma omp for schedule(static)
-        for (int g = 0; g < groups; g++) {
-            const size_t i0 = (size_t)g * SB_NORM_GROUP;
-            if (i0 + SB_NORM_GROUP <= n) {
-                sb_norm_group_stats(st + i0, x + i0 * c, c, s->eps);
-                continue;
-            }
-            for (size_t i = i0; i < n; i++)
-                st[i] = sb_norm_row_stats(x + i * c, c, s->eps);
-        }
+        for (int g = 0; g < groups; g++)
+            group_stats(st, x, (size_t)g, s);
 #pragma omp for schedule(static)
         for (int task = 0; task < tasks; task++) {
             const size_t k = (size_t)(task / col_blocks);
@@ -89,4 +105,35 @@ void sb_layernorm_bwd_gamma_det(float *dgamma, const float *dy, const float *x,
             dgamma[j] += part[k * c + j];
     free(st);
     free(part);
+}
+
+void sb_layernorm_bwd_gamma_det(float *dgamma, const float *dy, const float *x,
+                                const sb_norm_shape *s)
+{
+    gamma_det(dgamma, dy, x, s, layernorm_group_stats);
+}
+
+void sb_rmsnorm_fwd_det(float *y, const float *x, const float *gamma, const sb_norm_shape *s)
+{
+    const size_t c = (size_t)s->c;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < s->n; i++)
+        sb_rmsnorm_row(y + (size_t)i * c, x + (size_t)i * c, gamma, c, s->eps);
+}
+
+void sb_rmsnorm_bwd_data_det(float *dx, const float *dy, const float *x, const float *gamma,
+                             const sb_norm_shape *s)
+{
+    const size_t c = (size_t)s->c;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < s->n; i++) {
+        const size_t at = (size_t)i * c;
+        sb_rmsnorm_row_bwd(dx + at, dy + at, x + at, gamma, c, s->eps);
+    }
+}
+
+void sb_rmsnorm_bwd_gamma_det(float *dgamma, const float *dy, const float *x,
+                              const sb_norm_shape *s)
+{
+    gamma_det(dgamma, dy, x, s, rms_group_stats);
 }

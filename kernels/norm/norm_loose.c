@@ -1,13 +1,13 @@
-/* Gamma's gradient, loose family: threads take equal slices of the rows
- * and accumulate private partial sums, added in thread order
- * (sb_partials_sum): the bits follow the thread count. */
+/* Gamma's gradient of layer norm and RMSNorm, loose family: threads take
+ * equal slices of the rows and accumulate private partial sums, added in
+ * thread order (sb_partials_sum): the bits follow the thread count. */
 #include <omp.h>
 #include <stdlib.h>
 
-#include "norm.h"
+#include "rmsnorm.h"
 
-void sb_layernorm_bwd_gamma_loose(float *dgamma, const float *dy, const float *x,
-                                  const sb_norm_shape *s)
+static void gamma_loose(float *dgamma, const float *dy, const float *x, const sb_norm_shape *s,
+                        sb_norm_stats_fn *stats)
 {
     const size_t c = (size_t)s->c;
     const int threads = omp_get_max_threads();
@@ -19,11 +19,23 @@ void sb_layernorm_bwd_gamma_loose(float *dgamma, const float *dy, const float *x
 #pragma omp for schedule(static)
         for (int i = 0; i < s->n; i++) {
             const float *xi = x + (size_t)i * c, *dyi = dy + (size_t)i * c;
-            const sb_norm_stats st = sb_norm_row_stats(xi, c, s->eps);
+            const sb_norm_stats st = stats(xi, c, s->eps);
             for (size_t j = 0; j < c; j++)
                 mine[j] += dyi[j] * sb_norm_xhat(xi[j], st);
         }
     }
     sb_partials_sum(dgamma, part, c, threads);
     free(part);
+}
+
+void sb_layernorm_bwd_gamma_loose(float *dgamma, const float *dy, const float *x,
+                                  const sb_norm_shape *s)
+{
+    gamma_loose(dgamma, dy, x, s, sb_norm_row_stats);
+}
+
+void sb_rmsnorm_bwd_gamma_loose(float *dgamma, const float *dy, const float *x,
+                                const sb_norm_shape *s)
+{
+    gamma_loose(dgamma, dy, x, s, sb_rms_row_stats);
 }

@@ -1,4 +1,4 @@
-/* layer norm: the definitions on hand-computed values; det and loose
+/* layer norm and RMSNorm: the definitions on hand-computed values; det and loose
  * against ref within the op's bound at 1..8 threads; det bitwise across
  * thread counts; loose thread-dependent; the gradients against finite
  * differences of the forward in double. */
@@ -15,7 +15,8 @@
 Suite *make_norm_suite(void);
 
 static const sb_op norm_ops[] = {SB_OP_layernorm_fwd, SB_OP_layernorm_bwd_data,
-                                 SB_OP_layernorm_bwd_gamma};
+                                 SB_OP_layernorm_bwd_gamma, SB_OP_rmsnorm_fwd,
+                                 SB_OP_rmsnorm_bwd_data, SB_OP_rmsnorm_bwd_gamma};
 #define N_OPS (sizeof norm_ops / sizeof norm_ops[0])
 
 /* the model's shape (1024 rows of 128), more rows than one summation chunk
@@ -71,6 +72,63 @@ START_TEST(test_hand_values)
 }
 END_TEST
 
+/* RMSNorm, rows x = (3, 1, 1, 1) with eps = 1: mean square 12 / 4 = 3,
+ * rstd = 1 / sqrt(3 + 1) = 1/2, xhat = (1.5, .5, .5, .5), every step exact.
+ *   y = xhat * gamma with gamma (2, 1, -1, 4)
+ *   dy (1, 2, 0, 1): g = gamma dy = (2, 2, 0, 4), b = (sum g xhat) / 4 = 1.5,
+ *   dx = (1/2) (g - xhat b)
+ *   dgamma = sum over the two (equal) rows of dy xhat */
+START_TEST(test_rms_hand_values)
+{
+    const sb_norm_shape s = {.n = 2, .c = 4, .eps = 1.0f};
+    const float x[8] = {3, 1, 1, 1, 3, 1, 1, 1};
+    const float gamma[4] = {2, 1, -1, 4};
+    const float dy[8] = {1, 2, 0, 1, 1, 2, 0, 1};
+    const float want_y[8] = {3, 0.5f, -0.5f, 2, 3, 0.5f, -0.5f, 2};
+    const float want_dx[8] = {-0.125f, 0.625f, -0.375f, 1.625f,
+                              -0.125f, 0.625f, -0.375f, 1.625f};
+    const float want_dgamma[4] = {3, 2, 0, 1};
+    for (int f = 0; f < SB_FAMILY_COUNT; f++)
+        for (int threads = 1; threads <= 3; threads += 2) {
+            const sb_kernel_table *k = sb_kernels((sb_family)f);
+            float y[8], dx[8], dgamma[4];
+            omp_set_num_threads(threads);
+            k->rmsnorm_fwd(y, x, gamma, &s);
+            k->rmsnorm_bwd_data(dx, dy, x, gamma, &s);
+            k->rmsnorm_bwd_gamma(dgamma, dy, x, &s);
+            const char *name = sb_family_name((sb_family)f);
+            ck_assert_msg(op_test_same_bits(y, want_y, 8), "%s fwd", name);
+            ck_assert_msg(op_test_same_bits(dx, want_dx, 8), "%s bwd_data", name);
+            ck_assert_msg(op_test_same_bits(dgamma, want_dgamma, 4), "%s bwd_gamma", name);
+        }
+}
+END_TEST
+
+/* RMSNorm sums a row's squares in blocks of 32 added in block order. A row
+ * of 64: x = 1 then 63 times 2^-12 (squares 1 and 2^-24). One chain loses
+ * every 2^-24 against 1 (each add ties to even): sum 1. In blocks, the first
+ * block loses its 31 (sum 1) but the second sums its 32 alone, exactly, to
+ * 2^-19, and 1 + 2^-19 is exact: every family must give that row's bits. */
+START_TEST(test_rms_sums_in_blocks)
+{
+    const sb_norm_shape s = {.n = 1, .c = 64, .eps = 1e-5f};
+    float x[64], gamma[64], y[64];
+    x[0] = 1.0f;
+    for (int j = 1; j < 64; j++)
+        x[j] = 0x1p-12f;
+    for (int j = 0; j < 64; j++)
+        gamma[j] = 1.0f;
+    const float rstd = 1.0f / sqrtf((1.0f + 0x1p-19f) / 64.0f + 1e-5f);
+    const float chain = 1.0f / sqrtf(1.0f / 64.0f + 1e-5f);
+    ck_assert(!op_test_feq(rstd, chain));
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        sb_kernels((sb_family)f)->rmsnorm_fwd(y, x, gamma, &s);
+        ck_assert_msg(op_test_feq(y[0], rstd), "%s: %a, blocked %a, one chain %a",
+                      sb_family_name((sb_family)f), (double)y[0], (double)rstd, (double)chain);
+    }
+}
+END_TEST
+
 /* A constant row has variance 0: xhat is 0, y is beta, and eps keeps rstd
  * finite (1/sqrt(eps)); a NaN in a row makes that row NaN and only it. */
 START_TEST(test_constant_and_nan_rows)
@@ -108,7 +166,8 @@ END_TEST
  * groups, 601 end with one row past them, 3 and 1 are no group) */
 START_TEST(test_row_ops_have_ref_bits)
 {
-    const sb_op row_ops[] = {SB_OP_layernorm_fwd, SB_OP_layernorm_bwd_data};
+    const sb_op row_ops[] = {SB_OP_layernorm_fwd, SB_OP_layernorm_bwd_data, SB_OP_rmsnorm_fwd,
+                             SB_OP_rmsnorm_bwd_data};
     for (size_t o = 0; o < sizeof row_ops / sizeof row_ops[0]; o++) {
         sb_op_call c;
         call_new(&c, row_ops[o], shapes[_i]);
@@ -125,10 +184,13 @@ END_TEST
  * thread count at the model's shape */
 START_TEST(test_loose_depends_on_threads)
 {
-    sb_op_call c;
-    call_new(&c, SB_OP_layernorm_bwd_gamma, shapes[0]);
-    op_test_check_loose_moves(&c, 4);
-    op_test_call_free(&c);
+    const sb_op gamma_ops[] = {SB_OP_layernorm_bwd_gamma, SB_OP_rmsnorm_bwd_gamma};
+    for (size_t o = 0; o < 2; o++) {
+        sb_op_call c;
+        call_new(&c, gamma_ops[o], shapes[0]);
+        op_test_check_loose_moves(&c, 4);
+        op_test_call_free(&c);
+    }
 }
 END_TEST
 
@@ -145,6 +207,7 @@ END_TEST
  * gradient (O(1) at these inputs) by a factor above 1000. */
 
 typedef struct fd_norm {
+    bool rms; /* RMSNorm: mean 0, no beta */
     int n, c;
     double eps;
     double *x, *gamma, *beta;
@@ -158,14 +221,15 @@ static double norm_loss(const fd_norm *p, double *magnitude)
     for (int i = 0; i < p->n; i++) {
         const double *x = p->x + (size_t)i * (size_t)p->c;
         double mean = 0.0, var = 0.0;
-        for (int j = 0; j < p->c; j++)
+        for (int j = 0; j < p->c && !p->rms; j++)
             mean += x[j];
         mean /= p->c;
         for (int j = 0; j < p->c; j++)
             var += (x[j] - mean) * (x[j] - mean);
         var /= p->c;
         for (int j = 0; j < p->c; j++) {
-            const double y = (x[j] - mean) / sqrt(var + p->eps) * p->gamma[j] + p->beta[j];
+            const double y = (x[j] - mean) / sqrt(var + p->eps) * p->gamma[j] +
+                             (p->rms ? 0.0 : p->beta[j]);
             loss += (double)p->r[(size_t)i * (size_t)p->c + (size_t)j] * y;
             mag += fabs((double)p->r[(size_t)i * (size_t)p->c + (size_t)j] * y);
         }
@@ -202,12 +266,18 @@ static void check_against(fd_norm *p, double *v, size_t count, const float *grad
     }
 }
 
+/* the three ops of layer norm (_i 0) or RMSNorm (_i 1) */
+static const sb_op fd_ops[2][3] = {
+    {SB_OP_layernorm_fwd, SB_OP_layernorm_bwd_data, SB_OP_layernorm_bwd_gamma},
+    {SB_OP_rmsnorm_fwd, SB_OP_rmsnorm_bwd_data, SB_OP_rmsnorm_bwd_gamma},
+};
+
 START_TEST(test_gradients_finite_difference)
 {
     const sb_norm_shape s = {.n = 3, .c = 7, .eps = 1e-5f};
-    sb_op_call fwd = {.op = SB_OP_layernorm_fwd, .norm = s};
-    sb_op_call data = {.op = SB_OP_layernorm_bwd_data, .norm = s};
-    sb_op_call gam = {.op = SB_OP_layernorm_bwd_gamma, .norm = s};
+    sb_op_call fwd = {.op = fd_ops[_i][0], .norm = s};
+    sb_op_call data = {.op = fd_ops[_i][1], .norm = s};
+    sb_op_call gam = {.op = fd_ops[_i][2], .norm = s};
     op_test_call_alloc(&fwd);
     op_test_call_alloc(&data);
     op_test_call_alloc(&gam);
@@ -216,9 +286,10 @@ START_TEST(test_gradients_finite_difference)
     memcpy(data.in[2].data, fwd.in[1].data, sb_tensor_bytes(&fwd.in[1]));
     memcpy(gam.in[0].data, data.in[0].data, sb_tensor_bytes(&data.in[0]));
     memcpy(gam.in[1].data, fwd.in[0].data, sb_tensor_bytes(&fwd.in[0]));
-    fd_norm p = {.n = s.n, .c = s.c, .eps = (double)s.eps, .r = data.in[0].data,
+    const bool rms = _i == 1;
+    fd_norm p = {.rms = rms, .n = s.n, .c = s.c, .eps = (double)s.eps, .r = data.in[0].data,
                  .x = op_test_doubles(&fwd.in[0]), .gamma = op_test_doubles(&fwd.in[1]),
-                 .beta = op_test_doubles(&fwd.in[2])};
+                 .beta = rms ? NULL : op_test_doubles(&fwd.in[2])};
     const size_t n_x = sb_tensor_count(&fwd.in[0]), n_g = sb_tensor_count(&fwd.in[1]);
     double *value = malloc(n_x * sizeof *value), *bound = malloc(n_x * sizeof *bound);
     for (int f = 0; f < SB_FAMILY_COUNT; f++) {
@@ -287,8 +358,10 @@ Suite *make_norm_suite(void)
     Suite *s = suite_create("norm");
     TCase *def = tcase_create("definitions");
     tcase_add_test(def, test_hand_values);
+    tcase_add_test(def, test_rms_hand_values);
+    tcase_add_test(def, test_rms_sums_in_blocks);
     tcase_add_test(def, test_constant_and_nan_rows);
-    tcase_add_test(def, test_gradients_finite_difference);
+    tcase_add_loop_test(def, test_gradients_finite_difference, 0, 2);
     suite_add_tcase(s, def);
     TCase *tc = tcase_create("families");
     tcase_set_timeout(tc, 120);

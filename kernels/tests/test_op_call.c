@@ -39,6 +39,7 @@ static sb_op_call valid_call(sb_op op)
     c.n = 1000;
     c.embed = (sb_embed_shape){.n = 1024, .t = 64, .vocab = 65, .c = 128};
     c.norm = (sb_norm_shape){.n = 1024, .c = 128, .eps = 1e-5f};
+    c.rope = (sb_rope_shape){.n = 1024, .t = 64, .h = 4, .d = 32, .base = 10000.0f};
     return c;
 }
 
@@ -144,14 +145,14 @@ static void zero_dims(sb_op_call *c)
 {
     c->conv.n = 0, c->dense.in = 0, c->pool.c = 0, c->cls.k = 0, c->n = 0;
     c->embed.vocab = 0, c->norm.c = 0;
-    c->attn.d = 0;
+    c->attn.d = 0, c->rope.t = 0;
 }
 
 static void negative_dims(sb_op_call *c)
 {
     c->conv.k = -3, c->dense.out = -1, c->pool.n = -8, c->cls.n = -1, c->attn.h = -2;
     c->n = (size_t)-1; /* -1 as a size: beyond any limit */
-    c->embed.t = -2, c->norm.n = -1;
+    c->embed.t = -2, c->norm.n = -1, c->rope.h = -1;
 }
 
 /* Each dimension fine, the product beyond 2^28 elements in some tensor every
@@ -166,6 +167,7 @@ static void too_large(sb_op_call *c)
     c->n = ((size_t)1 << 28) + 1;
     c->embed.n = 1 << 15, c->embed.t = 1 << 15, c->embed.vocab = 1 << 15, c->embed.c = 1 << 14;
     c->norm.n = 1 << 15, c->norm.c = 1 << 14;
+    c->rope.n = 1 << 15, c->rope.h = 1 << 7, c->rope.d = 1 << 7;
 }
 
 /* A kernel larger than the padded input (pool: input smaller than its
@@ -176,6 +178,7 @@ static void kernel_too_large(sb_op_call *c)
     c->pool.h = 1;
     c->dense.n = 0, c->cls.n = 0, c->n = 0, c->attn.t = 0;
     c->embed.n = 0, c->norm.eps = 0.0f; /* norm: eps 0, 1/sqrt(0) on a constant row */
+    c->rope.d = 33;                      /* rope: a head of odd width has no pairs */
 }
 
 START_TEST(test_absurd_shapes_refused)
