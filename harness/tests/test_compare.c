@@ -489,7 +489,7 @@ START_TEST(verdict_unbounded)
 
     /* a declared exact op dumps zeros: bounded, ratio inf, beyond-bound */
     d.elem.bounded = true;
-    d.elem.bound_ratio = INFINITY;
+    d.elem.bound_ratio = HUGE_VAL;
     ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
 
     /* inputs that differ are not vouched for, bound or not */

@@ -121,13 +121,16 @@ static int check(const char *path, const text *table)
     size_t have = (size_t)(s.end - s.begin), i = 0;
     while (i < have && i < table->len && s.begin[i] == table->s[i])
         i++;
-    if (i == have && i == table->len)
-        return 0;
-    fprintf(stderr,
-            "%s:%d: the op table differs from the kernel list's; rewrite it with "
-            "samebits-optable --write %s\n",
-            path, line_of(&file, s.begin + i), path);
-    return 1;
+    int rc = 0;
+    if (i != have || i != table->len) {
+        fprintf(stderr,
+                "%s:%d: the op table differs from the kernel list's; rewrite it with "
+                "samebits-optable --write %s\n",
+                path, line_of(&file, s.begin + i), path);
+        rc = 1;
+    }
+    free(file.s);
+    return rc;
 }
 
 static int write_table(const char *path, const text *table)
@@ -135,27 +138,33 @@ static int write_table(const char *path, const text *table)
     text file = read_file(path);
     span s = find_table(path, &file);
     FILE *f = fopen(path, "wb");
+    int rc = 2;
     if (f == NULL) {
         fprintf(stderr, "samebits-optable: %s: cannot write\n", path);
-        return 2;
+    } else {
+        fwrite(file.s, 1, (size_t)(s.begin - file.s), f);
+        fputs(table->s, f);
+        fputs(s.end, f);
+        rc = fclose(f) == 0 ? 0 : 2;
     }
-    fwrite(file.s, 1, (size_t)(s.begin - file.s), f);
-    fputs(table->s, f);
-    fputs(s.end, f);
-    return fclose(f) == 0 ? 0 : 2;
+    free(file.s);
+    return rc;
 }
 
 int main(int argc, char **argv)
 {
     text table = make_table();
+    int rc = 2;
     if (argc == 1) {
         fputs(table.s, stdout);
-        return 0;
+        rc = 0;
+    } else if (argc == 3 && strcmp(argv[1], "--check") == 0) {
+        rc = check(argv[2], &table);
+    } else if (argc == 3 && strcmp(argv[1], "--write") == 0) {
+        rc = write_table(argv[2], &table);
+    } else {
+        fprintf(stderr, "usage: samebits-optable [--check FILE | --write FILE]\n");
     }
-    if (argc == 3 && strcmp(argv[1], "--check") == 0)
-        return check(argv[2], &table);
-    if (argc == 3 && strcmp(argv[1], "--write") == 0)
-        return write_table(argv[2], &table);
-    fprintf(stderr, "usage: samebits-optable [--check FILE | --write FILE]\n");
-    return 2;
+    free(table.s);
+    return rc;
 }
