@@ -6,10 +6,13 @@ op, an operator matmul, SGD on random data. Nothing in it is about tracing:
     python3 residual_mlp.py                          # trains
     python3 -m samebits_torch run residual_mlp.py --threads 2 --trace t2.trace
 
-Two plants for the tests (tools/interop/test_torch_tracer.py), chosen with
-`-- --plant NAME`:
+Three plants for the tests (tools/interop/test_torch_tracer.py and
+cases/torch_residual_mlp_thread_*.case), chosen with `-- --plant NAME`:
     thread-sum   centres the batch with a sum whose order follows the
                  thread count (a user op, traced as one op `thread_sum`)
+    thread-bug   centres it with a sum over one chunk of rows per thread
+                 whose chunks overlap by a row, counted twice at 2 threads
+                 and more (a bug, traced as one op `chunk_sum`)
     untraced     scales the batch by a tensor made from NumPy (no traced op
                  made it) whose value follows the thread count
 """
@@ -37,6 +40,18 @@ def thread_sum(x):
     return total
 
 
+@samebits_torch.op("chunk_sum", bound=_sum_bound)
+def chunk_sum(x):
+    """The sum over rows, one chunk of rows per thread, each chunk's end
+    taken one row too far: the row after a chunk is counted twice."""
+    n, threads = x.shape[0], torch.get_num_threads()
+    rows = n // threads
+    total = x[:rows + 1].sum(0)
+    for i in range(1, threads):
+        total = total + x[i * rows:(i + 1) * rows + 1].sum(0)
+    return total
+
+
 class Block(nn.Module):
     def __init__(self, width):
         super().__init__()
@@ -57,6 +72,8 @@ class Net(nn.Module):
     def forward(self, x):
         if self.plant == "thread-sum":
             x = x - thread_sum(x) / x.shape[0]
+        elif self.plant == "thread-bug":
+            x = x - chunk_sum(x) / x.shape[0]
         elif self.plant == "untraced":
             scale = np.full(x.shape[1], 1 + 1e-3 * (torch.get_num_threads() - 1), np.float32)
             x = x * torch.from_numpy(scale)
@@ -68,7 +85,7 @@ class Net(nn.Module):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=3)
-    ap.add_argument("--plant", choices=("none", "thread-sum", "untraced"), default="none")
+    ap.add_argument("--plant", choices=("none", "thread-sum", "thread-bug", "untraced"), default="none")
     a = ap.parse_args()
     torch.manual_seed(0)
     model = Net(features=12, width=16, classes=4, plant=a.plant)
