@@ -12,15 +12,15 @@ For every thread count of LIST (default 1-8), R runs each (default 2):
   oneDNN     convolution forward, backward data, backward weights and bias, in
              plain and oneDNN-chosen formats (samebits-onednn): one row per output
   PyTorch    the seed model's first training step (python3 -m samebits_torch
-             train, the package in tools/interop/python): one row
-             per op, the worst of its outputs
+             train, the package in tools/interop/python) as a kind = command
+             case written in the work directory: one row per op, the worst
+             of its outputs
   samebits   the same step in the det family (cases/keras_mnist_cnn_seed.case,
              `samebits sweep --max-steps 1`): one row per op
 
-Each C program and the det case is swept with `--census` (harness/REPORTS.md,
-"Census"); the PyTorch traces are compared with the 1-thread one record by
-record, and every output that moved while its inputs did not (an origin) is
-dumped at both counts and classified by `samebits diff --dumps`. A cell is
+Each C program, the PyTorch case and the det case is swept with `--census`
+(harness/REPORTS.md, "Census"), which locates every output that moved while
+its inputs did not (an origin) and classifies it from dumps. A cell is
 `=` (the 1-thread bits in every run), `R` (a reordering: within the op's
 bound), `U` (unbounded: it moved and no bound is known for the op), `B`
 (beyond it), `N` (the runs of that count differ), `d` (moved downstream of
@@ -39,7 +39,7 @@ without python3-torch. Exit status 0 when no cell is U, B, N or X, 1 otherwise,
 import argparse
 import json
 import os
-import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -76,7 +76,7 @@ def worst(a, b):
 
 def threads_of(spec):
     """1-8 or 1,2,4: the counts (the programs parse the full grammar; this
-    script needs the list itself only for PyTorch)."""
+    script needs the list itself only for the table's columns)."""
     out = []
     for part in spec.split(","):
         lo, _, hi = part.replace("..", "-").partition("-")
@@ -104,17 +104,23 @@ def census_rows(path, group_by_op):
     return list(rows.values())
 
 
+def census_sweep(argv, census):
+    """Runs a sweep (argv) that writes its census JSON to `census`: exit 1
+    (a cell that fails) is the census's to show, 2 or no census an error."""
+    r = run(argv + ["--census-json", census])
+    if r.returncode == 2 or not os.path.exists(census):
+        raise RunError(f"{' '.join(argv[:3])}: exit {r.returncode}: {r.stderr.strip()[-300:]}")
+    return census
+
+
 def program_census(prog, work, threads, repeat):
     golden = os.path.join(work, "golden")           # one NAME.golden per kernel
     os.makedirs(golden, exist_ok=True)
     # the golden of this build, remade on purpose every time (--update)
     must([prog, "golden", "--update", "--golden-dir", golden])
-    census = os.path.join(work, "census.json")
-    r = run([prog, "sweep", "--threads", threads, "--repeat", str(repeat), "--golden-dir", golden,
-             "--work-dir", os.path.join(work, "sweep"), "--census-json", census])
-    if r.returncode == 2 or not os.path.exists(census):
-        raise RunError(f"{prog} sweep: exit {r.returncode}: {r.stderr.strip()[-300:]}")
-    return census
+    return census_sweep([prog, "sweep", "--threads", threads, "--repeat", str(repeat),
+                         "--golden-dir", golden, "--work-dir", os.path.join(work, "sweep")],
+                        os.path.join(work, "census.json"))
 
 
 def program_rows(build, name, work, threads, repeat):
@@ -150,131 +156,57 @@ def onednn(build, work, threads, repeat):
 
 def samebits_det(build, work, threads, repeat):
     exe = os.path.join(build, "samebits")
-    census = os.path.join(work, "det.census.json")
-    r = run([exe, "sweep", os.path.join(SRC, "cases", "keras_mnist_cnn_seed.case"),
-             "--max-steps", "1", "--threads", threads, "--repeat", str(repeat),
-             "--work-dir", os.path.join(work, "det"), "--census-json", census])
-    if r.returncode == 2 or not os.path.exists(census):
-        raise RunError(f"samebits sweep: exit {r.returncode}: {r.stderr.strip()[-300:]}")
+    census = census_sweep([exe, "sweep", os.path.join(SRC, "cases", "keras_mnist_cnn_seed.case"),
+                           "--max-steps", "1", "--threads", threads, "--repeat", str(repeat),
+                           "--work-dir", os.path.join(work, "det")],
+                          os.path.join(work, "det.census.json"))
     version = must([exe, "--version"]).strip()
     return {"library": "samebits det (seed model, step 0)", "version": version,
             "rows": census_rows(census, True)}
 
 
-# ---- PyTorch: traces compared here, origins classified by `samebits diff` -----------
+# ---- PyTorch: its seed model as a kind = command case, swept with --census ------
 
-def read_trace(path):
-    """(header lines, records): records in order as dicts with the fields of
-    harness/FORMATS.md."""
-    header, records = [], []
-    with open(path) as f:
-        for line in f:
-            fields = line.split()
-            if len(fields) == 7 and fields[0].isdigit():
-                records.append({"line": line, "step": int(fields[0]), "name": fields[1],
-                                "op": fields[2], "hash": fields[5],
-                                "inputs": [] if fields[6] == "-" else fields[6].split(",")})
-            elif not records:
-                header.append(line)
-    return header, records
+TORCH_CASE = """[case]
+name = census_torch_seed
+kind = command
+family = loose
+seed = 0
 
+[command]
+dir = {dir}
+run = /usr/bin/python3 -m samebits_torch train --threads {{threads}} --steps 1 --trace {{trace}} --data-dir {data}
+dump = --dump {{dump_probe}} --dump-step {{dump_step}} --dump-dir {{dump_dir}}
+version = 1
 
-def latest_before(records, name, before):
-    for j in range(before - 1, -1, -1):
-        if records[j]["name"] == name:
-            return j
-    return -1
-
-
-def sub_trace(path, header, records, i):
-    """A trace of record i and the latest records of its inputs: what `samebits
-    diff --dumps` classifies as its first divergence."""
-    keep = sorted(j for j in (latest_before(records, n, i) for n in records[i]["inputs"]) if j >= 0)
-    with open(path, "w") as f:
-        f.writelines(header + [records[j]["line"] for j in keep] + [records[i]["line"]])
-        f.write(f"end {len(keep) + 1} 0\n")    # its records and metrics (FORMATS.md)
-
-
-class Torch:
-    def __init__(self, samebits, work, steps):
-        self.samebits, self.work, self.steps = samebits, work, steps
-        # the package as the interop tests run it: from the tree
-        self.env = dict(os.environ, PYTHONPATH=os.path.join(HERE, "python"))
-        self.data = os.environ.get("SAMEBITS_DATA_DIR", os.path.join(SRC, "data"))
-        self.ref_dumps = {}
-
-    def train(self, threads, name, dump=None):
-        trace = os.path.join(self.work, name + ".trace")
-        argv = ["/usr/bin/python3", "-m", "samebits_torch", "train", "--threads", str(threads),
-                "--steps", str(self.steps), "--trace", trace, "--data-dir", self.data]
-        if dump:
-            argv += ["--dump", dump, "--dump-step", "0",
-                     "--dump-dir", os.path.join(self.work, name + ".dump")]
-        must(argv, env=self.env)
-        return read_trace(trace)
-
-    def classify(self, threads, i, run_records):
-        """(mark, bound ratio, max ULP) of origin i at `threads`, from dumps
-        of both sides (ratio and ULP None when nothing was diffed)."""
-        name = run_records[i]["name"]
-        if name not in self.ref_dumps:
-            self.ref_dumps[name] = self.train(1, f"ref.{name}", dump=name)
-        ref_header, ref = self.ref_dumps[name]
-        header, rec = self.train(threads, f"t{threads}.{name}", dump=name)
-        if rec[i]["hash"] != run_records[i]["hash"]:
-            return "N", None, None      # the re-run did not repeat the run
-        a, b = (os.path.join(self.work, f"{s}.{name}.sub") for s in ("ref", f"t{threads}"))
-        sub_trace(a, ref_header, ref, i)
-        sub_trace(b, header, rec, i)
-        diff = run([self.samebits, "diff", a, b, "--dumps",
-                    os.path.join(self.work, f"ref.{name}.dump") + "," +
-                    os.path.join(self.work, f"t{threads}.{name}.dump")])
-        if diff.returncode == 2:
-            raise RunError(f"samebits diff {a} {b}: {diff.stderr.strip()}")
-        out = diff.stdout
-        m = re.search(r"bound ratio (\S+)", out)
-        ulp = re.search(r"max ULP (\S+),", out)
-        verdict = re.search(r"^verdict: (\S+)", out, re.M)
-        mark = {"reordering": "R", "unbounded": "U",
-                "nondeterministic": "N"}.get(verdict and verdict[1], "B")
-        return mark, m and float(m[1]), ulp and float(ulp[1])
+[sweep]
+threads = 1
+expect = identical|reordering
+golden = {golden}
+"""
 
 
 def torch_census(samebits, work, threads, repeat):
+    """The seed model's first training step (python3 -m samebits_torch train,
+    the package in tools/interop/python) as a kind = command case
+    (harness/PRODUCERS.md) written in WORK: its golden made by `samebits
+    golden` at 1 thread, then swept with --census-json like the det case."""
     have = run(["/usr/bin/python3", "-c", "import torch, xxhash; print(torch.__version__)"])
     if have.returncode != 0:
         return None
     os.makedirs(work, exist_ok=True)
-    t = Torch(samebits, work, steps=1)
-    runs = {(n, r): t.train(n, f"t{n}.r{r}")[1] for n in threads for r in range(1, repeat + 1)}
-    golden = runs[(1, 1)]
-    rows = {}
-    for i, g in enumerate(golden):
-        if not g["inputs"]:
-            continue
-        row = rows.setdefault(g["op"], {"row": g["op"], "op": g["op"], "cells": {},
-                                        "worst_bound_ratio": None, "max_ulp": None})
-        for n in threads:
-            mark = "="
-            recs = [runs[(n, r)] for r in range(1, repeat + 1)]
-            if any(len(x) != len(golden) or x[i]["name"] != g["name"] for x in recs):
-                mark = "B"
-            elif len({x[i]["hash"] for x in recs}) > 1:
-                mark = "N"
-            elif recs[0][i]["hash"] != g["hash"]:
-                origin = all(recs[0][j]["hash"] == golden[j]["hash"]
-                             for j in (latest_before(golden, name, i) for name in g["inputs"])
-                             if j >= 0)
-                if not origin:
-                    mark = "d"
-                else:
-                    mark, ratio, ulp = t.classify(n, i, recs[0])
-                    for k, v in (("worst_bound_ratio", ratio), ("max_ulp", ulp)):
-                        if v is not None:
-                            row[k] = max(row[k] or 0, v)
-            row["cells"][str(n)] = worst(row["cells"].get(str(n), "="), mark)
+    case = os.path.join(work, "census_torch_seed.case")
+    data = os.environ.get("SAMEBITS_DATA_DIR", os.path.join(SRC, "data"))
+    with open(case, "w") as f:
+        f.write(TORCH_CASE.format(dir=os.path.join(HERE, "python"), data=shlex.quote(data),
+                                  golden=os.path.join(work, "census_torch_seed.golden")))
+    # the golden of this machine's PyTorch, remade on purpose every time (--update)
+    must([samebits, "golden", "--update", case])
+    census = census_sweep([samebits, "sweep", case, "--threads", threads, "--repeat", str(repeat),
+                           "--work-dir", os.path.join(work, "sweep")],
+                          os.path.join(work, "census.json"))
     return {"library": "PyTorch (seed model, step 0)",
-            "version": f"PyTorch {have.stdout.strip()}", "rows": list(rows.values())}
+            "version": f"PyTorch {have.stdout.strip()}", "rows": census_rows(census, True)}
 
 
 # ---- output --------------------------------------------------------------------
@@ -343,7 +275,7 @@ def main():
                      onednn(build, work, a.threads, a.repeat),
                      None if a.no_torch else torch_census(os.path.join(build, "samebits"),
                                                           os.path.join(work, "torch"),
-                                                          threads, a.repeat),
+                                                          a.threads, a.repeat),
                      samebits_det(build, work, a.threads, a.repeat)]
     except RunError as e:
         print(f"census_table: {e}", file=sys.stderr)
