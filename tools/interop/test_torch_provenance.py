@@ -18,6 +18,10 @@ steps at 1 thread): every record reads what it read.
 6. Gradient accumulation (two backward passes per step, a script written
    here): the optimiser reads `<param>.grad.sum`, which reads both
    gradients.
+7. Max-pools (a script written here): 2x2 windows of stride 2 are the
+   kernel list's maxpool_fwd and maxpool_bwd (exact: no reduction); 3x3
+   windows of stride 2 overlap, so their gradient sums shares and keeps
+   PyTorch's name (no bound known, never judged exact).
 
     test_torch_provenance.py SAMEBITS WORK_DIR
 
@@ -127,6 +131,18 @@ def main():
     reads(step1, "linear.weight.grad.sum", ["linear.weight.grad", "linear.weight.grad#2"],
           "accumulate_grad")
     reads(step1, "sgd.linear.weight", ["linear.weight.grad.sum", "sgd.linear.weight"])
+
+    # 7. max-pools with and without overlapping windows
+    script = os.path.join(work, "pools.py")
+    with open(script, "w") as f:
+        f.write(POOLS)
+    trace = os.path.join(work, "pools.trace")
+    subprocess.run([sys.executable, "-m", "samebits_torch", "run", script, "--threads", "1",
+                    "--trace", trace], check=True)
+    ops = {r[2] for r in read_records(trace)}
+    check({"maxpool_fwd", "maxpool_bwd"} <= ops, f"2x2 stride 2 is not maxpool: {sorted(ops)}")
+    check("max_pool2d" in ops and "max_pool2d_bwd" in ops,
+          f"3x3 stride 2 is not named max_pool2d: {sorted(ops)}")
     return 1 if failures else 0
 
 
@@ -141,6 +157,13 @@ for step in range(2):
     opt.zero_grad()
 """
 
+
+POOLS = """import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+x = torch.randn(1, 2, 8, 8, requires_grad=True)
+(F.max_pool2d(x * 1.5, 2).sum() + F.max_pool2d(x * 2.5, 3, stride=2).sum()).backward()
+"""
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -31,6 +31,27 @@ from .trace import MAX_INPUTS, UNTRACED, Trace
 # mean the same, so the verdict knows which have no reduction to reorder.
 KERNEL_OPS = {"linear": "dense_fwd", "conv2d": "conv2d_fwd", "relu": "relu_fwd",
               "relu_": "relu_fwd", "max_pool2d": "maxpool_fwd", "dropout": "dropout_fwd"}
+
+
+def _pair2(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def _kernel_op(op, args, kwargs):
+    """The kernel list's name of a call, or its own. A max-pool whose windows
+    overlap is not the list's maxpool: its gradient sums a window's share
+    into elements other windows share too, a sum that can be reordered, so
+    it keeps its own name (no bound known) and is never judged exact."""
+    if op == "max_pool2d":
+        k = _pair2(args[1] if len(args) > 1 else kwargs["kernel_size"])
+        stride = args[2] if len(args) > 2 else kwargs.get("stride")
+        stride = _pair2(stride) if stride not in (None, ()) and stride != [] else k
+        dilation = _pair2(args[4] if len(args) > 4 else kwargs.get("dilation", 1))
+        if any(s < d * (w - 1) + 1 for s, d, w in zip(stride, dilation, k)):
+            return op
+    return KERNEL_OPS.get(op, op)
+
+
 # The gradient of the i-th tensor input of an op ("": it has none); other
 # ops' gradients are <op>_bwd.
 BACKWARD_OPS = {"dense_fwd": ("dense_bwd_data", "dense_bwd_weights", "dense_bwd_bias"),
@@ -429,7 +450,7 @@ class Tracer:
         read = [self._lookup(t) for t in ins]
         in_names = _listed([n.name if n else UNTRACED for n in read])
         name = self._probe(op)
-        op = KERNEL_OPS.get(op, op)
+        op = _kernel_op(op, args, kwargs)
         dumping = self.dump is not None and not self.dumped
         # the inputs as the op receives them: an in-place op changes them
         # (copied untraced: a dumping run's records are the others')
