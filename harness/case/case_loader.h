@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 typedef struct case_entry {
     char section[16];

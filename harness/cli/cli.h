@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 #include "support/support.h"
 
 int cli_run(int argc, char **argv);

@@ -1,7 +1,7 @@
 /* Case files (harness/case/): any bytes either load or give one
  * printable line naming the file. */
 #include "fuzz.h"
-#include "samebits.h"
+#include "sb_harness.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

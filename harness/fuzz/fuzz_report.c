@@ -2,7 +2,7 @@
  * --merge` reads): any bytes either read or give one printable line naming
  * the file. */
 #include "fuzz.h"
-#include "samebits.h"
+#include "sb_harness.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "samebits.h"
+#include "sb_harness.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "samebits.h"
+#include "sb_harness.h"
 #include "trace/trace_stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

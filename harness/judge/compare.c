@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "judge/judge.h"
-#include "samebits.h"
+#include "sb_harness.h"
 
 static const char *str_or_empty(const char *s)
 {

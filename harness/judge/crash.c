@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "run/child.h"
-#include "samebits.h"
+#include "sb_harness.h"
 
 void sb_trace_compare_partial(const sb_trace *golden, const sb_trace *partial,
                               sb_divergence *d)

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 static uint32_t float_bits(float x)
 {

@@ -3,7 +3,7 @@
 #ifndef SB_JUDGE_H
 #define SB_JUDGE_H
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 /* The two records tap the same tensor of the same program point (step,
  * name, dtype, shape). */

@@ -2,7 +2,7 @@
 #ifndef SB_MPI_RUNNER_H
 #define SB_MPI_RUNNER_H
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 /* This process's rank and the MPI combines; MPI must be initialised. */
 void sb_mpi_combine_init(sb_grad_combine *cb);

@@ -6,7 +6,7 @@
 #ifndef SB_NUMERICS_H
 #define SB_NUMERICS_H
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 /* ---- judging probes ---------------------------------------------------------- */
 

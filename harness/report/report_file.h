@@ -6,7 +6,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 #include "support/support.h"
 
 /* A report being written (sb_out_file, support.h): a regular file

@@ -2,7 +2,7 @@
  * line per run, and diagnostics under each failure. */
 #include <inttypes.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 /* Names go into a test line, where '#' would start a directive and a
  * newline would end the line. */

@@ -2,7 +2,7 @@
 #ifndef SB_BATCH_RUN_H
 #define SB_BATCH_RUN_H
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 /* The case's samples computed in batches of c->run_batch, into the sink:
  * the trace of the batch axis (harness/FORMATS.md, "Batch-axis traces"). */

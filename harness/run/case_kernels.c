@@ -1,5 +1,5 @@
 /* What a case runs with: its kernel table and its model's training run. */
-#include "samebits.h"
+#include "sb_harness.h"
 
 const sb_kernel_table *sb_case_kernels(const sb_case *c)
 {

@@ -3,7 +3,7 @@
 #ifndef SB_CHILD_H
 #define SB_CHILD_H
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 /* One configuration in a child:
  *   SELF run CASE --threads N --trace FILE [--max-steps M] [--stream FILE]

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 #include "support/support.h"
 
 void sb_dump_list_free(sb_dump_list *l)

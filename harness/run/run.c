@@ -7,7 +7,7 @@
 #include <omp.h>
 #include <string.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 #include "sb_rng.h"
 #include "run/batch_run.h"
 #include "support/support.h"

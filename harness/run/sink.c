@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 #include "support/support.h"
 #include "trace/trace_stream.h"
 

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 #include "support/support.h"
 
 extern char **environ;

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 /* ---- error messages (error.c) ------------------------------------------------
  * Every message a library function hands back goes through these, so that

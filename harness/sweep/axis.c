@@ -2,7 +2,7 @@
  * report gives one configuration. */
 #include <string.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 static const char *const axis_names[SB_AXIS_COUNT] = {
     [SB_AXIS_THREADS] = "threads",

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 typedef enum {
     SB_SHARD_ENV_NONE,     /* no shard: the whole sweep (msg may hold a note) */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 #include "support/support.h"
 
 static char dir[64];

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 Suite *make_compare_suite(void);
 

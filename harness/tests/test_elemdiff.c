@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 Suite *make_elemdiff_suite(void);
 

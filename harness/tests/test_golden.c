@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 Suite *make_golden_suite(void);
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 Suite *make_hash_suite(void);
 

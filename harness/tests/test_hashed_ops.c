@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 #include "sb_rng.h"
 
 Suite *make_hashed_ops_suite(void);

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 Suite *make_locate_suite(void);
 

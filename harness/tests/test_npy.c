@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 Suite *make_npy_suite(void);
 Suite *make_npy_numpy_suite(void);

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 Suite *make_probe_ops_suite(void);
 

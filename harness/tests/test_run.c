@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 #include "sb_rng.h"
 
 Suite *make_run_suite(void);

@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 Suite *make_spawn_suite(void);
 

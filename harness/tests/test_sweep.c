@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 Suite *make_sweep_suite(void);
 

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 Suite *make_trace_suite(void);
 

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 #include "support/support.h"
 
 /* "dir/name.golden" -> "name", the case to regenerate. */

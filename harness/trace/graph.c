@@ -8,7 +8,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 #include "support/support.h"
 
 /* An open-addressing set of (step, name); step INT64_MIN for a name alone. */

@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 /* Leaves per batch: 256 leaves of 256 KiB is 64 MiB of tensor per parallel
  * region, and 4 KiB of leaf hashes on the stack. */

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 #include "sb_build_info.h"
 #include "support/support.h"
 #include "trace_stream.h"

@@ -4,7 +4,7 @@
 #ifndef SB_TRACE_STREAM_H
 #define SB_TRACE_STREAM_H
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 /* Room for one line: a record of 64 inputs of 127-character names fits. */
 #define SB_TRACE_STREAM_LINE 16384

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 
 sb_probes sb_probes_begin(sb_probe_fn *probe, void *probe_ctx)
 {

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 #include "support/support.h"
 
 /* Default thread counts of a user sweep. */

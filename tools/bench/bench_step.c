@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "samebits.h"
+#include "sb_harness.h"
 #include "sb_model.h"
 
 /* one op of the profiled step: its probe's name (copied: some names live
