@@ -1,0 +1,210 @@
+/* samebits decode: the decode comparison of a trained char_gpt case
+ * (harness/decode/decode.h): every position's tensors from the training
+ * forward pass, prefill, incremental decoding and decoding in batches of
+ * other requests, at each thread count, judged against the training
+ * forward pass at one thread. */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "decode/decode.h"
+
+static const char decode_usage[] =
+    "usage: samebits decode CASE [--threads LIST] [--prompt P] [--positions LIST]\n"
+    "                            [--seed S] [--data-dir DIR]\n"
+    "\n"
+    "Trains the char_gpt case CASE (det or loose) once at one thread, then\n"
+    "computes the tensors of every position of one sequence (the first context\n"
+    "characters of the validation text) six ways at each thread count of LIST\n"
+    "(default 1,2,4,8): train (the training forward pass, the sequence one\n"
+    "window of a batch), prefill (the sequence as one prompt), incremental (a\n"
+    "prefill of P tokens, default 8, then one token a step with the KV cache),\n"
+    "and batch+1, batch+3, batch+15 (the same in a batch with 1, 3, 15 other\n"
+    "requests of other lengths, drawn with seed S, default 1). Each is judged\n"
+    "against train at one thread: its first divergent tensor, its origins and\n"
+    "the worst origin's verdict, and the largest logit difference at the\n"
+    "positions of LIST (default P-1, P, the middle and the last).\n"
+    "exit status: 0 det identical everywhere, or loose with no verdict worse\n"
+    "than reordering; 1 otherwise; 2 usage or input error\n";
+
+#define MAX_POSITIONS 8
+
+typedef struct decode_args {
+    const sb_case *c;
+    const int *threads;
+    int n_threads;
+    int prompt;
+    int positions[MAX_POSITIONS];
+    int n_positions;
+    uint64_t seed;
+    bool failed, unexpected;
+} decode_args;
+
+static void describe(char *out, size_t len, const sb_divergence *d)
+{
+    if (!d->found) {
+        snprintf(out, len, "-");
+        return;
+    }
+    snprintf(out, len, "%s (%s)", d->probe, d->op);
+}
+
+static void row_print(const decode_args *a, int threads, sb_decode_path p,
+                      const sb_decode_trace *ref, const sb_decode_trace *run)
+{
+    sb_decode_judgement j;
+    sb_decode_judge(&j, ref, run);
+    char first[200], worst[512] = "-";
+    describe(first, sizeof first, &j.first);
+    if (j.worst.found) {
+        char b[64];
+        sb_elem_bound_text(b, sizeof b, &j.worst.elem);
+        snprintf(worst, sizeof worst, "%s (%s) %s, %zu elements, max abs %.3g, %s",
+                 j.worst.probe, j.worst.op, sb_verdict_name(sb_divergence_verdict(&j.worst)),
+                 j.worst.elem.differing, j.worst.elem.max_abs, b);
+    }
+    printf("%-7d %-12s %-12s %-26s %7d  ", threads, sb_decode_path_name(p),
+           sb_verdict_name(j.verdict), first, j.origins);
+    for (int i = 0; i < a->n_positions; i++) {
+        bool moved;
+        double m = sb_decode_logit_diff(ref, run, a->positions[i], &moved);
+        printf(" %8.2g%s", m, moved ? "*" : " ");
+    }
+    printf("  %s\n", worst);
+    const bool det = a->c->family == SB_FAMILY_DET;
+    if (det ? j.verdict != SB_VERDICT_IDENTICAL
+            : sb_verdict_rank(j.verdict) > sb_verdict_rank(SB_VERDICT_REORDERING))
+        ((decode_args *)(uintptr_t)a)->unexpected = true;
+}
+
+static void compare(void *ctx, sb_gpt *g, const sb_text *val)
+{
+    decode_args *a = ctx;
+    const sb_case *c = a->c;
+    sb_decode_setup s = {
+        .g = g,
+        .attend = c->family == SB_FAMILY_DET ? sb_attn_decode_det : sb_attn_decode_loose,
+        .val = val, .prompt = a->prompt, .seed = a->seed,
+    };
+    printf("case %s (%s): sequence the first %d characters of the validation text, "
+           "prompt %d, other requests seed %llu\n",
+           c->name, sb_family_name(c->family), g->context, a->prompt,
+           (unsigned long long)a->seed);
+    printf("reference: train at 1 thread; * the most likely token differs\n");
+    printf("%-7s %-12s %-12s %-26s %7s  ", "threads", "path", "verdict", "first divergence",
+           "origins");
+    for (int i = 0; i < a->n_positions; i++) {
+        char h[32];
+        snprintf(h, sizeof h, "dlogit@%d", a->positions[i]);
+        printf(" %9s", h);
+    }
+    printf("  worst origin\n");
+    omp_set_num_threads(1);
+    sb_decode_trace ref;
+    if (sb_decode_path_run(&ref, &s, SB_DECODE_TRAIN) != SB_OK) {
+        fprintf(stderr, "samebits decode: out of memory\n");
+        a->failed = true;
+        sb_decode_trace_free(&ref);
+        return;
+    }
+    for (int k = 0; k < a->n_threads && !a->failed; k++) {
+        omp_set_num_threads(a->threads[k]);
+        for (int p = 0; p < SB_DECODE_PATH_COUNT; p++) {
+            sb_decode_trace run;
+            if (sb_decode_path_run(&run, &s, (sb_decode_path)p) != SB_OK) {
+                fprintf(stderr, "samebits decode: out of memory\n");
+                a->failed = true;
+                sb_decode_trace_free(&run);
+                break;
+            }
+            row_print(a, a->threads[k], (sb_decode_path)p, &ref, &run);
+            sb_decode_trace_free(&run);
+        }
+        fflush(stdout);
+    }
+    sb_decode_trace_free(&ref);
+}
+
+static bool parse_positions(decode_args *a, const char *s, int context)
+{
+    a->n_positions = 0;
+    while (*s) {
+        char *end;
+        long p = strtol(s, &end, 10);
+        if (end == s || p < 0 || p >= context || a->n_positions == MAX_POSITIONS ||
+            (*end != ',' && *end != '\0')) {
+            fprintf(stderr, "samebits decode: --positions: \"%s\" is not a list of at most %d "
+                    "positions in 0..%d\n", s, MAX_POSITIONS, context - 1);
+            return false;
+        }
+        a->positions[a->n_positions++] = (int)p;
+        s = *end ? end + 1 : end;
+    }
+    return a->n_positions > 0;
+}
+
+int cli_decode(int argc, char **argv)
+{
+    const char *case_path = NULL, *threads_s = NULL, *prompt_s = NULL, *positions_s = NULL,
+               *seed_s = NULL, *data_dir = NULL;
+    const sb_option options[] = {
+        {"--threads", &threads_s, NULL}, {"--prompt", &prompt_s, NULL},
+        {"--positions", &positions_s, NULL}, {"--seed", &seed_s, NULL},
+        {"--data-dir", &data_dir, NULL}, {NULL, NULL, NULL},
+    };
+    cli_line l = {.cmd = "decode", .usage = decode_usage, .options = options,
+                  .positional = &case_path, .min_positional = 1, .max_positional = 1};
+    int rc;
+    if (!cli_line_parse(&l, argc, argv, &rc))
+        return rc;
+    int threads[SB_MAX_THREADS] = {1, 2, 4, 8}, n_threads = 4;
+    int64_t prompt = 8, seed = 1;
+    if ((threads_s && !cli_parse_threads(threads_s, threads, &n_threads, "--threads")) ||
+        (seed_s && !cli_parse_int(seed_s, 0, INT64_MAX, &seed, "--seed")))
+        return SB_EXIT_INPUT;
+    sb_case c;
+    if (!cli_case_load(&c, case_path))
+        return SB_EXIT_INPUT;
+    if (c.kind != SB_CASE_TRAIN || strcmp(c.model, "char_gpt") != 0 ||
+        (c.family != SB_FAMILY_DET && c.family != SB_FAMILY_LOOSE)) {
+        fprintf(stderr, "%s: samebits decode takes a det or loose training case of model "
+                "char_gpt\n", case_path);
+        return SB_EXIT_INPUT;
+    }
+    const int context = c.train.gpt.context;
+    if (prompt_s && !cli_parse_int(prompt_s, 1, context, &prompt, "--prompt"))
+        return SB_EXIT_INPUT;
+    decode_args a = {.c = &c, .threads = threads, .n_threads = n_threads, .prompt = (int)prompt,
+                     .seed = (uint64_t)seed};
+    if (positions_s) {
+        if (!parse_positions(&a, positions_s, context))
+            return SB_EXIT_INPUT;
+    } else {
+        const int def[] = {(int)prompt - 1, (int)prompt, context / 2, context - 1};
+        for (int i = 0; i < 4; i++)
+            if (def[i] >= 0 && (a.n_positions == 0 || a.positions[a.n_positions - 1] != def[i]))
+                a.positions[a.n_positions++] = def[i];
+    }
+    omp_set_num_threads(1);
+    const char *dir = cli_data_dir(data_dir);
+    char err[512] = "";
+    const sb_model_kind *model = sb_model_find(c.model);
+    sb_epoch_metrics *metrics = calloc((size_t)model->evaluations(&c.train), sizeof *metrics);
+    if (!metrics) {
+        fprintf(stderr, "samebits: out of memory\n");
+        return 1;
+    }
+    sb_model_run r = sb_case_model_run(&c, sb_case_kernels(&c), &c.train, dir);
+    sb_gpt_sample s = {.chars = 0, .trained = compare, .ctx = &a};
+    int n_metrics = 0;
+    sb_status st = sb_gpt_run(&r, metrics, &n_metrics, &s, err, sizeof err);
+    free(metrics);
+    if (st != SB_OK) {
+        fprintf(stderr, "%s\n", err[0] ? err : sb_status_name(st));
+        return st == SB_ERR_INPUT || st == SB_ERR_USAGE ? SB_EXIT_INPUT : 1;
+    }
+    if (a.failed)
+        return 1;
+    return a.unexpected ? SB_EXIT_UNEXPECTED : SB_EXIT_OK;
+}
