@@ -9,10 +9,11 @@
 
 #include "cli.h"
 #include "decode/decode.h"
+#include "mutants/decode_mutants.h"
 
 static const char decode_usage[] =
     "usage: samebits decode CASE [--threads LIST] [--prompt P] [--positions LIST]\n"
-    "                            [--seed S] [--data-dir DIR]\n"
+    "                            [--seed S] [--mutant NAME] [--data-dir DIR]\n"
     "\n"
     "Trains the char_gpt case CASE (det or loose) once at one thread, then\n"
     "computes the tensors of every position of one sequence (the first context\n"
@@ -24,7 +25,8 @@ static const char decode_usage[] =
     "requests of other lengths, drawn with seed S, default 1). Each is judged\n"
     "against train at one thread: its first divergent tensor, its origins and\n"
     "the worst origin's verdict, and the largest logit difference at the\n"
-    "positions of LIST (default P-1, P, the middle and the last).\n"
+    "positions of LIST (default P-1, P, the middle and the last). --mutant runs\n"
+    "a det case with decode mutant NAME (kernels/mutants/mutants.def).\n"
     "exit status: 0 det identical everywhere, or loose with no verdict worse\n"
     "than reordering; 1 otherwise; 2 usage or input error\n";
 
@@ -38,6 +40,7 @@ typedef struct decode_args {
     int positions[MAX_POSITIONS];
     int n_positions;
     uint64_t seed;
+    int mutant;                 /* a decode mutant's index, or -1 */
     bool failed, unexpected;
 } decode_args;
 
@@ -87,6 +90,12 @@ static void compare(void *ctx, sb_gpt *g, const sb_text *val)
         .attend = c->family == SB_FAMILY_DET ? sb_attn_decode_det : sb_attn_decode_loose,
         .val = val, .prompt = a->prompt, .seed = a->seed,
     };
+    if (a->mutant >= 0) {
+        s.attend = sb_decode_mutant_attend(a->mutant);
+        s.fault = sb_decode_mutant_fault_kind(a->mutant);
+        printf("decode mutant %s: %s\n", sb_decode_mutant_name(a->mutant),
+               sb_decode_mutant_fault(a->mutant));
+    }
     printf("case %s (%s): sequence the first %d characters of the validation text, "
            "prompt %d, other requests seed %llu\n",
            c->name, sb_family_name(c->family), g->context, a->prompt,
@@ -147,11 +156,12 @@ static bool parse_positions(decode_args *a, const char *s, int context)
 int cli_decode(int argc, char **argv)
 {
     const char *case_path = NULL, *threads_s = NULL, *prompt_s = NULL, *positions_s = NULL,
-               *seed_s = NULL, *data_dir = NULL;
+               *seed_s = NULL, *mutant_s = NULL, *data_dir = NULL;
     const sb_option options[] = {
         {"--threads", &threads_s, NULL}, {"--prompt", &prompt_s, NULL},
         {"--positions", &positions_s, NULL}, {"--seed", &seed_s, NULL},
-        {"--data-dir", &data_dir, NULL}, {NULL, NULL, NULL},
+        {"--mutant", &mutant_s, NULL},   {"--data-dir", &data_dir, NULL},
+        {NULL, NULL, NULL},
     };
     cli_line l = {.cmd = "decode", .usage = decode_usage, .options = options,
                   .positional = &case_path, .min_positional = 1, .max_positional = 1};
@@ -172,11 +182,18 @@ int cli_decode(int argc, char **argv)
                 "char_gpt\n", case_path);
         return SB_EXIT_INPUT;
     }
+    const int mutant = mutant_s ? sb_decode_mutant_find(mutant_s) : -1;
+    if (mutant_s && (mutant < 0 || c.family != SB_FAMILY_DET)) {
+        fprintf(stderr, "samebits decode: --mutant: %s\n",
+                mutant < 0 ? "not a decode mutant of kernels/mutants/mutants.def"
+                           : "a decode mutant runs a det case");
+        return SB_EXIT_INPUT;
+    }
     const int context = c.train.gpt.context;
     if (prompt_s && !cli_parse_int(prompt_s, 1, context, &prompt, "--prompt"))
         return SB_EXIT_INPUT;
     decode_args a = {.c = &c, .threads = threads, .n_threads = n_threads, .prompt = (int)prompt,
-                     .seed = (uint64_t)seed};
+                     .seed = (uint64_t)seed, .mutant = mutant};
     if (positions_s) {
         if (!parse_positions(&a, positions_s, context))
             return SB_EXIT_INPUT;

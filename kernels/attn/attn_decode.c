@@ -14,8 +14,7 @@ static int max_len(const sb_attn_decode *a)
     return m;
 }
 
-/* One (request, head) pair, det: query len-1 of attn_pairs.c's fwd_pair.
- * kt [d][len] and p [len] are scratch. */
+/* One (request, head) pair, det: query len-1 of attn_pairs.c's fwd_pair. */
 SB_ISA_CLONES
 static void det_pair(float *y, const float *q, const float *kv, int len, int d, int width,
                      float *kt, float *p)
@@ -27,7 +26,7 @@ static void det_pair(float *y, const float *q, const float *kv, int len, int d, 
     sb_attn_chunked_rows(y, p, 1, kv + width, ld, len, d, SB_ATTN_KEY_BLOCK);
 }
 
-void sb_attn_decode_det(float *y, const sb_attn_decode *a)
+void sb_attn_decode_pairs(float *y, const sb_attn_decode *a, sb_attn_decode_pair_fn *pair)
 {
     const int pairs = a->n * a->h, d = a->d, width = a->h * a->d, m = max_len(a);
 #pragma omp parallel if (pairs > 1)
@@ -35,13 +34,18 @@ void sb_attn_decode_det(float *y, const sb_attn_decode *a)
         float *kt = malloc(((size_t)d + 1) * (size_t)m * sizeof *kt);
         SB_ASSERT(kt != NULL);
 #pragma omp for schedule(static)
-        for (int pair = 0; pair < pairs; pair++) {
-            const int r = pair / a->h, h = pair % a->h;
-            det_pair(y + (ptrdiff_t)r * width + h * d, a->qkv + (ptrdiff_t)r * 3 * width + h * d,
-                     a->kv[r] + h * d, a->len[r], d, width, kt, kt + (size_t)d * (size_t)m);
+        for (int p = 0; p < pairs; p++) {
+            const int r = p / a->h, h = p % a->h;
+            pair(y + (ptrdiff_t)r * width + h * d, a->qkv + (ptrdiff_t)r * 3 * width + h * d,
+                 a->kv[r] + h * d, a->len[r], d, width, kt, kt + (size_t)d * (size_t)m);
         }
         free(kt);
     }
+}
+
+void sb_attn_decode_det(float *y, const sb_attn_decode *a)
+{
+    sb_attn_decode_pairs(y, a, det_pair);
 }
 
 int sb_attn_decode_splits(int len, int n, int h, int threads)

@@ -35,6 +35,15 @@ typedef struct sb_attn_decode {
 typedef void sb_attn_decode_fn(float *y, const sb_attn_decode *a);
 
 void sb_attn_decode_det(float *y, const sb_attn_decode *a);
+
+/* One (request, head) pair: y [d] from the query q [d] and the keys and
+ * values kv (row j at kv + j 2C: K, then V at + C) of len positions; kt
+ * [d][len] and p [len] are scratch. */
+typedef void sb_attn_decode_pair_fn(float *y, const float *q, const float *kv, int len, int d,
+                                    int width, float *kt, float *p);
+/* The pairs of a step in parallel, each by one thread with pair (det's,
+ * or a mutant's). */
+void sb_attn_decode_pairs(float *y, const sb_attn_decode *a, sb_attn_decode_pair_fn *pair);
 void sb_attn_decode_loose(float *y, const sb_attn_decode *a);
 
 /* loose's split count of a request with len keys in a step of n requests
