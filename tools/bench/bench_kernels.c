@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "bench_cpu.h"
+#include "bench_stats.h"
 #include "fma_peak.h"
 #include "sb_kernels.h"
 #include "sb_refd.h"
@@ -98,7 +99,6 @@ static const bench_case cases[] = {
 enum { IMPL_DET, IMPL_LOOSE, IMPL_BLAS, N_IMPL };   /* det and loose first: batch_cost */
 static const char *const impl_names[N_IMPL] = {"det", "loose", "openblas"};
 static const int thread_counts[] = {1, 2};
-#define MAX_ROUNDS 1000
 #define N_THREADS (sizeof thread_counts / sizeof thread_counts[0])
 
 static float *uniform_new(size_t n, uint64_t seed)
@@ -257,53 +257,6 @@ static double max_rel_error(const bench_state *st, sb_family f, int threads)
     free(v);
     free(bound);
     return rel;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-/* the median of v[0..n), n <= MAX_ROUNDS (v is left as it was) */
-static double median_of(const double *v, int n)
-{
-    double w[MAX_ROUNDS];
-    memcpy(w, v, (size_t)n * sizeof *w);
-    qsort(w, (size_t)n, sizeof *w, cmp_double);
-    return n % 2 ? w[n / 2] : 0.5 * (w[n / 2 - 1] + w[n / 2]);
-}
-
-/* A value over rounds: its median, smallest and largest. */
-typedef struct spread {
-    double median, min, max;
-} spread;
-
-static spread spread_of(const double *v, int n)
-{
-    spread s = {median_of(v, n), v[0], v[0]};
-    for (int i = 1; i < n; i++) {
-        s.min = v[i] < s.min ? v[i] : s.min;
-        s.max = v[i] > s.max ? v[i] : s.max;
-    }
-    return s;
-}
-
-/* num[r] / den[r] over rounds: each ratio compares two measurements taken
- * moments apart, so a slow phase of the machine that spans a round cancels
- * in it (a ratio of medians would take each median from a different
- * moment); the spread tells a real gap from noise. */
-static spread ratio_spread(const double *num, const double *den, int n)
-{
-    double r[MAX_ROUNDS];
-    for (int i = 0; i < n; i++)
-        r[i] = num[i] / den[i];
-    return spread_of(r, n);
-}
-
-static void print_spread(spread s)
-{
-    printf(" %5.2f [%4.2f %4.2f]", s.median, s.min, s.max);
 }
 
 static void json_spread(FILE *json, const char *key, spread s)
