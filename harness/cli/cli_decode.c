@@ -9,11 +9,13 @@
 
 #include "cli.h"
 #include "decode/decode.h"
+#include "decode/decode_greedy.h"
 #include "mutants/decode_mutants.h"
 
 static const char decode_usage[] =
     "usage: samebits decode CASE [--threads LIST] [--prompt P] [--positions LIST]\n"
     "                            [--seed S] [--mutant NAME] [--data-dir DIR]\n"
+    "       samebits decode CASE --completions N [--threads T] [--prompt P] [--seed S]\n"
     "\n"
     "Trains the char_gpt case CASE (det or loose) once at one thread, then\n"
     "computes the tensors of every position of one sequence (the first context\n"
@@ -27,6 +29,14 @@ static const char decode_usage[] =
     "the worst origin's verdict, and the largest logit difference at the\n"
     "positions of LIST (default P-1, P, the middle and the last). --mutant runs\n"
     "a det case with decode mutant NAME (kernels/mutants/mutants.def).\n"
+    "\n"
+    "With --completions: the greedy experiment instead. N greedy completions of\n"
+    "the prompt (the first P characters of the validation text) from the\n"
+    "trained weights, with det's kernels and then loose's, at T threads (the\n"
+    "first of the list), each decoded in a batch of other requests that join\n"
+    "and leave at random (seed S); how many distinct completions, where each\n"
+    "first parted from the first, the largest logit difference before it\n"
+    "parted, and the time per decode step.\n"
     "exit status: 0 det identical everywhere, or loose with no verdict worse\n"
     "than reordering; 1 otherwise; 2 usage or input error\n";
 
@@ -41,6 +51,7 @@ typedef struct decode_args {
     int n_positions;
     uint64_t seed;
     int mutant;                 /* a decode mutant's index, or -1 */
+    int completions;            /* > 0: the greedy experiment */
     bool failed, unexpected;
 } decode_args;
 
@@ -135,6 +146,89 @@ static void compare(void *ctx, sb_gpt *g, const sb_text *val)
     sb_decode_trace_free(&ref);
 }
 
+static void text_print(const char *label, const int32_t *t, int n)
+{
+    printf("%s \"", label);
+    for (int i = 0; i < n; i++) {
+        char ch = sb_text_char(t[i]);
+        if (ch == '\n')
+            fputs("\\n", stdout);
+        else if (ch == '"' || ch == '\\')
+            printf("\\%c", ch);
+        else
+            putchar(ch);
+    }
+    printf("\"\n");
+}
+
+/* The greedy experiment with det's kernels, then loose's, on the trained
+ * weights. */
+static void greedy(void *ctx, sb_gpt *g, const sb_text *val)
+{
+    decode_args *a = ctx;
+    const sb_kernel_table *trained = g->k;
+    omp_set_num_threads(a->threads[0]);
+    printf("case %s (trained %s): %d greedy completions of the first %d characters of the "
+           "validation text, %d tokens each, at %d threads, other requests seed %llu\n",
+           a->c->name, sb_family_name(a->c->family), a->completions, a->prompt,
+           g->context - a->prompt, a->threads[0], (unsigned long long)a->seed);
+    printf("%-6s %8s %-40s %14s %9s %9s\n", "family", "distinct", "parted at token: completions",
+           "max dlogit", "ms/step", "rows/step");
+    const sb_family fams[] = {SB_FAMILY_DET, SB_FAMILY_LOOSE};
+    sb_greedy r[2];
+    for (int f = 0; f < 2; f++) {
+        g->k = sb_kernels(fams[f]);
+        if (sb_greedy_run(&r[f], g, fams[f] == SB_FAMILY_DET ? sb_attn_decode_det
+                                                                : sb_attn_decode_loose,
+                          val, a->prompt, a->completions, a->seed) != SB_OK) {
+            fprintf(stderr, "samebits decode: out of memory\n");
+            a->failed = true;
+            if (f == 1)
+                sb_greedy_free(&r[0]);
+            g->k = trained;
+            return;
+        }
+        char parted[256] = "-";
+        size_t used = 0;
+        for (int tok = 0; tok < r[f].tokens; tok++) {
+            int count = 0;
+            for (int c = 0; c < r[f].n; c++)
+                count += r[f].parted[c] == tok;
+            if (count > 0 && used < sizeof parted - 16)
+                used += (size_t)snprintf(parted + used, sizeof parted - used, "%s%d: %d",
+                                         used ? ", " : "", tok, count);
+        }
+        printf("%-6s %8d %-40s %14.3g %9.3f %9.2f\n", sb_family_name(fams[f]), r[f].distinct,
+               parted, r[f].max_logit_diff,
+               1e3 * r[f].seconds / (double)(r[f].steps > 0 ? r[f].steps : 1),
+               (double)r[f].rows / (double)(r[f].steps > 0 ? r[f].steps : 1));
+    }
+    for (int f = 0; f < 2; f++) {
+        char label[64];
+        snprintf(label, sizeof label, "%s completion 0:", sb_family_name(fams[f]));
+        text_print(label, r[f].text, r[f].tokens);
+        for (int c = 1, shown = 0; c < r[f].n && shown < 4; c++)
+            if (r[f].parted[c] >= 0) {
+                bool first = true;
+                for (int e = 1; e < c && first; e++)
+                    first = r[f].parted[e] < 0 ||
+                            memcmp(r[f].text + (size_t)e * (size_t)r[f].tokens,
+                                   r[f].text + (size_t)c * (size_t)r[f].tokens,
+                                   (size_t)r[f].tokens * sizeof *r[f].text) != 0;
+                if (!first)
+                    continue;
+                snprintf(label, sizeof label, "%s completion %d:", sb_family_name(fams[f]), c);
+                text_print(label, r[f].text + (size_t)c * (size_t)r[f].tokens, r[f].tokens);
+                shown++;
+            }
+    }
+    if (r[0].distinct != 1)
+        a->unexpected = true;
+    sb_greedy_free(&r[0]);
+    sb_greedy_free(&r[1]);
+    g->k = trained;
+}
+
 static bool parse_positions(decode_args *a, const char *s, int context)
 {
     a->n_positions = 0;
@@ -156,11 +250,13 @@ static bool parse_positions(decode_args *a, const char *s, int context)
 int cli_decode(int argc, char **argv)
 {
     const char *case_path = NULL, *threads_s = NULL, *prompt_s = NULL, *positions_s = NULL,
-               *seed_s = NULL, *mutant_s = NULL, *data_dir = NULL;
+               *seed_s = NULL, *mutant_s = NULL, *data_dir = NULL,
+               *completions_s = NULL;
     const sb_option options[] = {
         {"--threads", &threads_s, NULL}, {"--prompt", &prompt_s, NULL},
         {"--positions", &positions_s, NULL}, {"--seed", &seed_s, NULL},
         {"--mutant", &mutant_s, NULL},   {"--data-dir", &data_dir, NULL},
+        {"--completions", &completions_s, NULL},
         {NULL, NULL, NULL},
     };
     cli_line l = {.cmd = "decode", .usage = decode_usage, .options = options,
@@ -169,9 +265,11 @@ int cli_decode(int argc, char **argv)
     if (!cli_line_parse(&l, argc, argv, &rc))
         return rc;
     int threads[SB_MAX_THREADS] = {1, 2, 4, 8}, n_threads = 4;
-    int64_t prompt = 8, seed = 1;
+    int64_t prompt = 8, seed = 1, completions = 0;
     if ((threads_s && !cli_parse_threads(threads_s, threads, &n_threads, "--threads")) ||
-        (seed_s && !cli_parse_int(seed_s, 0, INT64_MAX, &seed, "--seed")))
+        (seed_s && !cli_parse_int(seed_s, 0, INT64_MAX, &seed, "--seed")) ||
+        (completions_s && !cli_parse_int(completions_s, 1, 100000, &completions,
+                                         "--completions")))
         return SB_EXIT_INPUT;
     sb_case c;
     if (!cli_case_load(&c, case_path))
@@ -190,10 +288,11 @@ int cli_decode(int argc, char **argv)
         return SB_EXIT_INPUT;
     }
     const int context = c.train.gpt.context;
-    if (prompt_s && !cli_parse_int(prompt_s, 1, context, &prompt, "--prompt"))
+    if (prompt_s && !cli_parse_int(prompt_s, 1, context - 1, &prompt, "--prompt"))
         return SB_EXIT_INPUT;
     decode_args a = {.c = &c, .threads = threads, .n_threads = n_threads, .prompt = (int)prompt,
-                     .seed = (uint64_t)seed, .mutant = mutant};
+                     .seed = (uint64_t)seed, .mutant = mutant,
+                     .completions = (int)completions};
     if (positions_s) {
         if (!parse_positions(&a, positions_s, context))
             return SB_EXIT_INPUT;
@@ -213,7 +312,7 @@ int cli_decode(int argc, char **argv)
         return 1;
     }
     sb_model_run r = sb_case_model_run(&c, sb_case_kernels(&c), &c.train, dir);
-    sb_gpt_sample s = {.chars = 0, .trained = compare, .ctx = &a};
+    sb_gpt_sample s = {.chars = 0, .trained = completions > 0 ? greedy : compare, .ctx = &a};
     int n_metrics = 0;
     sb_status st = sb_gpt_run(&r, metrics, &n_metrics, &s, err, sizeof err);
     free(metrics);
