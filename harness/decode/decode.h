@@ -106,6 +106,8 @@ void sb_decode_judge(sb_decode_judgement *j, const sb_decode_trace *ref,
 const char *sb_decode_rec_part(const char *name, int *pos);
 /* The largest |difference| of the logits of position pos, and whether the
  * most likely token (the first maximum) differs. */
+/* The index of the first largest of x[0..n): the greedy token. */
+size_t sb_decode_argmax(const float *x, size_t n);
 double sb_decode_logit_diff(const sb_decode_trace *ref, const sb_decode_trace *run, int pos,
                             bool *argmax_differs);
 

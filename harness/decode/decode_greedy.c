@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "decode/decode.h"
 #include "decode/decode_greedy.h"
 #include "sb_rng.h"
 
@@ -18,16 +19,6 @@ typedef struct other {
     int pos;
     const uint8_t *text;
 } other;
-
-/* The first index of the largest of x[0..n). */
-static int32_t argmax(const float *x, int n)
-{
-    int m = 0;
-    for (int i = 1; i < n; i++)
-        if (x[i] > x[m])
-            m = i;
-    return m;
-}
 
 static double now(void)
 {
@@ -79,7 +70,7 @@ static void complete(sb_greedy *r, sb_gpt_decoder *d, const sb_text *val, int pr
         tok[i] = val->tokens[i];
     sb_gpt_prefill(d, 0, tok, prompt);
     memcpy(lg, g->logits + (size_t)(prompt - 1) * (size_t)V, (size_t)V * sizeof *lg);
-    text[0] = argmax(lg, V);
+    text[0] = (int32_t)sb_decode_argmax(lg, (size_t)V);
     other o[SB_GREEDY_MAX_OTHERS];
     memset(o, 0, sizeof o);
     sb_gpt_request req[SB_GREEDY_MAX_OTHERS + 1];
@@ -105,7 +96,7 @@ static void complete(sb_greedy *r, sb_gpt_decoder *d, const sb_text *val, int pr
                 o[j].pos++;
         float *row = lg + (size_t)i * (size_t)V;
         memcpy(row, d->logits + (size_t)mine * (size_t)V, (size_t)V * sizeof *row);
-        text[i] = argmax(row, V);
+        text[i] = (int32_t)sb_decode_argmax(row, (size_t)V);
     }
 }
 

@@ -104,7 +104,7 @@ static long head_record(const sb_decode_trace *t, int pos)
     return sb_trace_find_latest(&t->trace, name, t->trace.n_records);
 }
 
-static size_t argmax(const float *x, size_t n)
+size_t sb_decode_argmax(const float *x, size_t n)
 {
     size_t m = 0;
     for (size_t i = 1; i < n; i++)
@@ -129,6 +129,7 @@ double sb_decode_logit_diff(const sb_decode_trace *ref, const sb_decode_trace *r
         if (d > m)
             m = d;
     }
-    *argmax_differs = argmax(x->data, x->count) != argmax(y->data, y->count);
+    *argmax_differs =
+        sb_decode_argmax(x->data, x->count) != sb_decode_argmax(y->data, y->count);
     return m;
 }
