@@ -36,7 +36,8 @@ static const char decode_usage[] =
     "first of the list), each decoded in a batch of other requests that join\n"
     "and leave at random (seed S); how many distinct completions, where each\n"
     "first parted from the first, the largest logit difference before it\n"
-    "parted, and the time per decode step.\n"
+    "parted, the smallest gap between the first completion's two most likely\n"
+    "tokens, and the time per decode step.\n"
     "exit status: 0 det identical everywhere, or loose with no verdict worse\n"
     "than reordering; 1 otherwise; 2 usage or input error\n";
 
@@ -172,8 +173,8 @@ static void greedy(void *ctx, sb_gpt *g, const sb_text *val)
            "validation text, %d tokens each, at %d threads, other requests seed %llu\n",
            a->c->name, sb_family_name(a->c->family), a->completions, a->prompt,
            g->context - a->prompt, a->threads[0], (unsigned long long)a->seed);
-    printf("%-6s %8s %-40s %14s %9s %9s\n", "family", "distinct", "parted at token: completions",
-           "max dlogit", "ms/step", "rows/step");
+    printf("%-6s %8s %-32s %11s %11s %9s %9s\n", "family", "distinct",
+           "parted at token: completions", "max dlogit", "min margin", "ms/step", "rows/step");
     const sb_family fams[] = {SB_FAMILY_DET, SB_FAMILY_LOOSE};
     sb_greedy r[2];
     for (int f = 0; f < 2; f++) {
@@ -198,8 +199,8 @@ static void greedy(void *ctx, sb_gpt *g, const sb_text *val)
                 used += (size_t)snprintf(parted + used, sizeof parted - used, "%s%d: %d",
                                          used ? ", " : "", tok, count);
         }
-        printf("%-6s %8d %-40s %14.3g %9.3f %9.2f\n", sb_family_name(fams[f]), r[f].distinct,
-               parted, r[f].max_logit_diff,
+        printf("%-6s %8d %-32s %11.3g %11.3g %9.3f %9.2f\n", sb_family_name(fams[f]),
+               r[f].distinct, parted, r[f].max_logit_diff, r[f].min_margin,
                1e3 * r[f].seconds / (double)(r[f].steps > 0 ? r[f].steps : 1),
                (double)r[f].rows / (double)(r[f].steps > 0 ? r[f].steps : 1));
     }

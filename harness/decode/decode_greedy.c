@@ -20,6 +20,20 @@ typedef struct other {
     const uint8_t *text;
 } other;
 
+/* The largest logit of x[0..n) less the second largest. */
+static double margin(const float *x, int n)
+{
+    double a = -INFINITY, b = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        const double v = (double)x[i];
+        if (v > a)
+            b = a, a = v;
+        else if (v > b)
+            b = v;
+    }
+    return a - b;
+}
+
 static double now(void)
 {
     struct timespec t;
@@ -126,6 +140,10 @@ sb_status sb_greedy_run(sb_greedy *r, sb_gpt *g, sb_attn_decode_fn *attend, cons
         int32_t *text = r->text + (size_t)c * (size_t)r->tokens;
         complete(r, &d, val, prompt, seed, c, text, c == 0 ? lg0 : lg);
         r->parted[c] = -1;
+        for (int i = 0; c == 0 && i < r->tokens; i++) {
+            const double m = margin(lg0 + (size_t)i * (size_t)V, V);
+            r->min_margin = i == 0 || m < r->min_margin ? m : r->min_margin;
+        }
         for (int i = 0; c > 0 && i < r->tokens; i++) {
             for (int v = 0; v < V; v++)
                 r->max_logit_diff = fmax(r->max_logit_diff,

@@ -21,6 +21,9 @@ typedef struct sb_greedy {
     int distinct;               /* distinct completions */
     double max_logit_diff;      /* largest |logit - completion 0's| at a position whose
                                  * text so far was completion 0's */
+    double min_margin;          /* smallest gap between the largest and the second
+                                 * largest logit at a position of completion 0: a
+                                 * difference that large could change its token */
     double seconds;             /* in the decode steps */
     int64_t steps, rows;        /* decode steps, and their rows in all */
 } sb_greedy;
