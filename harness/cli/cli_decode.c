@@ -65,13 +65,19 @@ static void describe(char *out, size_t len, const sb_divergence *d)
     snprintf(out, len, "%s (%s)", d->probe, d->op);
 }
 
+/* A path's line: judged against train at one thread (the verdict that
+ * counts), and its first divergence from train at its own thread count
+ * (same, what the path alone changes). */
 static void row_print(const decode_args *a, int threads, sb_decode_path p,
-                      const sb_decode_trace *ref, const sb_decode_trace *run)
+                      const sb_decode_trace *ref, const sb_decode_trace *same,
+                      const sb_decode_trace *run)
 {
-    sb_decode_judgement j;
+    sb_decode_judgement j, js;
     sb_decode_judge(&j, ref, run);
-    char first[200], worst[512] = "-";
+    sb_decode_judge(&js, same, run);
+    char first[200], alone[200], worst[512] = "-";
     describe(first, sizeof first, &j.first);
+    describe(alone, sizeof alone, &js.first);
     if (j.worst.found) {
         char b[64];
         sb_elem_bound_text(b, sizeof b, &j.worst.elem);
@@ -79,8 +85,8 @@ static void row_print(const decode_args *a, int threads, sb_decode_path p,
                  j.worst.probe, j.worst.op, sb_verdict_name(sb_divergence_verdict(&j.worst)),
                  j.worst.elem.differing, j.worst.elem.max_abs, b);
     }
-    printf("%-7d %-12s %-12s %-26s %7d  ", threads, sb_decode_path_name(p),
-           sb_verdict_name(j.verdict), first, j.origins);
+    printf("%-7d %-12s %-12s %-26s %7d  %-12s %-26s ", threads, sb_decode_path_name(p),
+           sb_verdict_name(j.verdict), first, j.origins, sb_verdict_name(js.verdict), alone);
     for (int i = 0; i < a->n_positions; i++) {
         bool moved;
         double m = sb_decode_logit_diff(ref, run, a->positions[i], &moved);
@@ -112,9 +118,10 @@ static void compare(void *ctx, sb_gpt *g, const sb_text *val)
            "prompt %d, other requests seed %llu\n",
            c->name, sb_family_name(c->family), g->context, a->prompt,
            (unsigned long long)a->seed);
-    printf("reference: train at 1 thread; * the most likely token differs\n");
-    printf("%-7s %-12s %-12s %-26s %7s  ", "threads", "path", "verdict", "first divergence",
-           "origins");
+    printf("reference: train at 1 thread; \"same-threads\": against train at the line's "
+           "thread count; * the most likely token differs\n");
+    printf("%-7s %-12s %-12s %-26s %7s  %-12s %-26s ", "threads", "path", "verdict",
+           "first divergence", "origins", "same-threads", "first divergence");
     for (int i = 0; i < a->n_positions; i++) {
         char h[32];
         snprintf(h, sizeof h, "dlogit@%d", a->positions[i]);
@@ -131,6 +138,8 @@ static void compare(void *ctx, sb_gpt *g, const sb_text *val)
     }
     for (int k = 0; k < a->n_threads && !a->failed; k++) {
         omp_set_num_threads(a->threads[k]);
+        sb_decode_trace same; /* train at this count, the first path */
+        bool have_same = false;
         for (int p = 0; p < SB_DECODE_PATH_COUNT; p++) {
             sb_decode_trace run;
             if (sb_decode_path_run(&run, &s, (sb_decode_path)p) != SB_OK) {
@@ -139,9 +148,14 @@ static void compare(void *ctx, sb_gpt *g, const sb_text *val)
                 sb_decode_trace_free(&run);
                 break;
             }
-            row_print(a, a->threads[k], (sb_decode_path)p, &ref, &run);
-            sb_decode_trace_free(&run);
+            if (p == SB_DECODE_TRAIN)
+                same = run, have_same = true;
+            row_print(a, a->threads[k], (sb_decode_path)p, &ref, &same, &run);
+            if (p != SB_DECODE_TRAIN)
+                sb_decode_trace_free(&run);
         }
+        if (have_same)
+            sb_decode_trace_free(&same);
         fflush(stdout);
     }
     sb_decode_trace_free(&ref);
