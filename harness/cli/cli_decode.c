@@ -45,6 +45,7 @@ static const char decode_usage[] =
 
 typedef struct decode_args {
     const sb_case *c;
+    const char *path;           /* the case file */
     const int *threads;
     int n_threads;
     int prompt;
@@ -53,7 +54,7 @@ typedef struct decode_args {
     uint64_t seed;
     int mutant;                 /* a decode mutant's index, or -1 */
     int completions;            /* > 0: the greedy experiment */
-    bool failed, unexpected;
+    bool failed, input_error, unexpected;
 } decode_args;
 
 static void describe(char *out, size_t len, const sb_divergence *d)
@@ -108,6 +109,14 @@ static void compare(void *ctx, sb_gpt *g, const sb_text *val)
         .attend = c->family == SB_FAMILY_DET ? sb_attn_decode_det : sb_attn_decode_loose,
         .val = val, .prompt = a->prompt, .seed = a->seed,
     };
+    /* train's batch of windows of the validation text */
+    if (val->n < (int64_t)g->batch * g->context + 1) {
+        fprintf(stderr, "%s: samebits decode needs %d windows of %d characters in the test "
+                "range (the batch of the training forward pass); it holds %lld characters\n",
+                a->path, g->batch, g->context, (long long)val->n);
+        a->failed = a->input_error = true;
+        return;
+    }
     if (a->mutant >= 0) {
         s.attend = sb_decode_mutant_attend(a->mutant);
         s.fault = sb_decode_mutant_fault_kind(a->mutant);
@@ -182,6 +191,13 @@ static void greedy(void *ctx, sb_gpt *g, const sb_text *val)
 {
     decode_args *a = ctx;
     const sb_kernel_table *trained = g->k;
+    if (val->n < 2 * (int64_t)g->context + 1) { /* the other requests' windows */
+        fprintf(stderr, "%s: samebits decode --completions needs 2 windows of %d characters "
+                "in the test range; it holds %lld characters\n", a->path, g->context,
+                (long long)val->n);
+        a->failed = a->input_error = true;
+        return;
+    }
     omp_set_num_threads(a->threads[0]);
     printf("case %s (trained %s): %d greedy completions of the first %d characters of the "
            "validation text, %d tokens each, at %d threads, other requests seed %llu\n",
@@ -305,8 +321,8 @@ int cli_decode(int argc, char **argv)
     const int context = c.train.gpt.context;
     if (prompt_s && !cli_parse_int(prompt_s, 1, context - 1, &prompt, "--prompt"))
         return SB_EXIT_INPUT;
-    decode_args a = {.c = &c, .threads = threads, .n_threads = n_threads, .prompt = (int)prompt,
-                     .seed = (uint64_t)seed, .mutant = mutant,
+    decode_args a = {.c = &c, .path = case_path, .threads = threads, .n_threads = n_threads,
+                     .prompt = (int)prompt, .seed = (uint64_t)seed, .mutant = mutant,
                      .completions = (int)completions};
     if (positions_s) {
         if (!parse_positions(&a, positions_s, context))
@@ -336,6 +352,6 @@ int cli_decode(int argc, char **argv)
         return st == SB_ERR_INPUT || st == SB_ERR_USAGE ? SB_EXIT_INPUT : 1;
     }
     if (a.failed)
-        return 1;
+        return a.input_error ? SB_EXIT_INPUT : 1;
     return a.unexpected ? SB_EXIT_UNEXPECTED : SB_EXIT_OK;
 }
