@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench_stats.h"
 #include "model/gpt_decode.h"
@@ -35,31 +34,21 @@ static void load_print(const char *when)
     printf("load average %s: %s", when, line);
 }
 
-/* --clock cpu: the process's CPU time over the thread count in place of
- * wall time, so that the time other programs hold the cores is left out
- * (on a shared machine); with OMP_WAIT_POLICY=passive, so that waiting
- * threads sleep and are not charged. */
+/* --clock cpu (bench_clock): with OMP_WAIT_POLICY=passive, so that
+ * waiting threads sleep and are not charged, it leaves out the time other
+ * programs hold the cores. */
 static bool cpu_clock;
-
-static double now(void)
-{
-    if (!cpu_clock)
-        return omp_get_wtime();
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9) / omp_get_max_threads();
-}
 
 /* seconds per step: one warm-up step, then steps until min_time has passed */
 static double time_per_step(sb_gpt_decoder *d, const sb_gpt_request *req, int n, double min_time)
 {
     sb_gpt_decode_step(d, req, n);
     int steps = 0;
-    double t0 = now(), t;
+    double t0 = bench_clock(cpu_clock, omp_get_max_threads()), t;
     do {
         sb_gpt_decode_step(d, req, n);
         steps++;
-        t = now() - t0;
+        t = bench_clock(cpu_clock, omp_get_max_threads()) - t0;
     } while (t < min_time);
     return t / steps;
 }
@@ -69,14 +58,7 @@ int main(int argc, char **argv)
     int rounds = 7;
     double min_time = 0.05;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
-            rounds = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--min-time") == 0 && i + 1 < argc)
-            min_time = atof(argv[++i]);
-        else if (strcmp(argv[i], "--clock") == 0 && i + 1 < argc &&
-                 (strcmp(argv[i + 1], "cpu") == 0 || strcmp(argv[i + 1], "wall") == 0))
-            cpu_clock = strcmp(argv[++i], "cpu") == 0;
-        else {
+        if (!bench_round_option(argc, argv, &i, &rounds, &min_time, &cpu_clock)) {
             fprintf(stderr, "usage: samebits-bench-decode [--rounds R] [--min-time SECONDS] "
                             "[--clock wall|cpu]\n");
             return 2;

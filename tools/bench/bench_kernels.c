@@ -181,19 +181,8 @@ static void run_once(const bench_state *st, const bench_gemm *g, int impl)
     sb_op_call_run(sb_kernels(impl == IMPL_DET ? SB_FAMILY_DET : SB_FAMILY_LOOSE), &st->call);
 }
 
-/* Wall time, or on a shared machine the process's CPU time divided by the
- * thread count: what the call would take with a core per thread. (CPU time
- * counts workers spinning at barriers, so it never flatters a kernel.) */
+/* --clock cpu (bench_clock) */
 static bool cpu_clock;
-
-static double now(int threads)
-{
-    if (!cpu_clock)
-        return omp_get_wtime();
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9) / threads;
-}
 
 /* OpenBLAS's worker threads spin for 2^28 cycles (its default thread
  * timeout, about 0.13 s here) after a call before they sleep: a core taken
@@ -218,11 +207,11 @@ static double time_per_call(const bench_state *st, const bench_gemm *g, int impl
     openblas_set_num_threads(threads);
     run_once(st, g, impl);
     int calls = 0;
-    double t0 = now(threads), t;
+    double t0 = bench_clock(cpu_clock, threads), t;
     do {
         run_once(st, g, impl);
         calls++;
-        t = now(threads) - t0;
+        t = bench_clock(cpu_clock, threads) - t0;
     } while (t < min_time);
     if (impl == IMPL_BLAS && threads > 1) {
         struct timespec settle = {0, (long)(OPENBLAS_SPIN_SECONDS * 1e9)};
@@ -338,14 +327,9 @@ int main(int argc, char **argv)
     const char *json_path = NULL;
     bool selected[N_CASES] = {false}, any_selected = false, batch = false;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
-            rounds = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--min-time") == 0 && i + 1 < argc)
-            min_time = atof(argv[++i]);
-        else if (strcmp(argv[i], "--clock") == 0 && i + 1 < argc &&
-                 (strcmp(argv[i + 1], "wall") == 0 || strcmp(argv[i + 1], "cpu") == 0))
-            cpu_clock = strcmp(argv[++i], "cpu") == 0;
-        else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
+        if (bench_round_option(argc, argv, &i, &rounds, &min_time, &cpu_clock))
+            continue;
+        if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
             json_path = argv[++i];
         else if (strcmp(argv[i], "--batch") == 0)
             batch = true;

@@ -1,7 +1,9 @@
 /* A measurement over rounds (bench_stats.h). */
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench_stats.h"
 
@@ -40,4 +42,30 @@ spread ratio_spread(const double *num, const double *den, int n)
 void print_spread(spread s)
 {
     printf(" %5.2f [%4.2f %4.2f]", s.median, s.min, s.max);
+}
+
+double bench_clock(bool cpu, int threads)
+{
+    if (!cpu)
+        return omp_get_wtime();
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9) / threads;
+}
+
+bool bench_round_option(int argc, char **argv, int *i, int *rounds, double *min_time,
+                        bool *cpu)
+{
+    if (*i + 1 >= argc)
+        return false;
+    if (strcmp(argv[*i], "--rounds") == 0)
+        *rounds = atoi(argv[++*i]);
+    else if (strcmp(argv[*i], "--min-time") == 0)
+        *min_time = atof(argv[++*i]);
+    else if (strcmp(argv[*i], "--clock") == 0 &&
+             (strcmp(argv[*i + 1], "wall") == 0 || strcmp(argv[*i + 1], "cpu") == 0))
+        *cpu = strcmp(argv[++*i], "cpu") == 0;
+    else
+        return false;
+    return true;
 }

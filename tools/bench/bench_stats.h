@@ -4,6 +4,8 @@
 #ifndef BENCH_STATS_H
 #define BENCH_STATS_H
 
+#include <stdbool.h>
+
 #define MAX_ROUNDS 1000
 
 typedef struct spread {
@@ -20,5 +22,15 @@ spread spread_of(const double *v, int n);
 spread ratio_spread(const double *num, const double *den, int n);
 /* " 1.02 [0.97 1.10]" */
 void print_spread(spread s);
+
+/* Wall time (cpu false), or on a shared machine the process's CPU time
+ * divided by the thread count: what the call would take with a core per
+ * thread. (CPU time counts workers spinning at barriers, so it never
+ * flatters a kernel.) */
+double bench_clock(bool cpu, int threads);
+/* The options every benchmark takes at argv[*i]: --rounds R, --min-time S,
+ * --clock wall|cpu; true (and *i past it) when argv[*i] was one. */
+bool bench_round_option(int argc, char **argv, int *i, int *rounds, double *min_time,
+                        bool *cpu);
 
 #endif
