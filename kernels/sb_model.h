@@ -216,12 +216,18 @@ const char *sb_model_names(void);
 
 /* ---- char_gpt ------------------------------------------------------------------ */
 
+struct sb_gpt;
+struct sb_text;
 /* What to sample after training: `chars` characters drawn with `seed`
  * (kernels/model/README.md) into out, which has room for chars + 1. */
 typedef struct sb_gpt_sample {
     int chars;
     uint64_t seed;
     char *out;
+    /* NULL, or called with ctx, the trained model (kernels/model/gpt.h) and
+     * the validation text before the characters are drawn */
+    void (*trained)(void *ctx, struct sb_gpt *g, const struct sb_text *val);
+    void *ctx;
 } sb_gpt_sample;
 
 /* char_gpt's run (the registry's), then, when s is not NULL, s->chars

@@ -37,6 +37,8 @@ enum {
     SB_STREAM_CASE_INPUT = 0x400, /* inputs of single-kernel cases: + tensor */
     SB_STREAM_WINDOWS = 0x500,  /* char_gpt: the training windows of each step */
     SB_STREAM_SAMPLE = 0x600,   /* char_gpt: the sampler's draws */
+    SB_STREAM_DECODE = 0x700,   /* char_gpt: the other requests of a decode batch (+1: of the
+                                 * greedy experiment) */
 };
 
 uint32_t sb_rng_u32(uint64_t seed, uint32_t stream, uint32_t step, uint64_t index);

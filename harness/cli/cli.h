@@ -28,6 +28,7 @@ int cli_report(int argc, char **argv);
 int cli_numerics(int argc, char **argv);
 int cli_mutants(int argc, char **argv);
 int cli_sample(int argc, char **argv);
+int cli_decode(int argc, char **argv);
 
 /* ---- the command line (cli_args.c) -------------------------------------------
  * The argument layer is the library's (support/support.h); these print its

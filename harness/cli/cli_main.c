@@ -17,6 +17,7 @@ static const char usage[] =
     "  numerics CASE...   every op's result against a double evaluation and its error bound\n"
     "  mutants CASE...    sweep mutant cases and score what the harness found\n"
     "  sample CASE        train a char_gpt case and print text sampled from it\n"
+    "  decode CASE        a char_gpt case's logits from training, prefill and KV-cache decoding\n"
     "\n"
     "  samebits COMMAND --help   the command's options\n"
     "  samebits --version\n"
@@ -33,7 +34,7 @@ static const command commands[] = {
     {"sweep", cli_sweep}, {"run", cli_run},       {"golden", cli_golden},
     {"diff", cli_diff},   {"locate", cli_locate}, {"list", cli_list},
     {"report", cli_report}, {"numerics", cli_numerics},
-    {"mutants", cli_mutants}, {"sample", cli_sample},
+    {"mutants", cli_mutants}, {"sample", cli_sample}, {"decode", cli_decode},
 };
 
 int main(int argc, char **argv)

@@ -247,7 +247,9 @@ sb_status sb_gpt_run(const sb_model_run *r, sb_epoch_metrics *metrics, int *n_me
         loss_sum = 0.0;
         losses = 0;
     }
-    if (s)
+    if (s && s->trained)
+        s->trained(s->ctx, &g, &val);
+    if (s && s->chars > 0)
         sample(&g, &val, s);
 done:
     free(e.logits);

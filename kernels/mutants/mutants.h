@@ -7,7 +7,9 @@
 
 #define SB_MUTANT(name, kind, op, fault) sb_##op##_fn sb_mutant_##name;
 #define SB_RANK_MUTANT(name, fault_enum, fault)
+#define SB_DECODE_MUTANT(name, attend, fault_enum, fault)
 #include "mutants.def"
+#undef SB_DECODE_MUTANT
 #undef SB_RANK_MUTANT
 #undef SB_MUTANT
 

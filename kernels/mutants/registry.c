@@ -17,7 +17,9 @@ typedef struct mutant {
 static const mutant mutants[] = {
 #define SB_MUTANT(name, kind, op, fault) {#name, SB_MUTANT_##kind, SB_OP_##op, fault},
 #define SB_RANK_MUTANT(name, fault_enum, fault)
+#define SB_DECODE_MUTANT(name, attend, fault_enum, fault)
 #include "mutants.def"
+#undef SB_DECODE_MUTANT
 #undef SB_RANK_MUTANT
 #undef SB_MUTANT
 };
@@ -68,7 +70,9 @@ void sb_mutant_install(int i, sb_kernel_table *t)
         return;                                                                           \
     }
 #define SB_RANK_MUTANT(name, fault_enum, fault)
+#define SB_DECODE_MUTANT(name, attend, fault_enum, fault)
 #include "mutants.def"
+#undef SB_DECODE_MUTANT
 #undef SB_RANK_MUTANT
 #undef SB_MUTANT
 }
@@ -94,7 +98,9 @@ typedef struct rank_mutant {
 static const rank_mutant rank_mutants[] = {
 #define SB_MUTANT(name, kind, op, fault)
 #define SB_RANK_MUTANT(name, fault_enum, fault) {#name, SB_RANK_FAULT_##fault_enum, fault},
+#define SB_DECODE_MUTANT(name, attend, fault_enum, fault)
 #include "mutants.def"
+#undef SB_DECODE_MUTANT
 #undef SB_RANK_MUTANT
 #undef SB_MUTANT
 };

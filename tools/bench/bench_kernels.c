@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "bench_cpu.h"
+#include "bench_stats.h"
 #include "fma_peak.h"
 #include "sb_kernels.h"
 #include "sb_refd.h"
@@ -98,7 +99,6 @@ static const bench_case cases[] = {
 enum { IMPL_DET, IMPL_LOOSE, IMPL_BLAS, N_IMPL };   /* det and loose first: batch_cost */
 static const char *const impl_names[N_IMPL] = {"det", "loose", "openblas"};
 static const int thread_counts[] = {1, 2};
-#define MAX_ROUNDS 1000
 #define N_THREADS (sizeof thread_counts / sizeof thread_counts[0])
 
 static float *uniform_new(size_t n, uint64_t seed)
@@ -181,19 +181,8 @@ static void run_once(const bench_state *st, const bench_gemm *g, int impl)
     sb_op_call_run(sb_kernels(impl == IMPL_DET ? SB_FAMILY_DET : SB_FAMILY_LOOSE), &st->call);
 }
 
-/* Wall time, or on a shared machine the process's CPU time divided by the
- * thread count: what the call would take with a core per thread. (CPU time
- * counts workers spinning at barriers, so it never flatters a kernel.) */
+/* --clock cpu (bench_clock) */
 static bool cpu_clock;
-
-static double now(int threads)
-{
-    if (!cpu_clock)
-        return omp_get_wtime();
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9) / threads;
-}
 
 /* OpenBLAS's worker threads spin for 2^28 cycles (its default thread
  * timeout, about 0.13 s here) after a call before they sleep: a core taken
@@ -218,11 +207,11 @@ static double time_per_call(const bench_state *st, const bench_gemm *g, int impl
     openblas_set_num_threads(threads);
     run_once(st, g, impl);
     int calls = 0;
-    double t0 = now(threads), t;
+    double t0 = bench_clock(cpu_clock, threads), t;
     do {
         run_once(st, g, impl);
         calls++;
-        t = now(threads) - t0;
+        t = bench_clock(cpu_clock, threads) - t0;
     } while (t < min_time);
     if (impl == IMPL_BLAS && threads > 1) {
         struct timespec settle = {0, (long)(OPENBLAS_SPIN_SECONDS * 1e9)};
@@ -257,53 +246,6 @@ static double max_rel_error(const bench_state *st, sb_family f, int threads)
     free(v);
     free(bound);
     return rel;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-/* the median of v[0..n), n <= MAX_ROUNDS (v is left as it was) */
-static double median_of(const double *v, int n)
-{
-    double w[MAX_ROUNDS];
-    memcpy(w, v, (size_t)n * sizeof *w);
-    qsort(w, (size_t)n, sizeof *w, cmp_double);
-    return n % 2 ? w[n / 2] : 0.5 * (w[n / 2 - 1] + w[n / 2]);
-}
-
-/* A value over rounds: its median, smallest and largest. */
-typedef struct spread {
-    double median, min, max;
-} spread;
-
-static spread spread_of(const double *v, int n)
-{
-    spread s = {median_of(v, n), v[0], v[0]};
-    for (int i = 1; i < n; i++) {
-        s.min = v[i] < s.min ? v[i] : s.min;
-        s.max = v[i] > s.max ? v[i] : s.max;
-    }
-    return s;
-}
-
-/* num[r] / den[r] over rounds: each ratio compares two measurements taken
- * moments apart, so a slow phase of the machine that spans a round cancels
- * in it (a ratio of medians would take each median from a different
- * moment); the spread tells a real gap from noise. */
-static spread ratio_spread(const double *num, const double *den, int n)
-{
-    double r[MAX_ROUNDS];
-    for (int i = 0; i < n; i++)
-        r[i] = num[i] / den[i];
-    return spread_of(r, n);
-}
-
-static void print_spread(spread s)
-{
-    printf(" %5.2f [%4.2f %4.2f]", s.median, s.min, s.max);
 }
 
 static void json_spread(FILE *json, const char *key, spread s)
@@ -385,14 +327,9 @@ int main(int argc, char **argv)
     const char *json_path = NULL;
     bool selected[N_CASES] = {false}, any_selected = false, batch = false;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
-            rounds = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--min-time") == 0 && i + 1 < argc)
-            min_time = atof(argv[++i]);
-        else if (strcmp(argv[i], "--clock") == 0 && i + 1 < argc &&
-                 (strcmp(argv[i + 1], "wall") == 0 || strcmp(argv[i + 1], "cpu") == 0))
-            cpu_clock = strcmp(argv[++i], "cpu") == 0;
-        else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
+        if (bench_round_option(argc, argv, &i, &rounds, &min_time, &cpu_clock))
+            continue;
+        if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
             json_path = argv[++i];
         else if (strcmp(argv[i], "--batch") == 0)
             batch = true;

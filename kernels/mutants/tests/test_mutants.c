@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "op_test.h"
+#include "mutants/decode_mutants.h"
 #include "sb_kernels.h"
 
 Suite *make_mutants_suite(void);
@@ -51,6 +52,22 @@ START_TEST(registry_lists_twenty_five_mutants_each_replacing_one_op)
         for (int j = 0; j < i; j++)
             ck_assert_str_ne(sb_mutant_name(j), name);
     }
+}
+END_TEST
+
+/* The decode mutants (SB_DECODE_MUTANT): three, each with a fault line and
+ * either an attention of its own or a decoder fault, never neither. */
+START_TEST(registry_lists_three_decode_mutants)
+{
+    ck_assert_int_eq(sb_decode_mutant_count(), 3);
+    for (int i = 0; i < sb_decode_mutant_count(); i++) {
+        ck_assert_int_eq(sb_decode_mutant_find(sb_decode_mutant_name(i)), i);
+        ck_assert_uint_gt(strlen(sb_decode_mutant_fault(i)), 10);
+        ck_assert(sb_decode_mutant_attend(i) != NULL);
+        ck_assert(sb_decode_mutant_attend(i) != sb_attn_decode_det ||
+                  sb_decode_mutant_fault_kind(i) != SB_DECODE_FAULT_NONE);
+    }
+    ck_assert_int_eq(sb_decode_mutant_find("decode_nothing"), -1);
 }
 END_TEST
 
@@ -409,6 +426,7 @@ Suite *make_mutants_suite(void)
     TCase *tc = tcase_create("registry");
     tcase_add_test(tc, registry_lists_twenty_five_mutants_each_replacing_one_op);
     tcase_add_test(tc, install_replaces_one_entry);
+    tcase_add_test(tc, registry_lists_three_decode_mutants);
     tcase_add_test(tc, unknown_mutant_is_refused);
     tcase_add_test(tc, every_determinism_mutant_has_a_trigger);
     suite_add_tcase(s, tc);
