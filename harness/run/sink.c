@@ -230,7 +230,8 @@ static sb_status dump_precision(sb_run_sink *s, const sb_probe_point *p)
 
 /* <probe>.npy, <probe>.bound.npy (zeros for an exact op, none when no
  * bound is known: harness/FORMATS.md), <probe>.in<i>.npy for each live
- * input, and for the locator (not --dump-all) the precision test's files. */
+ * input, and (not in --dump-all, whose every probe would cost a double
+ * evaluation and a serial run) the precision test's files. */
 static sb_status dump_probe(sb_run_sink *s, const sb_probe_point *p)
 {
     if (!s->o->dump_dir || strchr(p->name, '/')) {
