@@ -205,12 +205,17 @@ static sb_status dump_bound(sb_run_sink *s, const sb_probe_point *p)
 
 /* <probe>.err.npy, .seqerr.npy and .floor.npy of an op of the kernel list
  * with a double-precision evaluation (sb_refd_floor.h): what the locator's
- * precision test reads. Nothing for other probes. */
+ * precision test reads. Nothing for other probes, nor for a probe whose
+ * bound comes from an op call that is not its own op: a data-parallel
+ * step's allreduce takes the bound of the whole batch's gradient from
+ * backward buffers that hold every row only on a rank that computed them
+ * all, so its call's inputs are not what the probe's inputs say. */
 static sb_status dump_precision(sb_run_sink *s, const sb_probe_point *p)
 {
     const sb_op_call *c = p->bound == sb_op_call_bound ? p->bound_ctx : NULL;
     if (!c || p->out_index != 0 || p->tensor->dtype != SB_DTYPE_F32 ||
-        !sb_refd_supported(c->op))
+        !sb_refd_supported(c->op) || strcmp(p->op, sb_op_name(c->op)) != 0 ||
+        p->tensor->data != c->out[0].data)
         return SB_OK;
     sb_tensor t[3] = {*p->tensor, *p->tensor, *p->tensor};
     size_t count = sb_tensor_count(p->tensor);
