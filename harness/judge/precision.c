@@ -14,7 +14,11 @@ void sb_elem_precision(sb_elem_diff *e, const float *golden_err, const float *ru
     e->precision_run_err = e->precision_golden_err = e->precision_threshold = 0.0;
     for (size_t i = 0; i < n; i++) {
         const double er = run_err[i], eg = golden_err[i], es = seq_err[i], fl = floor[i];
-        if (!isfinite(er) || !isfinite(eg) || !isfinite(es) || !isfinite(fl))
+        /* an element whose error is the golden's or the serial kernel's
+         * (their bits, as a rule) is no evidence either way, and would only
+         * put 1 / F in the statistic */
+        if (!isfinite(er) || !isfinite(eg) || !isfinite(es) || !isfinite(fl) ||
+            !(er < eg || er > eg) || !(er < es || er > es))
             continue;
         const double threshold = fmax(fl, SB_PRECISION_FACTOR * fmax(eg, es));
         const double ratio = er > 0.0 ? (threshold > 0.0 ? er / threshold : HUGE_VAL) : 0.0;

@@ -14,7 +14,8 @@
 /* Fills e's precision fields from [n] arrays: the golden's and the run's
  * errors against the double value, the serial ref kernel's, and the floor
  * (sb_refd_floor.h). Elements where a value is not finite are left to the
- * element diff's non-finite count. */
+ * element diff's non-finite count; elements whose run error equals the
+ * golden's or the serial kernel's (the same bits) are left out. */
 void sb_elem_precision(sb_elem_diff *e, const float *golden_err, const float *run_err,
                        const float *seq_err, const float *floor, size_t n);
 

@@ -282,6 +282,8 @@ START_TEST(test_exact_golden_needs_the_floor)
     const float golden_err2[2] = {1e-6f, 1e-6f};
     sb_elem_precision(&e, golden_err2, run_err, seq_err, floor, 2);
     ck_assert(!sb_elem_precision_lost(&e));     /* 3e-6 < 8 x 1e-6 */
+    ck_assert_uint_eq(e.precision_index, 1);    /* element 0: equal errors, left out */
+    ck_assert(fabs(e.precision_ratio - 0.375) < 1e-6);
     char text[384];
     sb_elem_precision_text(text, sizeof text, &e);
     ck_assert_ptr_nonnull(strstr(text, "precision ratio"));
