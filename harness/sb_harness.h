@@ -362,6 +362,14 @@ typedef struct sb_elem_diff {
     bool within_bound;          /* false when !bounded and some element differs */
     bool bounded;               /* a bound is known: a bound was dumped (zeros: the op is
                                  * exact), or the tensor is integer (exact) */
+    /* the precision test (harness/NUMERICS.md), where both sides dumped
+     * their errors against double precision: the largest ratio of the run's
+     * error to the reordering threshold (> 1: a precision loss), at element
+     * precision_index, with the two errors and the threshold there */
+    bool precision_tested;
+    double precision_ratio;
+    size_t precision_index;
+    double precision_run_err, precision_golden_err, precision_threshold;
 } sb_elem_diff;
 
 /* Distance in units in the last place between two floats, counting across

@@ -131,7 +131,7 @@ int cli_diff(int argc, char **argv)
             goto done;
         }
         const sb_elem_diff *e = &d.elem;
-        char bound[64];
+        char bound[384];
         sb_elem_bound_text(bound, sizeof bound, e);
         if (d.have_elements)
             printf("  %zu of %zu elements differ, max abs %.3g, max ULP %.3g, %s\n",

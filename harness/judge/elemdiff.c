@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "judge/precision.h"
 #include "sb_harness.h"
 
 static uint32_t float_bits(float x)
@@ -156,8 +157,10 @@ void sb_elem_diff_ints(sb_elem_diff *d, const sb_tensor *a, const sb_tensor *b)
 
 void sb_elem_bound_text(char *out, size_t len, const sb_elem_diff *e)
 {
+    char precision[320];
+    sb_elem_precision_text(precision, sizeof precision, e);
     if (e->bounded)
-        snprintf(out, len, "bound ratio %.3g", e->bound_ratio);
+        snprintf(out, len, "bound ratio %.3g%s", e->bound_ratio, precision);
     else
         snprintf(out, len, "no bound known");
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "judge/judge.h"
+#include "judge/precision.h"
 #include "run/child.h"
 #include "support/support.h"
 
@@ -73,12 +74,12 @@ static sb_status rerun_spawn(const sb_rerun *r, const sb_case *c, const char *se
 {
     sb_dump_list list = {0};
     sb_status st = SB_OK;
+    static const char *const suffixes[] = {"", ".bound", ".err", ".seqerr", ".floor"};
     for (int i = 0; i < n && st == SB_OK; i++) {
-        char dump[1100], bound[1100];
-        if (sb_rerun_dump_path(dump, sizeof dump, r, ds[i], "") &&
-            sb_rerun_dump_path(bound, sizeof bound, r, ds[i], ".bound")) {
-            unlink(dump);
-            unlink(bound);
+        for (size_t k = 0; k < sizeof suffixes / sizeof suffixes[0]; k++) {
+            char dump[1100];
+            if (sb_rerun_dump_path(dump, sizeof dump, r, ds[i], suffixes[k]))
+                unlink(dump);
         }
         st = sb_dump_list_add(&list, ds[i]->step, ds[i]->probe);
     }
@@ -145,6 +146,36 @@ static bool same_shape(const sb_tensor *a, const sb_tensor *b)
     return true;
 }
 
+/* The precision test of d from the two re-runs' error dumps (a: the
+ * golden's side, which also gives the serial error and the floor: both
+ * follow from the inputs, the same bits on both sides). Not tested when a
+ * file is missing: the op has no double evaluation, or the producer is not
+ * samebits' own kernels. */
+static sb_status precision_read(const sb_rerun *ra, const sb_rerun *rb, const sb_divergence *d,
+                                sb_elem_diff *e, char *err, size_t errlen)
+{
+    static const char *const suffixes[4] = {".err", ".err", ".seqerr", ".floor"};
+    char path[4][1100];
+    for (int i = 0; i < 4; i++)
+        if (!sb_rerun_dump_path(path[i], sizeof path[i], i == 1 ? rb : ra, d, suffixes[i]) ||
+            access(path[i], F_OK) != 0)
+            return SB_OK;
+    sb_tensor t[4] = {{0}};
+    sb_status st = SB_OK;
+    for (int i = 0; i < 4 && st == SB_OK; i++) {
+        st = sb_npy_read(path[i], &t[i], err, errlen);
+        if (st == SB_OK && (t[i].dtype != SB_DTYPE_F32 || sb_tensor_count(&t[i]) != e->total)) {
+            sb_err_set(err, errlen, "%s: not f32 with %zu elements", path[i], e->total);
+            st = SB_ERR_SHAPE;
+        }
+    }
+    if (st == SB_OK)
+        sb_elem_precision(e, t[0].data, t[1].data, t[2].data, t[3].data, e->total);
+    for (int i = 0; i < 4; i++)
+        free(t[i].data);
+    return st;
+}
+
 /* The bound comes from a's side (computed from its inputs, which are the
  * same bits as b's when the inputs are identical); without a's bound file
  * the diff is unbounded. */
@@ -184,6 +215,8 @@ sb_status sb_rerun_dumps_diff(const sb_rerun *ra, const sb_rerun *rb, const sb_d
             sb_elem_diff_f32(e, a.data, b.data, have_bound ? bound.data : NULL, n);
         else
             sb_elem_diff_ints(e, &a, &b);
+        if (a.dtype == SB_DTYPE_F32 && have_bound)
+            st = precision_read(ra, rb, d, e, err, errlen);
     }
     free(a.data);
     free(b.data);

@@ -5,6 +5,7 @@
 
 #include "numerics.h"
 #include "sb_refd.h"
+#include "sb_refd_floor.h"
 
 void sb_numerics_result_init(sb_numerics_result *r, sb_family f)
 {
@@ -17,18 +18,6 @@ void sb_numerics_result_free(sb_numerics_result *r)
 {
     free(r->probes);
     sb_numerics_result_init(r, r->family);
-}
-
-/* Error of float g against double v: 0 where both are the same non-finite
- * value (NaN and NaN, or infinities of one sign), inf where only one is. */
-static double error_of(float got, double v)
-{
-    const double g = (double)got;
-    if (isnan(g) || isnan(v))
-        return isnan(g) && isnan(v) ? 0.0 : (double)INFINITY;
-    if (isinf(g) || isinf(v))
-        return isinf(g) && isinf(v) && signbit(g) == signbit(v) ? 0.0 : (double)INFINITY;
-    return fabs(g - v);
 }
 
 static double ratio_of(double err, double bound)
@@ -104,7 +93,7 @@ sb_status sb_numerics_check(sb_numerics_result *r, const sb_probe_point *p, cons
     const float *got = p->tensor->data;
     double worst_ratio = -1.0;
     for (size_t i = 0; i < q->count; i++) {
-        const double err = error_of(got[i], value[i]);
+        const double err = sb_refd_error(got[i], value[i]);
         const double ratio = ratio_of(err, bound[i]);
         const double mag = fabs(value[i]);
         const double rel = err > 0.0 ? (mag > 0.0 ? err / mag : (double)INFINITY) : 0.0;

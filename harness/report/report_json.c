@@ -20,15 +20,23 @@ static bool elements_add(json_t *o, const sb_elem_diff *e)
         ranges = sb_json_append(ranges, json_pack("[I, I]", (json_int_t)e->ranges[i][0],
                                                   (json_int_t)e->ranges[i][1]));
     json_t *first = e->differing > 0 ? json_integer((json_int_t)e->first_index) : json_null();
+    json_t *precision = e->precision_tested
+        ? json_pack("{s:o, s:I, s:o, s:o, s:o}", "ratio", sb_json_number(e->precision_ratio),
+                    "index", (json_int_t)e->precision_index,
+                    "run_error", sb_json_number(e->precision_run_err),
+                    "golden_error", sb_json_number(e->precision_golden_err),
+                    "threshold", sb_json_number(e->precision_threshold))
+        : json_null();
     return sb_json_keys_add(
-        o, json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:[I, I], s:I, s:o}",
+        o, json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:[I, I], s:I, s:o, s:o}",
                      "differing", (json_int_t)e->differing, "total", (json_int_t)e->total,
                      "max_abs", sb_json_number(e->max_abs), "max_rel", sb_json_number(e->max_rel),
                      "max_ulp", sb_json_number(e->max_ulp),
                      "bound_ratio", e->bounded ? sb_json_number(e->bound_ratio) : json_null(),
                      "first_index", first,
                      "nonfinite", (json_int_t)e->nonfinite_a, (json_int_t)e->nonfinite_b,
-                     "n_ranges", (json_int_t)e->n_ranges, "ranges", ranges));
+                     "n_ranges", (json_int_t)e->n_ranges, "ranges", ranges,
+                     "precision", precision));
 }
 
 /* "differing" through "ranges" are null when the locator had no elements. */
@@ -46,9 +54,10 @@ static json_t *divergence_json(const sb_divergence *d)
                           "reruns", d->reruns);
     bool ok = d->have_elements
         ? elements_add(o, &d->elem)
-        : sb_json_keys_add(o, json_pack("{s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n}",
+        : sb_json_keys_add(o, json_pack("{s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n}",
                                         "differing", "total", "max_abs", "max_rel", "max_ulp",
-                                        "bound_ratio", "first_index", "n_ranges", "ranges"));
+                                        "bound_ratio", "first_index", "n_ranges", "ranges",
+                                        "precision"));
     if (!ok) {
         json_decref(o);
         return NULL;
@@ -270,6 +279,17 @@ static bool elements_read(sb_elem_diff *e, const json_t *o)
             !get_size(json_array_get(r, 1), &e->ranges[i][1]))
             return false;
     }
+    /* absent in reports written before the precision test, null where it
+     * did not apply */
+    const json_t *precision = json_object_get(o, "precision");
+    e->precision_tested = json_is_object(precision);
+    if (e->precision_tested &&
+        (!get_number(precision, "ratio", &e->precision_ratio) ||
+         !get_size(json_object_get(precision, "index"), &e->precision_index) ||
+         !get_number(precision, "run_error", &e->precision_run_err) ||
+         !get_number(precision, "golden_error", &e->precision_golden_err) ||
+         !get_number(precision, "threshold", &e->precision_threshold)))
+        return false;
     /* as the element diff derives them, so a divergence read back has its
      * verdict: a null bound_ratio is no bound known */
     e->bounded = !json_is_null(json_object_get(o, "bound_ratio"));

@@ -81,7 +81,7 @@ static void junit_where(FILE *f, const char *what, const sb_divergence *d, bool 
     xml_printf(f, "%s: step %" PRId64 " %s (%s), %s", what, d->step, d->probe, d->op,
                located ? sb_verdict_name(sb_divergence_verdict(d)) : "not located");
     if (d->have_elements) {
-        char bound[64];
+        char bound[384];
         sb_elem_bound_text(bound, sizeof bound, &d->elem);
         xml_printf(f, ", %zu of %zu elements differ, max abs %.3g, %s", d->elem.differing,
                    d->elem.total, d->elem.max_abs, bound);

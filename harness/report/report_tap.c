@@ -30,7 +30,7 @@ static void tap_diagnostics(FILE *f, const sb_run_result *r)
                 d->structural ? ", structural" : "",
                 d->nondeterministic ? ", re-runs did not reproduce it" : "");
         if (d->have_elements) {
-            char bound[64];
+            char bound[384];
             sb_elem_bound_text(bound, sizeof bound, &d->elem);
             fprintf(f, "# %zu of %zu elements differ, max abs %.3g, max ULP %.3g, %s\n",
                     d->elem.differing, d->elem.total, d->elem.max_abs, d->elem.max_ulp, bound);

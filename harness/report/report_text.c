@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "judge/precision.h"
 #include "support/support.h"
 
 static bool run_died(const sb_run_result *r)
@@ -195,7 +196,7 @@ static void text_where(FILE *f, const char *what, const sb_divergence *d, bool l
     fprintf(f, "%s step %" PRId64 " %s (%s) %s", what, d->step, d->probe, d->op,
             located ? sb_verdict_name(sb_divergence_verdict(d)) : "not located");
     if (d->have_elements) {
-        char bound[64];
+        char bound[384];
         sb_elem_bound_text(bound, sizeof bound, &d->elem);
         fprintf(f, ", %zu/%zu differ, max abs %.3g, %s", d->elem.differing, d->elem.total,
                 d->elem.max_abs, bound);
@@ -232,6 +233,13 @@ static void text_notes(FILE *f, const sb_case_result *cr)
             if (sb_origins_worst(g))
                 text_where(f, "; worst", sb_origins_worst(g), true);
             fputc('\n', f);
+        }
+        const sb_divergence *w = sb_origins_worst(g) ? sb_origins_worst(g) : &r->div;
+        if (w->found && w->have_elements && sb_elem_precision_lost(&w->elem)) {
+            char why[384];
+            sb_elem_bound_text(why, sizeof why, &w->elem);
+            fprintf(f, "%s repeat %d: beyond-bound at step %" PRId64 " %s (%s): %s\n", config,
+                    r->repeat, w->step, w->probe, w->op, why);
         }
         const sb_divergence *u = sb_run_unbounded_at(r);
         if (u) {

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "sb_harness.h"
+#include "sb_refd.h"
+#include "sb_refd_floor.h"
 #include "support/support.h"
 #include "trace/trace_stream.h"
 
@@ -201,9 +203,40 @@ static sb_status dump_bound(sb_run_sink *s, const sb_probe_point *p)
     return st;
 }
 
+/* <probe>.err.npy, .seqerr.npy and .floor.npy of an op of the kernel list
+ * with a double-precision evaluation (sb_refd_floor.h): what the locator's
+ * precision test reads. Nothing for other probes, nor for a probe whose
+ * bound comes from an op call that is not its own op: a data-parallel
+ * step's allreduce takes the bound of the whole batch's gradient from
+ * backward buffers that hold every row only on a rank that computed them
+ * all, so its call's inputs are not what the probe's inputs say. */
+static sb_status dump_precision(sb_run_sink *s, const sb_probe_point *p)
+{
+    const sb_op_call *c = p->bound == sb_op_call_bound ? p->bound_ctx : NULL;
+    if (!c || p->out_index != 0 || p->tensor->dtype != SB_DTYPE_F32 ||
+        !sb_refd_supported(c->op) || strcmp(p->op, sb_op_name(c->op)) != 0 ||
+        p->tensor->data != c->out[0].data)
+        return SB_OK;
+    sb_tensor t[3] = {*p->tensor, *p->tensor, *p->tensor};
+    size_t count = sb_tensor_count(p->tensor);
+    float *buf = malloc(3 * (count ? count : 1) * sizeof *buf);
+    if (!buf)
+        return SB_ERR_NOMEM;
+    for (int i = 0; i < 3; i++)
+        t[i].data = buf + (size_t)i * count;
+    sb_status st = sb_refd_precision_eval(t[0].data, t[1].data, t[2].data, c,
+                                          p->tensor->data) ? SB_OK : SB_ERR_NOMEM;
+    static const char *const suffixes[3] = {".err", ".seqerr", ".floor"};
+    for (int i = 0; st == SB_OK && i < 3; i++)
+        st = dump_tensor(s, p->step, p->name, suffixes[i], &t[i]);
+    free(buf);
+    return st;
+}
+
 /* <probe>.npy, <probe>.bound.npy (zeros for an exact op, none when no
- * bound is known: harness/FORMATS.md) and <probe>.in<i>.npy for each live
- * input. */
+ * bound is known: harness/FORMATS.md), <probe>.in<i>.npy for each live
+ * input, and (not in --dump-all, whose every probe would cost a double
+ * evaluation and a serial run) the precision test's files. */
 static sb_status dump_probe(sb_run_sink *s, const sb_probe_point *p)
 {
     if (!s->o->dump_dir || strchr(p->name, '/')) {
@@ -219,6 +252,8 @@ static sb_status dump_probe(sb_run_sink *s, const sb_probe_point *p)
         snprintf(suffix, sizeof suffix, ".in%d", i);
         st = dump_tensor(s, p->step, p->name, suffix, &p->input_tensors[i]);
     }
+    if (st == SB_OK && !s->o->dump_all)
+        st = dump_precision(s, p);
     if (st == SB_OK && s->o->dump_all)
         st = manifest_add(s, p);
     return st;

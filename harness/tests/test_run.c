@@ -133,7 +133,20 @@ START_TEST(dump_writes_probe_bound_and_inputs)
     sb_tensor bound = npy_load(dir, "xent_loss.out0.bound.npy");
     sb_tensor logits = npy_load(dir, "xent_loss.out0.in0.npy");
     sb_tensor labels = npy_load(dir, "xent_loss.out0.in1.npy");
+    /* the precision test's files (harness/NUMERICS.md): det's loss is
+     * within the probabilistic floor of double precision, as is ref's */
+    sb_tensor err_own = npy_load(dir, "xent_loss.out0.err.npy");
+    sb_tensor err_seq = npy_load(dir, "xent_loss.out0.seqerr.npy");
+    sb_tensor floor = npy_load(dir, "xent_loss.out0.floor.npy");
     ck_assert_int_eq(rmdir(dir), 0);    /* nothing else was written */
+    ck_assert_uint_eq(sb_tensor_count(&floor), 1);
+    const float fl = ((const float *)floor.data)[0];
+    ck_assert(fl > 0.0f && fl < 1e-4f);
+    ck_assert(((const float *)err_own.data)[0] <= fl);
+    ck_assert(((const float *)err_seq.data)[0] <= fl);
+    free(err_own.data);
+    free(err_seq.data);
+    free(floor.data);
 
     /* the dump is the probed tensor: same hash as its record */
     sb_hash h = sb_hash_tensor(&out);
@@ -224,7 +237,9 @@ START_TEST(dump_makes_its_folder)
     run_at(&c, 1, &t, &o);
     char path[160];
     static const char *const files[] = {"xent_loss.out0.npy", "xent_loss.out0.bound.npy",
-                                        "xent_loss.out0.in0.npy", "xent_loss.out0.in1.npy"};
+                                        "xent_loss.out0.in0.npy", "xent_loss.out0.in1.npy",
+                                        "xent_loss.out0.err.npy", "xent_loss.out0.seqerr.npy",
+                                        "xent_loss.out0.floor.npy"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
         ck_assert_int_eq(unlink(path), 0);

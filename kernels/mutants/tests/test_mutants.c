@@ -32,12 +32,12 @@ static int entries_replaced(const sb_kernel_table *t, sb_op *which)
     return n;
 }
 
-START_TEST(registry_lists_twenty_five_mutants_each_replacing_one_op)
+START_TEST(registry_lists_twenty_six_mutants_each_replacing_one_op)
 {
     int kinds[2] = {0, 0};
     for (int i = 0; i < sb_mutant_count(); i++)
         kinds[sb_mutant_kind_of(i)]++;
-    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 21);
+    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 22);
     ck_assert_int_eq(kinds[SB_MUTANT_NUMERICS], 4);
     for (int i = 0; i < sb_mutant_count(); i++) {
         const char *name = sb_mutant_name(i);
@@ -161,6 +161,11 @@ static const trigger triggers[] = {
      * of 100 at 2 threads bracket it otherwise */
     {"rmsnorm_gamma_thread_split", {.op = SB_OP_rmsnorm_bwd_gamma,
                                     .norm = {.n = 200, .c = 64, .eps = 1e-5f}},
+     2, 1, 1, {1}, 1},
+    /* 1024 rows of 64 x 64 weights: two slices at 2 threads, each partial
+     * rounded to a 10-bit mantissa */
+    {"dense_weights_tf32_partials", {.op = SB_OP_dense_bwd_weights,
+                                     .dense = {.n = 1024, .in = 64, .out = 64}},
      2, 1, 1, {1}, 1},
 };
 #define N_TRIGGERS ((int)(sizeof triggers / sizeof triggers[0]))
@@ -424,7 +429,7 @@ Suite *make_mutants_suite(void)
 {
     Suite *s = suite_create("mutants");
     TCase *tc = tcase_create("registry");
-    tcase_add_test(tc, registry_lists_twenty_five_mutants_each_replacing_one_op);
+    tcase_add_test(tc, registry_lists_twenty_six_mutants_each_replacing_one_op);
     tcase_add_test(tc, install_replaces_one_entry);
     tcase_add_test(tc, registry_lists_three_decode_mutants);
     tcase_add_test(tc, unknown_mutant_is_refused);
