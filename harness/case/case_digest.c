@@ -27,9 +27,35 @@ static void add(text *t, const char *fmt, ...)
     t->len += (size_t)n;
 }
 
+static size_t param_size(ptype type)
+{
+    switch (type) {
+    case P_INT: return sizeof(int);
+    case P_I64: return sizeof(int64_t);
+    case P_SIZE: return sizeof(size_t);
+    case P_REAL: return sizeof(float);
+    case P_BOOL: return sizeof(bool);
+    }
+    return 0;
+}
+
+static bool param_set(const char *at, ptype type)
+{
+    for (size_t i = 0; i < param_size(type); i++)
+        if (at[i] != 0)
+            return true;
+    return false;
+}
+
+/* Keys added after cases without them had goldens: in the digest only when
+ * set (not all zero bytes), so that those cases' digests stay as they were. */
+static const char *const digest_if_set[] = {"kv_heads", "noncausal", NULL};
+
 static void add_param(text *t, const void *base, const case_param *p)
 {
     const char *at = (const char *)base + p->offset;
+    if (sb_case_in_list(digest_if_set, p->key) && !param_set(at, p->type))
+        return;
     switch (p->type) {
     case P_INT: {
         int x;
