@@ -123,6 +123,13 @@ void sb_case_digest_set(sb_case *c)
         for (const case_param *p = sb_case_train_params(sb_model_find(c->model)); p->key; p++)
             add_param(&t, cfg, p);
         add_optim(&t, &cfg->optim);
+        /* char_gpt's block, named only when it is not GPT-2's, so that every
+         * other digest stays as it was */
+        const sb_gpt_block_config *b = &cfg->gpt.block;
+        if (b->norm != SB_GPT_LAYERNORM || b->position != SB_GPT_LEARNED ||
+            b->mlp != SB_GPT_GELU || b->kv_heads != 0 || b->no_bias)
+            add(&t, "norm=%d\nposition=%d\nmlp=%d\nkv_heads=%d\nbias=%d\n", (int)b->norm,
+                (int)b->position, (int)b->mlp, b->kv_heads, b->no_bias ? 0 : 1);
         /* a data-parallel trace has other probes: only such cases name it,
          * so every other digest stays as it was */
         if (cfg->reduce != SB_REDUCE_NONE)
