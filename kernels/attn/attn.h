@@ -303,6 +303,24 @@ static inline int sb_attn_chunk(int range, int parts)
     return c > 0 ? c : 1;
 }
 
+/* One thread's scratch for the pairs it computes (sb_attn_scratch_floats
+ * floats in one allocation). */
+typedef struct sb_attn_scratch {
+    float *kt, *vt;     /* [d][t] */
+    float *p, *ds;      /* [t][t], row i holds the columns of its keys */
+    float *dk, *dv;     /* [t][d]: a head's dk and dv with grouped heads */
+} sb_attn_scratch;
+sb_attn_scratch sb_attn_scratch_new(const sb_attn_shape *s);
+void sb_attn_scratch_free(sb_attn_scratch *w);
+
+/* One query head's gradients with its sums chunked by sb_attn_chunk(range,
+ * parts): q, k, v the first rows of the head and of its key/value head in
+ * qkv, dq its first dqkv row, g its first dy row; its own dk and dv (not
+ * added to its group's) go to dk and dv, rows ldk apart. */
+void sb_attn_bwd_head(float *dq, float *dk, float *dv, ptrdiff_t ldk, const float *g,
+                      const float *q, const float *k, const float *v, const sb_attn_shape *s,
+                      sb_attn_scratch *w, int parts);
+
 /* The det and loose kernels (attn_pairs.c): the (sequence, head) pairs or
  * (sequence, key/value head) groups in parallel, their sums chunked by
  * sb_attn_chunk(range, parts). */

@@ -8,28 +8,22 @@
 
 #include "attn.h"
 
-typedef struct pair_scratch {
-    float *kt, *vt;     /* [d][t] */
-    float *p, *ds;      /* [t][t], row i holds the columns of its keys */
-    float *dk, *dv;     /* [t][d]: a head's dk and dv with grouped heads */
-} pair_scratch;
-
-static pair_scratch scratch_new(const sb_attn_shape *s)
+sb_attn_scratch sb_attn_scratch_new(const sb_attn_shape *s)
 {
     float *all = malloc((size_t)sb_attn_scratch_floats(s) * sizeof *all);
     SB_ASSERT(all != NULL);
     const size_t dt = (size_t)s->d * (size_t)s->t, tt = (size_t)s->t * (size_t)s->t;
     float *grads = all + 2 * dt + 2 * tt; /* used only when sb_attn_group(s) > 1 */
-    return (pair_scratch){all, all + dt, all + 2 * dt, all + 2 * dt + tt, grads, grads + dt};
+    return (sb_attn_scratch){all, all + dt, all + 2 * dt, all + 2 * dt + tt, grads, grads + dt};
 }
 
-static void scratch_free(pair_scratch *w)
+void sb_attn_scratch_free(sb_attn_scratch *w)
 {
     free(w->kt);
 }
 
 /* Rows of the probabilities of one pair, p[i][0..keys) for i < t (inlined
- * into bwd_head's copies for each vector width). */
+ * into sb_attn_bwd_head's copies for each vector width). */
 SB_ALWAYS_INLINE void pair_probabilities(float *p, const float *q, ptrdiff_t ld, const float *kt,
                                          const sb_attn_shape *s, float scale, int parts)
 {
@@ -50,7 +44,7 @@ SB_ALWAYS_INLINE void pair_probabilities(float *p, const float *q, ptrdiff_t ld,
  * bits. */
 SB_ISA_CLONES
 static void fwd_pair(float *y, const float *q, const float *k, const float *v,
-                     const sb_attn_shape *s, pair_scratch *w, int parts)
+                     const sb_attn_shape *s, sb_attn_scratch *w, int parts)
 {
     const int t = s->t, d = s->d;
     const ptrdiff_t width = sb_attn_width(s), ld = sb_attn_ld(s);
@@ -64,13 +58,11 @@ static void fwd_pair(float *y, const float *q, const float *k, const float *v,
     }
 }
 
-/* One query head's gradients: q, k, v as fwd_pair's, dq its first dqkv row,
- * g its first dy row; its dk and dv rows go to dk and dv, rows ldk apart
- * (cloned as fwd_pair). */
+/* One query head's gradients (attn.h; cloned as fwd_pair). */
 SB_ISA_CLONES
-static void bwd_head(float *dq, float *dk, float *dv, ptrdiff_t ldk, const float *g,
+void sb_attn_bwd_head(float *dq, float *dk, float *dv, ptrdiff_t ldk, const float *g,
                      const float *q, const float *k, const float *v, const sb_attn_shape *s,
-                     pair_scratch *w, int parts)
+                     sb_attn_scratch *w, int parts)
 {
     const int t = s->t, d = s->d;
     const ptrdiff_t width = sb_attn_width(s), ld = sb_attn_ld(s);
@@ -106,7 +98,7 @@ static void bwd_head(float *dq, float *dk, float *dv, ptrdiff_t ldk, const float
 /* One (sequence, key/value head) group's gradients: its query heads in
  * order, the first writing dk and dv, each next one's added to them. */
 static void bwd_group(float *dqkv, const float *dy, const float *qkv, const sb_attn_shape *s,
-                      int b, int kvh, pair_scratch *w, int parts)
+                      int b, int kvh, sb_attn_scratch *w, int parts)
 {
     const int t = s->t, d = s->d, group = sb_attn_group(s);
     const ptrdiff_t ld = sb_attn_ld(s);
@@ -117,11 +109,11 @@ static void bwd_group(float *dqkv, const float *dy, const float *qkv, const sb_a
         const ptrdiff_t q_at = sb_attn_q_at(s, b, j);
         const float *g = dy + (ptrdiff_t)b * t * sb_attn_width(s) + (ptrdiff_t)j * d;
         if (m == 0) {
-            bwd_head(dqkv + q_at, dk, dv, ld, g, qkv + q_at, qkv + k_at, qkv + v_at, s, w,
+            sb_attn_bwd_head(dqkv + q_at, dk, dv, ld, g, qkv + q_at, qkv + k_at, qkv + v_at, s, w,
                      parts);
             continue;
         }
-        bwd_head(dqkv + q_at, w->dk, w->dv, d, g, qkv + q_at, qkv + k_at, qkv + v_at, s, w,
+        sb_attn_bwd_head(dqkv + q_at, w->dk, w->dv, d, g, qkv + q_at, qkv + k_at, qkv + v_at, s, w,
                  parts);
         for (int r = 0; r < t; r++)
             for (int c = 0; c < d; c++) {
@@ -142,7 +134,7 @@ typedef struct pair_job {
     int parts;
 } pair_job;
 
-static void run_unit(const pair_job *job, int unit, pair_scratch *w)
+static void run_unit(const pair_job *job, int unit, sb_attn_scratch *w)
 {
     const sb_attn_shape *s = job->s;
     if (job->dy != NULL) {
@@ -163,11 +155,11 @@ static void run_units(const pair_job *job)
     const int units = job->s->b * (job->dy == NULL ? job->s->h : sb_attn_kv(job->s));
 #pragma omp parallel if (units > 1)
     {
-        pair_scratch w = scratch_new(job->s);
+        sb_attn_scratch w = sb_attn_scratch_new(job->s);
 #pragma omp for schedule(static)
         for (int unit = 0; unit < units; unit++)
             run_unit(job, unit, &w);
-        scratch_free(&w);
+        sb_attn_scratch_free(&w);
     }
 }
 
