@@ -427,11 +427,7 @@ START_TEST(train_errors)
 }
 END_TEST
 
-/* char_gpt: its defaults, its own keys (and not the CNN's), adamw only, a
- * text data set, a [parallel] section; its digest lists its keys. */
-START_TEST(gpt_train_case)
-{
-    static const char *const good = "[case]\n"          /* 1 */
+static const char *const good_gpt = "[case]\n"          /* 1 */
                                     "kind = train\n"    /* 2 */
                                     "family = det\n"    /* 3 */
                                     "seed = 1\n"        /* 4 */
@@ -443,6 +439,12 @@ START_TEST(gpt_train_case)
                                     "steps = 5\n"       /* 10 */
                                     "[sweep]\n"         /* 11 */
                                     "threads = 1..8\n"; /* 12 */
+
+/* char_gpt: its defaults, its own keys (and not the CNN's), adamw only, a
+ * text data set, a [parallel] section; its digest lists its keys. */
+START_TEST(gpt_train_case)
+{
+    const char *const good = good_gpt;
     write_variant(good, 0, "");
     sb_case c;
     char err[512] = "";
@@ -495,18 +497,7 @@ END_TEST
  * digest), and their errors naming their line. */
 START_TEST(gpt_block_keys)
 {
-    static const char *const good = "[case]\n"          /* 1 */
-                                    "kind = train\n"    /* 2 */
-                                    "family = det\n"    /* 3 */
-                                    "seed = 1\n"        /* 4 */
-                                    "[train]\n"         /* 5 */
-                                    "model = char_gpt\n"
-                                    "dataset = fortunes\n" /* 7 */
-                                    "train = 0..1000\n" /* 8 */
-                                    "test = 1000..2000\n"
-                                    "steps = 5\n"       /* 10 */
-                                    "[sweep]\n"         /* 11 */
-                                    "threads = 1..8\n"; /* 12 */
+    const char *const good = good_gpt;
     write_variant(good, 0, "");
     sb_case c;
     char err[512] = "", plain[33], llama[33];
