@@ -246,5 +246,11 @@ sb_status sb_gpt_run(const sb_model_run *r, sb_epoch_metrics *metrics, int *n_me
  * 300 steps evaluated every 100 on 64 windows, AdamW (PyTorch's defaults),
  * clip 1. */
 void sb_gpt_config_defaults(sb_train_config *cfg);
+/* Whether b is GPT-2's block (every choice at its default). */
+bool sb_gpt_block_is_gpt2(const sb_gpt_block_config *b);
+/* "layernorm", "rope", ...: the case-file value of each choice. */
+const char *sb_gpt_norm_name(sb_gpt_norm n);
+const char *sb_gpt_position_name(sb_gpt_position p);
+const char *sb_gpt_mlp_name(sb_gpt_mlp m);
 
 #endif

@@ -126,10 +126,10 @@ void sb_case_digest_set(sb_case *c)
         /* char_gpt's block, named only when it is not GPT-2's, so that every
          * other digest stays as it was */
         const sb_gpt_block_config *b = &cfg->gpt.block;
-        if (b->norm != SB_GPT_LAYERNORM || b->position != SB_GPT_LEARNED ||
-            b->mlp != SB_GPT_GELU || b->kv_heads != 0 || b->no_bias)
-            add(&t, "norm=%d\nposition=%d\nmlp=%d\nkv_heads=%d\nbias=%d\n", (int)b->norm,
-                (int)b->position, (int)b->mlp, b->kv_heads, b->no_bias ? 0 : 1);
+        if (!sb_gpt_block_is_gpt2(b))
+            add(&t, "norm=%s\nposition=%s\nmlp=%s\nkv_heads=%d\nbias=%d\n",
+                sb_gpt_norm_name(b->norm), sb_gpt_position_name(b->position),
+                sb_gpt_mlp_name(b->mlp), b->kv_heads, b->no_bias ? 0 : 1);
         /* a data-parallel trace has other probes: only such cases name it,
          * so every other digest stays as it was */
         if (cfg->reduce != SB_REDUCE_NONE)
