@@ -93,7 +93,8 @@ static int bp(const sb_gpt *g, int l, int which)
 {
     return g->block_param[l][which];
 }
-static int op_(const sb_gpt *g, int which)
+/* the same for a P_* role */
+static int other(const sb_gpt *g, int which)
 {
     return g->other_param[which];
 }
@@ -498,7 +499,7 @@ void sb_gpt_forward(sb_gpt *g, int windows, int t, int eval_batch, float *logits
         snprintf(tokens, sizeof tokens, "eval.b%d.tokens", eval_batch);
     fwd_name(embed, ps, -1, "wte");
 
-    const int wte = op_(g, P_WTE), wpe = op_(g, P_WPE);
+    const int wte = other(g, P_WTE), wpe = other(g, P_WPE);
     sb_op_call e = {.op = SB_OP_embedding_fwd,
                     .embed = {.n = n, .t = t, .vocab = g->vocab, .c = C}};
     run(g, p, e, embed, PTRS(g->embed), PTRS(g->tokens, pw(g, wte), pw_or_zeros(g, wpe)),
@@ -512,9 +513,9 @@ void sb_gpt_forward(sb_gpt *g, int windows, int t, int eval_batch, float *logits
     }
     fwd_name(lnf, ps, -1, "lnf");
     fwd_name(head, ps, -1, "head");
-    norm_forward(g, p, lnf, n, g->lnf, x, x_name, op_(g, P_LNF_W), op_(g, P_LNF_B));
-    dense_forward(g, p, head, n, C, g->vocab, logits, g->lnf, lnf, op_(g, P_HEAD_W),
-                  op_(g, P_HEAD_B));
+    norm_forward(g, p, lnf, n, g->lnf, x, x_name, other(g, P_LNF_W), other(g, P_LNF_B));
+    dense_forward(g, p, head, n, C, g->vocab, logits, g->lnf, lnf, other(g, P_HEAD_W),
+                  other(g, P_HEAD_B));
     if (!train)
         return;
     sb_op_call cls = {.op = SB_OP_softmax_fwd, .cls = {.n = n, .k = g->vocab}};
@@ -697,11 +698,11 @@ void sb_gpt_backward(sb_gpt *g, int windows, const sb_model_probe *p)
     run(g, p, cls, "loss.bwd.dlogits", PTRS(g->dlogits), PTRS(g->prob, g->targets),
         NAMES("softmax.fwd.prob", "batch.targets"));
 
-    dense_backward(g, p, -1, "head", op_(g, P_HEAD_W), op_(g, P_HEAD_B), n, C, g->vocab,
+    dense_backward(g, p, -1, "head", other(g, P_HEAD_W), other(g, P_HEAD_B), n, C, g->vocab,
                    g->dlogits, ONE_NAME("loss.bwd.dlogits"), g->lnf, lnf, g->dln);
     float *x_last = g->block[L - 1].res2;
     fwd_name(x_name, ps, L - 1, "res2");
-    norm_backward(g, p, -1, "lnf", op_(g, P_LNF_W), op_(g, P_LNF_B), n, g->dln,
+    norm_backward(g, p, -1, "lnf", other(g, P_LNF_W), other(g, P_LNF_B), n, g->dln,
                   bwd_name(d_head, -1, "head", "dx"), x_last, x_name, g->dres[0]);
     bwd_name(d_lnf, -1, "lnf", "dx");
 
@@ -722,7 +723,7 @@ void sb_gpt_backward(sb_gpt *g, int windows, const sb_model_probe *p)
         out = in;
     }
 
-    const int wte = op_(g, P_WTE), wpe = op_(g, P_WPE);
+    const int wte = other(g, P_WTE), wpe = other(g, P_WPE);
     sb_op_call e = {.op = SB_OP_embedding_bwd_tokens,
                     .embed = {.n = n, .t = t, .vocab = g->vocab, .c = C}};
     run(g, p, e, g->param[wte].grad_name, PTRS(gw(g, wte)), PTRS(g->dres[out], g->tokens),
