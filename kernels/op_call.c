@@ -80,12 +80,12 @@ static bool shapes_attn(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
 {
     const sb_attn_shape *at = &c->attn;
     /* the per-thread scratch as for conv: refused here, not failing inside a run */
-    if (!dims_positive(at->b, at->t, at->h, at->d) || sb_attn_scratch_floats(at) > SB_MAX_ELEMENTS)
+    if (!dims_positive(at->b, at->t, at->h, at->d) || at->kv_heads < 0 ||
+        at->h % sb_attn_kv(at) != 0 || sb_attn_scratch_floats(at) > SB_MAX_ELEMENTS)
         return false;
-    /* C = h*d and 3C in int64: each factor is an int, so no overflow */
-    const int64_t width = (int64_t)at->h * at->d;
-    set(&shape[SB_ROLE_x], 3, at->b, at->t, 3 * width, 1);
-    set(&shape[SB_ROLE_y], 3, at->b, at->t, width, 1);
+    /* C = h*d and (h + 2 kv) d in int64: each factor is an int, so no overflow */
+    set(&shape[SB_ROLE_x], 3, at->b, at->t, sb_attn_ld(at), 1);
+    set(&shape[SB_ROLE_y], 3, at->b, at->t, sb_attn_width(at), 1);
     return true;
 }
 

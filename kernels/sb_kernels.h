@@ -53,10 +53,13 @@ typedef struct sb_rope_shape {
     float base;
 } sb_rope_shape;
 
-/* Causal multi-head self-attention over a fused QKV tensor. */
+/* Multi-head self-attention over a fused QKV tensor, with grouped key/value
+ * heads: query head j reads key/value head j / (h / kv_heads). */
 typedef struct sb_attn_shape {
     int b, t, h, d;     /* b sequences of t tokens, h heads of width d (C = h*d);
-                         * causal; scores scaled by 1/sqrt(d) */
+                         * scores scaled by 1/sqrt(d) */
+    int kv_heads;       /* key/value heads, dividing h; 0: h (multi-head) */
+    bool noncausal;     /* every query sees every key; false: causal */
 } sb_attn_shape;
 
 /* Dropout: element i of the mask is drawn from the counter-based RNG at

@@ -18,8 +18,21 @@
 
 /* char_gpt's blocks at most: gradnorm.fwd.norm names every gradient probe
  * as an input, and a trace record holds at most 64 (harness/FORMATS.md):
- * 12 per block and 6 others, 54 for 4 blocks. */
+ * at most 14 per block (a SwiGLU block with biases) and 6 others, 62 for 4
+ * blocks. */
 #define SB_GPT_MAX_LAYERS 4
+
+/* char_gpt's block (kernels/model/gpt.h): every choice's 0 is GPT-2's. */
+typedef enum sb_gpt_norm { SB_GPT_LAYERNORM, SB_GPT_RMSNORM } sb_gpt_norm;
+typedef enum sb_gpt_position { SB_GPT_LEARNED, SB_GPT_ROPE } sb_gpt_position;
+typedef enum sb_gpt_mlp { SB_GPT_GELU, SB_GPT_SWIGLU } sb_gpt_mlp;
+typedef struct sb_gpt_block_config {
+    sb_gpt_norm norm;           /* layernorm (w, b) or rmsnorm (w) */
+    sb_gpt_position position;   /* learned wpe, or rotary q and k (base 10000) */
+    sb_gpt_mlp mlp;             /* fcproj(gelu(fc x)) or fcproj(silu(fc x) * up x) */
+    int kv_heads;               /* key/value heads, dividing heads; 0: heads */
+    bool no_bias;               /* no dense biases (bias = false) */
+} sb_gpt_block_config;
 
 /* char_gpt's sizes and schedule (kernels/model/gpt.h); the CNN reads none. */
 typedef struct sb_gpt_config {
@@ -31,6 +44,7 @@ typedef struct sb_gpt_config {
     int eval_every;     /* evaluate every this many steps, and after the last */
     int eval_windows;   /* validation windows of each evaluation */
     float clip;         /* global gradient-norm clip; 0: none */
+    sb_gpt_block_config block; /* all 0: GPT-2's block */
 } sb_gpt_config;
 /* Data-parallel training: R ranks (processes) each run forward and backward
  * on their share of every global batch, the gradients are combined across
@@ -238,5 +252,11 @@ sb_status sb_gpt_run(const sb_model_run *r, sb_epoch_metrics *metrics, int *n_me
  * 300 steps evaluated every 100 on 64 windows, AdamW (PyTorch's defaults),
  * clip 1. */
 void sb_gpt_config_defaults(sb_train_config *cfg);
+/* Whether b is GPT-2's block (every choice at its default). */
+bool sb_gpt_block_is_gpt2(const sb_gpt_block_config *b);
+/* "layernorm", "rope", ...: the case-file value of each choice. */
+const char *sb_gpt_norm_name(sb_gpt_norm n);
+const char *sb_gpt_position_name(sb_gpt_position p);
+const char *sb_gpt_mlp_name(sb_gpt_mlp m);
 
 #endif

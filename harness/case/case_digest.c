@@ -27,9 +27,35 @@ static void add(text *t, const char *fmt, ...)
     t->len += (size_t)n;
 }
 
+static size_t param_size(ptype type)
+{
+    switch (type) {
+    case P_INT: return sizeof(int);
+    case P_I64: return sizeof(int64_t);
+    case P_SIZE: return sizeof(size_t);
+    case P_REAL: return sizeof(float);
+    case P_BOOL: return sizeof(bool);
+    }
+    return 0;
+}
+
+static bool param_set(const char *at, ptype type)
+{
+    for (size_t i = 0; i < param_size(type); i++)
+        if (at[i] != 0)
+            return true;
+    return false;
+}
+
+/* Keys added after cases without them had goldens: in the digest only when
+ * set (not all zero bytes), so that those cases' digests stay as they were. */
+static const char *const digest_if_set[] = {"kv_heads", "noncausal", NULL};
+
 static void add_param(text *t, const void *base, const case_param *p)
 {
     const char *at = (const char *)base + p->offset;
+    if (sb_case_in_list(digest_if_set, p->key) && !param_set(at, p->type))
+        return;
     switch (p->type) {
     case P_INT: {
         int x;
@@ -97,6 +123,13 @@ void sb_case_digest_set(sb_case *c)
         for (const case_param *p = sb_case_train_params(sb_model_find(c->model)); p->key; p++)
             add_param(&t, cfg, p);
         add_optim(&t, &cfg->optim);
+        /* char_gpt's block, named only when it is not GPT-2's, so that every
+         * other digest stays as it was */
+        const sb_gpt_block_config *b = &cfg->gpt.block;
+        if (!sb_gpt_block_is_gpt2(b))
+            add(&t, "norm=%s\nposition=%s\nmlp=%s\nkv_heads=%d\nbias=%d\n",
+                sb_gpt_norm_name(b->norm), sb_gpt_position_name(b->position),
+                sb_gpt_mlp_name(b->mlp), b->kv_heads, b->no_bias ? 0 : 1);
         /* a data-parallel trace has other probes: only such cases name it,
          * so every other digest stays as it was */
         if (cfg->reduce != SB_REDUCE_NONE)

@@ -54,7 +54,8 @@ sb_status sb_case_load_kernel(case_loader *ld, sb_case *c)
 
     if (sb_op_call_describe(call) != SB_OK)
         return sb_case_fail(ld, at, "a shape %s can run: these [kernel] parameters are absurd "
-                            "(a size not positive, a window larger than the padded input, or "
+                            "(a size not positive, a window larger than the padded input, kv_heads "
+                            "not dividing h, or "
                             "more than 2^28 elements in a tensor or a scratch buffer)", op);
     return SB_OK;
 }

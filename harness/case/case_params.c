@@ -85,6 +85,9 @@ static const case_param attn_params[] = {
     {"t", P_INT, CALL(attn.t), 1, IMAX, false, true},
     {"h", P_INT, CALL(attn.h), 1, IMAX, false, true},
     {"d", P_INT, CALL(attn.d), 1, IMAX, false, true},
+    /* h unless given; dividing h (sb_op_call_describe) */
+    {"kv_heads", P_INT, CALL(attn.kv_heads), 1, IMAX, false, false},
+    {"noncausal", P_BOOL, CALL(attn.noncausal), 0, 0, false, false},
     {NULL, P_INT, 0, 0, 0, false, false},
 };
 /* grad_scale is the model's clipping factor in a training run, so a kernel

@@ -47,6 +47,12 @@ static void train_print(const sb_case *c)
         printf("  %d layers, %d heads, width %d, context %d, batch %d, %lld steps, "
                "evaluation every %d steps on %d windows\n", g->layers, g->heads, g->width,
                g->context, t->batch, (long long)g->steps, g->eval_every, g->eval_windows);
+        const sb_gpt_block_config *b = &g->block;
+        if (!sb_gpt_block_is_gpt2(b))
+            printf("  block: norm %s, position %s, mlp %s, kv_heads %d, bias %s\n",
+                   sb_gpt_norm_name(b->norm), sb_gpt_position_name(b->position),
+                   sb_gpt_mlp_name(b->mlp), b->kv_heads > 0 ? b->kv_heads : g->heads,
+                   b->no_bias ? "false" : "true");
         printf("  %s lr %g, clip %g, max steps %lld, seed %llu\n",
                sb_optimizer_name(t->optim.kind), (double)t->optim.lr, (double)g->clip,
                (long long)t->max_steps, (unsigned long long)t->seed);

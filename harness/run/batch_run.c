@@ -90,10 +90,11 @@ static bool is_whole(const slicer *s, const char *name)
 }
 
 /* A model's parameters are batch-level: samples_forward probes them as
- * sources init.<param>. */
+ * sources init.<param>; and so are its constants, sources const.<name>. */
 static bool shared_source(const sb_probe_point *p)
 {
-    return strcmp(p->op, "source") == 0 && strncmp(p->name, "init.", 5) == 0;
+    return strcmp(p->op, "source") == 0 &&
+           (strncmp(p->name, "init.", 5) == 0 || strncmp(p->name, "const.", 6) == 0);
 }
 
 static void whole_probe(slicer *s, const sb_probe_point *p)

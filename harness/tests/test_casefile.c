@@ -427,11 +427,7 @@ START_TEST(train_errors)
 }
 END_TEST
 
-/* char_gpt: its defaults, its own keys (and not the CNN's), adamw only, a
- * text data set, a [parallel] section; its digest lists its keys. */
-START_TEST(gpt_train_case)
-{
-    static const char *const good = "[case]\n"          /* 1 */
+static const char *const good_gpt = "[case]\n"          /* 1 */
                                     "kind = train\n"    /* 2 */
                                     "family = det\n"    /* 3 */
                                     "seed = 1\n"        /* 4 */
@@ -443,6 +439,12 @@ START_TEST(gpt_train_case)
                                     "steps = 5\n"       /* 10 */
                                     "[sweep]\n"         /* 11 */
                                     "threads = 1..8\n"; /* 12 */
+
+/* char_gpt: its defaults, its own keys (and not the CNN's), adamw only, a
+ * text data set, a [parallel] section; its digest lists its keys. */
+START_TEST(gpt_train_case)
+{
+    const char *const good = good_gpt;
     write_variant(good, 0, "");
     sb_case c;
     char err[512] = "";
@@ -486,6 +488,55 @@ START_TEST(gpt_train_case)
         {6, "model = char_rnn\n", 6, "model as keras_mnist_cnn or char_gpt"},
     };
     refusals_check(good, bad, sizeof bad / sizeof bad[0]);
+}
+END_TEST
+
+/* char_gpt's block keys: GPT-2's block when none is given (the digest as
+ * without them, and still so when each is given its default), a
+ * LLaMA-style block from norm, position, mlp, kv_heads and bias (in the
+ * digest), and their errors naming their line. */
+START_TEST(gpt_block_keys)
+{
+    const char *const good = good_gpt;
+    write_variant(good, 0, "");
+    sb_case c;
+    char err[512] = "", plain[33], llama[33];
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    const sb_gpt_block_config *b = &c.train.gpt.block;
+    ck_assert(b->norm == SB_GPT_LAYERNORM && b->position == SB_GPT_LEARNED &&
+              b->mlp == SB_GPT_GELU && b->kv_heads == 0 && !b->no_bias);
+    memcpy(plain, c.digest, 33);
+    write_variant(good, 10, "steps = 5\nnorm = layernorm\nposition = learned\nmlp = gelu\n"
+                            "bias = true\n");
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_str_eq(c.digest, plain);
+    write_variant(good, 10, "steps = 5\nnorm = rmsnorm\nposition = rope\nmlp = swiglu\n"
+                            "kv_heads = 2\nbias = false\n");
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert(b->norm == SB_GPT_RMSNORM && b->position == SB_GPT_ROPE &&
+              b->mlp == SB_GPT_SWIGLU && b->kv_heads == 2 && b->no_bias);
+    memcpy(llama, c.digest, 33);
+    ck_assert_str_ne(llama, plain);
+    write_variant(good, 10, "steps = 5\nkv_heads = 1\n");
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_str_ne(c.digest, plain);
+    ck_assert_str_ne(c.digest, llama);
+
+    static const refusal bad[] = {
+        {10, "norm = batchnorm\n", 10, "norm as layernorm or rmsnorm, found \"batchnorm\""},
+        {10, "position = alibi\n", 10, "position as learned or rope"},
+        {10, "mlp = geglu\n", 10, "mlp as gelu or swiglu"},
+        {10, "kv_heads = 3\n", 10, "kv_heads dividing heads (4), found 3"},
+        {10, "kv_heads = 0\n", 10, "kv_heads as an integer in [1, 64]"},
+        {10, "bias = no\n", 10, "bias as true or false"},
+        {10, "position = rope\nwidth = 96\nheads = 32\n", 10,
+         "position = rope with an even head width (width / heads), found 3"},
+    };
+    refusals_check(good, bad, sizeof bad / sizeof bad[0]);
+    /* the keys are char_gpt's: the CNN refuses them */
+    write_variant(good_train, 10, "optimizer = sgd\nnorm = rmsnorm\n");
+    ck_assert(sb_case_load(&c, path, err, sizeof err) != SB_OK);
+    ck_assert_msg(strstr(err, "a key of [train] for model keras_mnist_cnn") != NULL, "%s", err);
 }
 END_TEST
 
@@ -780,6 +831,7 @@ Suite *make_casefile_suite(void)
     tcase_add_test(tc, threads_take_the_command_grammar);
     tcase_add_test(tc, train_errors);
     tcase_add_test(tc, gpt_train_case);
+    tcase_add_test(tc, gpt_block_keys);
     tcase_add_test(tc, kernel_ops_take_their_own_parameters);
     tcase_add_test(tc, expect_section);
     tcase_add_test(tc, missing_file);

@@ -81,7 +81,10 @@ static const sb_op_call embed_shapes[] = {
 static const sb_op_call norm_shapes[] = {
     {.norm = {.n = 20, .c = 70, .eps = 1e-5f}}, {.norm = {.n = 300, .c = 7, .eps = 1e-5f}},
 };
-static const sb_op_call attn_shapes[] = {{.attn = {.b = 2, .t = 37, .h = 2, .d = 8}}};
+static const sb_op_call attn_shapes[] = {
+    {.attn = {.b = 2, .t = 37, .h = 2, .d = 8}},
+    {.attn = {.b = 2, .t = 37, .h = 4, .d = 8, .kv_heads = 2}},
+    {.attn = {.b = 1, .t = 37, .h = 4, .d = 8, .kv_heads = 1, .noncausal = true}}};
 static const sb_op_call rope_shapes[] = {{.rope = {.n = 70, .t = 33, .h = 3, .d = 16, .base = 1e4f}}};
 
 typedef struct shape_set {

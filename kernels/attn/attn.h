@@ -1,9 +1,15 @@
 /* The attention area's shared pieces, for its own files, its tests and the
- * mutants of its ops (kernels/mutants/): causal multi-head self-attention
- * over a fused QKV tensor, per (sequence, head) pair.
+ * mutants of its ops (kernels/mutants/): multi-head self-attention over a
+ * fused QKV tensor with grouped key/value heads, causal or not.
  *
- * For sequence b, head h, query i and keys j <= i (q_i, k_j, v_j the d
- * columns of head h in the q, k and v parts of row (b, i) or (b, j)):
+ * A row of qkv holds the h query heads, then the kv key heads, then the kv
+ * value heads, each d wide ([h d | kv d | kv d]; kv = h is multi-head
+ * attention, [q | k | v] of 3C). Query head j reads key/value head
+ * j / (h / kv): the h / kv query heads of a group share it.
+ *
+ * For sequence b, query head j, query i and its keys (j' <= i when causal,
+ * every j' < t when not; q_i the d columns of head j in row (b, i), k_j', v_j'
+ * those of its key/value head in row (b, j')):
  *   s_ij = (sum_c q_ic k_jc) * scale,   scale = fl(1 / sqrt(d)) (in double,
  *          as PyTorch's 1.0 / math.sqrt(d), rounded once to float)
  *   m_i  = max_j s_ij;  e_ij = expf(s_ij - m_i);  S_i = sum_j e_ij
@@ -12,8 +18,10 @@
  * and the gradients, from dy:
  *   dp_ij = sum_c dy_ic v_jc;   D_i = sum_j p_ij dp_ij
  *   ds_ij = (p_ij * (dp_ij - D_i)) * scale
- *   dq_i = sum_{j<=i} ds_ij k_j;  dk_j = sum_{i>=j} ds_ij q_i;
- *   dv_j = sum_{i>=j} p_ij dy_i
+ *   dq_i = sum_j ds_ij k_j;  dk_j = sum_i ds_ij q_i;  dv_j = sum_i p_ij dy_i
+ * over the keys a query sees and the queries that see a key. A key/value
+ * head's dk and dv add its query heads' sums in head order: the first
+ * head's sum, plus the second's, and so on (one head: its sum).
  * Every dot product over c runs in c order from 0 in every family. The sums
  * over keys or queries (S_i, y_i, D_i, dq, dk, dv) are what the families
  * order differently: each is cut into chunks of `chunk` consecutive terms
@@ -21,8 +29,9 @@
  * sums added in chunk order. ref is one chunk (the plain sum), det chunks of
  * SB_ATTN_KEY_BLOCK (fixed: the thread count never enters), loose chunks of
  * ceil(range / threads), as a split of the keys over the threads would.
- * Each (sequence, head) pair is computed by one thread, so every output
- * element has one writer. */
+ * The forward computes each (sequence, query head) pair on one thread, the
+ * backward each (sequence, key/value head) group with its query heads, so
+ * every output element has one writer. */
 #ifndef SB_ATTN_H
 #define SB_ATTN_H
 
@@ -40,18 +49,68 @@ static inline float sb_attn_scale(int d)
     return (float)(1.0 / sqrt((double)d));
 }
 
+/* C = h d: the width of y and of the query heads */
 static inline int64_t sb_attn_width(const sb_attn_shape *s)
 {
     return (int64_t)s->h * s->d;
 }
 
+/* the key/value heads */
+static inline int sb_attn_kv(const sb_attn_shape *s)
+{
+    return s->kv_heads == 0 ? s->h : s->kv_heads;
+}
+
+/* the query heads per key/value head */
+static inline int sb_attn_group(const sb_attn_shape *s)
+{
+    return s->h / sb_attn_kv(s);
+}
+
+/* the width of a qkv row, (h + 2 kv) d */
+static inline int64_t sb_attn_ld(const sb_attn_shape *s)
+{
+    return ((int64_t)s->h + 2 * (int64_t)sb_attn_kv(s)) * s->d;
+}
+
+/* The keys query i sees, [0, n): i + 1 when causal, t when not. */
+static inline int sb_attn_keys(const sb_attn_shape *s, int i)
+{
+    return s->noncausal ? s->t : i + 1;
+}
+
+/* The first query that sees key j: j when causal, 0 when not. */
+static inline int sb_attn_first_query(const sb_attn_shape *s, int j)
+{
+    return s->noncausal ? 0 : j;
+}
+
+/* Offsets in a qkv tensor of the first row of sequence b: query head j,
+ * key head g, value head g. */
+static inline ptrdiff_t sb_attn_q_at(const sb_attn_shape *s, int b, int j)
+{
+    return (ptrdiff_t)b * s->t * sb_attn_ld(s) + (ptrdiff_t)j * s->d;
+}
+
+static inline ptrdiff_t sb_attn_k_at(const sb_attn_shape *s, int b, int g)
+{
+    return sb_attn_q_at(s, b, s->h + g);
+}
+
+static inline ptrdiff_t sb_attn_v_at(const sb_attn_shape *s, int b, int g)
+{
+    return sb_attn_q_at(s, b, s->h + sb_attn_kv(s) + g);
+}
+
 /* Scratch floats one thread needs for the pairs it computes: the transposed
  * keys and values [d][t] and two [t][t] matrices (probabilities and their
- * gradients). sb_op_call_describe refuses shapes where this exceeds its
- * element limit. */
+ * gradients), and with grouped heads a head's dk and dv [t][d] before they
+ * join the group's. sb_op_call_describe refuses shapes where this exceeds
+ * its element limit. */
 static inline int64_t sb_attn_scratch_floats(const sb_attn_shape *s)
 {
-    return 2 * (int64_t)s->d * s->t + 2 * (int64_t)s->t * s->t;
+    const int64_t head_grads = sb_attn_group(s) > 1 ? 2 * (int64_t)s->t * s->d : 0;
+    return 2 * (int64_t)s->d * s->t + 2 * (int64_t)s->t * s->t + head_grads;
 }
 
 /* The sum of n terms x[e * stride] in chunks of `chunk` (see the top). */
@@ -244,8 +303,27 @@ static inline int sb_attn_chunk(int range, int parts)
     return c > 0 ? c : 1;
 }
 
-/* The det and loose kernels (attn_pairs.c): the (sequence, head) pairs in
- * parallel, their sums chunked by sb_attn_chunk(range, parts). */
+/* One thread's scratch for the pairs it computes (sb_attn_scratch_floats
+ * floats in one allocation). */
+typedef struct sb_attn_scratch {
+    float *kt, *vt;     /* [d][t] */
+    float *p, *ds;      /* [t][t], row i holds the columns of its keys */
+    float *dk, *dv;     /* [t][d]: a head's dk and dv with grouped heads */
+} sb_attn_scratch;
+sb_attn_scratch sb_attn_scratch_new(const sb_attn_shape *s);
+void sb_attn_scratch_free(sb_attn_scratch *w);
+
+/* One query head's gradients with its sums chunked by sb_attn_chunk(range,
+ * parts): q, k, v the first rows of the head and of its key/value head in
+ * qkv, dq its first dqkv row, g its first dy row; its own dk and dv (not
+ * added to its group's) go to dk and dv, rows ldk apart. */
+void sb_attn_bwd_head(float *dq, float *dk, float *dv, ptrdiff_t ldk, const float *g,
+                      const float *q, const float *k, const float *v, const sb_attn_shape *s,
+                      sb_attn_scratch *w, int parts);
+
+/* The det and loose kernels (attn_pairs.c): the (sequence, head) pairs or
+ * (sequence, key/value head) groups in parallel, their sums chunked by
+ * sb_attn_chunk(range, parts). */
 void sb_attn_fwd_pairs(float *y, const float *qkv, const sb_attn_shape *s, int parts);
 void sb_attn_bwd_pairs(float *dqkv, const float *dy, const float *qkv, const sb_attn_shape *s,
                        int parts);

@@ -39,7 +39,7 @@ static void buffers_free(eval_buffers *e)
 }
 
 void sb_attention_fwd_bound(float *bound,      /* [b][t][C] */
-                            const float *qkv,  /* [b][t][3C] */
+                            const float *qkv,  /* [b][t][(h + 2 kv) d] */
                             const sb_attn_shape *s)
 {
     const size_t n = (size_t)s->b * (size_t)s->t * (size_t)sb_attn_width(s);
@@ -49,12 +49,12 @@ void sb_attention_fwd_bound(float *bound,      /* [b][t][C] */
     buffers_free(&e);
 }
 
-void sb_attention_bwd_bound(float *bound,      /* [b][t][3C] */
+void sb_attention_bwd_bound(float *bound,      /* [b][t][(h + 2 kv) d] */
                             const float *dy,   /* [b][t][C] */
-                            const float *qkv,  /* [b][t][3C] */
+                            const float *qkv,  /* [b][t][(h + 2 kv) d] */
                             const sb_attn_shape *s)
 {
-    const size_t n = (size_t)s->b * (size_t)s->t * 3 * (size_t)sb_attn_width(s);
+    const size_t n = (size_t)s->b * (size_t)s->t * (size_t)sb_attn_ld(s);
     eval_buffers e = buffers_new(n);
     sb_attn_bwd_eval(e.value, e.err, dy, qkv, s);
     bound_from_error(bound, e.value, e.err, n);

@@ -1,4 +1,4 @@
-/* Causal self-attention, det family: the pairs in parallel, every sum over
+/* Self-attention, det family: the pairs in parallel, every sum over
  * keys or queries in fixed chunks of SB_ATTN_KEY_BLOCK (attn.h). */
 #include "attn.h"
 

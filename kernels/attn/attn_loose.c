@@ -1,4 +1,4 @@
-/* Causal self-attention, loose family: the pairs in parallel, every sum over
+/* Self-attention, loose family: the pairs in parallel, every sum over
  * keys or queries cut into one chunk per thread, as a split of the keys over
  * the threads adds its partial sums: the bits follow the thread count. */
 #include <omp.h>

@@ -1,6 +1,7 @@
 /* Attention in double, with the forward error bound of the float
  * algorithm of attn.h in any of its summation orders. u = 2^-24,
- * gamma(m) = m u / (1 - m u). Per pair and query i, n = i + 1 keys:
+ * gamma(m) = m u / (1 - m u). Per pair and query i, n keys (i + 1 when
+ * causal, t when not):
  *
  * scores. s_j = fl(fl(sum_c q_c k_jc) * scale): d products, d - 1 additions
  * and the scaling put at most d + 1 roundings on each term's path, so
@@ -30,7 +31,11 @@
  *        + gamma(terms) sum (|ds| + e_ds) |x| + terms 2^-150
  *   dv_j = sum_i p_ij dy_i: sum (pi |dy|) + gamma(terms) sum (p + pi) |dy|
  *        + terms 2^-150
- * where |x| is the k or q element. Every bound is first order in the
+ * where |x| is the k or q element. With grouped heads a key/value head's
+ * dk and dv are one sum over the terms of all its query heads (G heads of
+ * `terms` each: G terms sums, then G - 1 additions, at most G terms
+ * roundings a term), bounded as one sum of G terms terms.
+ * Every bound is first order in the
  * errors it combines (the products of two error terms are kept), and the
  * double evaluation's own error (about t d 2^-53 relative) is covered by
  * the factor 1 + 2^-30. */
@@ -89,15 +94,16 @@ static void *alloc_doubles(size_t n)
 void sb_attn_fwd_eval(double *value, double *err, const float *qkv, const sb_attn_shape *s)
 {
     const int t = s->t, d = s->d;
-    const ptrdiff_t width = sb_attn_width(s), ld = 3 * width;
+    const ptrdiff_t width = sb_attn_width(s), ld = sb_attn_ld(s);
     const double scale = (double)sb_attn_scale(d);
     double *p = alloc_doubles((size_t)t), *pi = alloc_doubles((size_t)t);
     for (int b = 0; b < s->b; b++)
         for (int h = 0; h < s->h; h++) {
-            const float *q = qkv + (ptrdiff_t)b * t * ld + (ptrdiff_t)h * d;
-            const float *k = q + width, *v = q + 2 * width;
+            const int g = h / sb_attn_group(s);
+            const float *q = qkv + sb_attn_q_at(s, b, h);
+            const float *k = qkv + sb_attn_k_at(s, b, g), *v = qkv + sb_attn_v_at(s, b, g);
             for (int i = 0; i < t; i++) {
-                const int n = i + 1;
+                const int n = sb_attn_keys(s, i);
                 row_probabilities(p, pi, q + i * ld, k, ld, n, d, scale);
                 const ptrdiff_t out = ((ptrdiff_t)b * t + i) * width + (ptrdiff_t)h * d;
                 for (int c = 0; c < d; c++) {
@@ -135,80 +141,107 @@ static double weighted_err(const weighted *a, int terms)
     return (a->err + sb_gamma(terms) * a->mag + terms * SB_REFD_UNDERFLOW) * slack;
 }
 
+/* One query head's p, pi, ds and its error eds ([t][t], row i the columns
+ * of its keys): q, k, v its first rows, g its first dy row. */
+static void head_gradients(double *p, double *pi, double *ds, double *eds, const float *g,
+                           const float *q, const float *k, const float *v,
+                           const sb_attn_shape *s)
+{
+    const int t = s->t, d = s->d;
+    const ptrdiff_t width = sb_attn_width(s), ld = sb_attn_ld(s);
+    const double scale = (double)sb_attn_scale(d), gd = sb_gamma(d);
+    for (int i = 0; i < t; i++) {
+        const int n = sb_attn_keys(s, i);
+        double *pr = p + (size_t)i * t, *pir = pi + (size_t)i * t;
+        double *dsr = ds + (size_t)i * t, *edsr = eds + (size_t)i * t;
+        row_probabilities(pr, pir, q + i * ld, k, ld, n, d, scale);
+        /* dp in dsr, its error in edsr for now */
+        double dsum = 0.0, e_d = 0.0, mag_d = 0.0;
+        for (int j = 0; j < n; j++) {
+            double dot = 0.0, mag = 0.0;
+            for (int c = 0; c < d; c++) {
+                const double x = (double)g[i * width + c] * (double)v[j * ld + c];
+                dot += x;
+                mag += fabs(x);
+            }
+            dsr[j] = dot;
+            edsr[j] = gd * mag;
+            dsum += pr[j] * dot;
+            e_d += pir[j] * fabs(dot) + (pr[j] + pir[j]) * edsr[j];
+            mag_d += (pr[j] + pir[j]) * (fabs(dot) + edsr[j]);
+        }
+        e_d += sb_gamma(n) * mag_d;
+        for (int j = 0; j < n; j++) {
+            const double f = dsr[j] - dsum;
+            const double e_f = edsr[j] + e_d + u * (fabs(f) + edsr[j] + e_d);
+            const double pp = pr[j] + pir[j];
+            dsr[j] = pr[j] * f * scale;
+            edsr[j] = scale * (pir[j] * fabs(f) + pp * e_f +
+                               sb_gamma(2.0) * pp * (fabs(f) + e_f)) +
+                      2.0 * SB_REFD_UNDERFLOW;
+        }
+    }
+}
+
 void sb_attn_bwd_eval(double *value, double *err, const float *dy, const float *qkv,
                       const sb_attn_shape *s)
 {
-    const int t = s->t, d = s->d;
-    const ptrdiff_t width = sb_attn_width(s), ld = 3 * width;
-    const double scale = (double)sb_attn_scale(d);
-    const size_t tt = (size_t)t * (size_t)t;
-    /* per pair, [t][t]: p, pi, ds, its error */
+    const int t = s->t, d = s->d, group = sb_attn_group(s);
+    const ptrdiff_t ld = sb_attn_ld(s);
+    const size_t tt = (size_t)t * (size_t)t, td = (size_t)t * (size_t)d;
+    /* per head, [t][t]: p, pi, ds, its error; per group, [t][d]: dk and dv */
     double *p = alloc_doubles(tt), *pi = alloc_doubles(tt);
     double *ds = alloc_doubles(tt), *eds = alloc_doubles(tt);
-    const double gd = sb_gamma(d);
+    weighted *ak = malloc(td * sizeof *ak), *av = malloc(td * sizeof *av);
+    SB_ASSERT(ak != NULL && av != NULL);
     for (int b = 0; b < s->b; b++)
-        for (int h = 0; h < s->h; h++) {
-            const ptrdiff_t off = (ptrdiff_t)b * t * ld + (ptrdiff_t)h * d;
-            const float *q = qkv + off, *k = q + width, *v = q + 2 * width;
-            const float *g = dy + (ptrdiff_t)b * t * width + (ptrdiff_t)h * d;
-            for (int i = 0; i < t; i++) {
-                const int n = i + 1;
-                double *pr = p + (size_t)i * t, *pir = pi + (size_t)i * t;
-                double *dsr = ds + (size_t)i * t, *edsr = eds + (size_t)i * t;
-                row_probabilities(pr, pir, q + i * ld, k, ld, n, d, scale);
-                /* dp in dsr, its error in edsr for now */
-                double dsum = 0.0, e_d = 0.0, mag_d = 0.0;
-                for (int j = 0; j < n; j++) {
-                    double dot = 0.0, mag = 0.0;
+        for (int kvh = 0; kvh < sb_attn_kv(s); kvh++) {
+            const ptrdiff_t k_at = sb_attn_k_at(s, b, kvh), v_at = sb_attn_v_at(s, b, kvh);
+            const float *k = qkv + k_at, *v = qkv + v_at;
+            for (size_t e = 0; e < td; e++)
+                ak[e] = av[e] = (weighted){0};
+            for (int m = 0; m < group; m++) {
+                const int h = kvh * group + m;
+                const ptrdiff_t q_at = sb_attn_q_at(s, b, h);
+                const float *q = qkv + q_at;
+                const float *g = dy + (ptrdiff_t)b * t * sb_attn_width(s) + (ptrdiff_t)h * d;
+                head_gradients(p, pi, ds, eds, g, q, k, v, s);
+                for (int i = 0; i < t; i++)
                     for (int c = 0; c < d; c++) {
-                        const double x = (double)g[i * width + c] * (double)v[j * ld + c];
-                        dot += x;
-                        mag += fabs(x);
+                        weighted a = {0};
+                        for (int j = 0; j < sb_attn_keys(s, i); j++)
+                            weighted_add(&a, ds[(size_t)i * t + j], eds[(size_t)i * t + j],
+                                         (double)k[j * ld + c]);
+                        value[q_at + i * ld + c] = a.value;
+                        err[q_at + i * ld + c] = weighted_err(&a, sb_attn_keys(s, i));
                     }
-                    dsr[j] = dot;
-                    edsr[j] = gd * mag;
-                    dsum += pr[j] * dot;
-                    e_d += pir[j] * fabs(dot) + (pr[j] + pir[j]) * edsr[j];
-                    mag_d += (pr[j] + pir[j]) * (fabs(dot) + edsr[j]);
-                }
-                e_d += sb_gamma(n) * mag_d;
-                for (int j = 0; j < n; j++) {
-                    const double f = dsr[j] - dsum;
-                    const double e_f = edsr[j] + e_d + u * (fabs(f) + edsr[j] + e_d);
-                    const double pp = pr[j] + pir[j];
-                    dsr[j] = pr[j] * f * scale;
-                    edsr[j] = scale * (pir[j] * fabs(f) + pp * e_f +
-                                       sb_gamma(2.0) * pp * (fabs(f) + e_f)) +
-                              2.0 * SB_REFD_UNDERFLOW;
+                for (int j = 0; j < t; j++)
+                    for (int c = 0; c < d; c++)
+                        for (int i = sb_attn_first_query(s, j); i < t; i++) {
+                            const size_t e = (size_t)i * t + j;
+                            weighted_add(&ak[(size_t)j * d + c], ds[e], eds[e],
+                                         (double)q[i * ld + c]);
+                            weighted_add(&av[(size_t)j * d + c], p[e], pi[e],
+                                         (double)g[i * sb_attn_width(s) + c]);
+                        }
+            }
+            for (int j = 0; j < t; j++) {
+                const int terms = group * (t - sb_attn_first_query(s, j));
+                for (int c = 0; c < d; c++) {
+                    const size_t e = (size_t)j * d + c;
+                    value[k_at + j * ld + c] = ak[e].value;
+                    err[k_at + j * ld + c] = weighted_err(&ak[e], terms);
+                    value[v_at + j * ld + c] = av[e].value;
+                    err[v_at + j * ld + c] = weighted_err(&av[e], terms);
                 }
             }
-            for (int i = 0; i < t; i++)
-                for (int c = 0; c < d; c++) {
-                    weighted a = {0};
-                    for (int j = 0; j <= i; j++)
-                        weighted_add(&a, ds[(size_t)i * t + j], eds[(size_t)i * t + j],
-                                     (double)k[j * ld + c]);
-                    value[off + i * ld + c] = a.value;
-                    err[off + i * ld + c] = weighted_err(&a, i + 1);
-                }
-            for (int j = 0; j < t; j++)
-                for (int c = 0; c < d; c++) {
-                    weighted ak = {0}, av = {0};
-                    for (int i = j; i < t; i++) {
-                        const size_t e = (size_t)i * t + j;
-                        weighted_add(&ak, ds[e], eds[e], (double)q[i * ld + c]);
-                        weighted_add(&av, p[e], pi[e], (double)g[i * width + c]);
-                    }
-                    value[off + j * ld + width + c] = ak.value;
-                    err[off + j * ld + width + c] = weighted_err(&ak, t - j);
-                    value[off + j * ld + 2 * width + c] = av.value;
-                    err[off + j * ld + 2 * width + c] = weighted_err(&av, t - j);
-                }
         }
     free(p);
     free(pi);
     free(ds);
     free(eds);
+    free(ak);
+    free(av);
 }
 
 void sb_attention_fwd_refd(double *value, double *bound, const sb_op_call *c, sb_family f)

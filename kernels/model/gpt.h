@@ -6,8 +6,16 @@
  *     -> L blocks of: x + proj(attn(qkv(ln1(x)))), then x + fcproj(gelu(fc(ln2(x))))
  *     -> lnf -> head (dense C -> V) -> softmax, cross-entropy (mean over b*t)
  *
+ * That is GPT-2's block, the default; sb_gpt_block_config (sb_model.h)
+ * chooses a LLaMA-style one piece by piece: RMSNorm for every layer norm
+ * (no beta), rotary positions (no wpe: the embedding adds a constant zero
+ * table; q and k rotated after qkv), a SwiGLU MLP (fcproj(silu(fc x) * up x),
+ * fc and up C -> 4C), kv_heads key/value heads (qkv C -> (h + 2 kv) d), and
+ * no dense biases (the dense layers add a constant zero vector, which is
+ * no parameter and has no gradient).
+ *
  * Every matrix is dense_fwd's x [n][in] @ w [in][out]; the attention reads
- * the fused qkv [b][t][3C]. */
+ * the fused qkv [b][t][(h + 2 kv) d]. */
 #ifndef SB_GPT_H
 #define SB_GPT_H
 
@@ -15,9 +23,9 @@
 #include "sb_model.h"
 #include "sb_text.h"
 
-/* Parameters per block: ln1 w b, qkv W b, proj W b, ln2 w b, fc W b, fcproj W b;
- * besides the blocks: wte, wpe, lnf w b, head W b. */
-#define SB_GPT_BLOCK_PARAMS 12
+/* Parameters per block at most: ln1 w b, qkv W b, proj W b, ln2 w b, fc W b,
+ * up W b, fcproj W b; besides the blocks: wte, wpe, lnf w b, head W b. */
+#define SB_GPT_BLOCK_PARAMS 14
 #define SB_GPT_OTHER_PARAMS 6
 #define SB_GPT_MAX_PARAMS (SB_GPT_OTHER_PARAMS + SB_GPT_BLOCK_PARAMS * SB_GPT_MAX_LAYERS)
 #define SB_GPT_NAME_SIZE 48
@@ -40,8 +48,13 @@ typedef struct sb_gpt_param {
 
 /* The activations of one block, [rows][...] for the largest batch. */
 typedef struct sb_gpt_block {
-    float *ln1, *qkv, *attn, *proj, *res1;      /* [n][C], qkv [n][3C] */
-    float *ln2, *fc, *gelu, *fcproj, *res2;     /* fc, gelu [n][4C] */
+    float *ln1, *qkv, *attn, *proj, *res1;      /* [n][C], qkv [n][(h + 2 kv) d] */
+    float *ln2, *fc, *gelu, *fcproj, *res2;     /* fc, gelu [n][4C]; gelu holds
+                                                 * the SwiGLU product */
+    float *up;                  /* [n][4C]: SwiGLU only */
+    float *qk, *qk_rot, *rotated; /* rotary only: qkv's q and k [n][(h + kv) d]
+                                 * before and after the rotation, and the
+                                 * attention's input [n][(h + 2 kv) d] */
 } sb_gpt_block;
 
 typedef struct sb_gpt {
@@ -50,9 +63,17 @@ typedef struct sb_gpt {
     int layers, heads, width, context, vocab;
     int batch;                  /* windows of the largest pass */
     int rows;                   /* batch * context */
+    sb_gpt_block_config arch;   /* the block's choices, kv_heads filled in */
+    int qkv_width, qk_width;    /* (h + 2 kv) d, (h + kv) d */
 
     int n_params;
     sb_gpt_param param[SB_GPT_MAX_PARAMS];
+    /* the index in param of each block's parameters (gpt.c's B_*) and of
+     * the others (P_*), -1 for one the block does not have */
+    int block_param[SB_GPT_MAX_LAYERS][SB_GPT_BLOCK_PARAMS];
+    int other_param[SB_GPT_OTHER_PARAMS];
+    float *zeros;               /* constant zeros: the absent wpe and biases */
+    size_t n_zeros;
     size_t total;               /* floats in all parameters */
     float *params, *grads, *m, *v; /* [total] each: one contiguous buffer */
 
@@ -66,8 +87,10 @@ typedef struct sb_gpt {
      * inner ones, and the logits' */
     float *dres[3];             /* [rows][C] */
     float *dln, *dattn;         /* [rows][C] */
-    float *dqkv;                /* [rows][3C] */
+    float *dqkv;                /* [rows][(h + 2 kv) d] */
     float *dgelu, *dfc;         /* [rows][4C] */
+    float *dup, *dsum;          /* SwiGLU: [rows][4C], [rows][C] */
+    float *dqk, *dqk_rot;       /* rotary: [rows][(h + kv) d] */
     float *dlogits;             /* [rows][V] */
 
     /* data parallel (gpt_parallel.c): the gradient of one chunk of windows
@@ -79,6 +102,7 @@ typedef struct sb_gpt {
 } sb_gpt;
 
 /* SB_ERR_SHAPE for sizes the ops cannot take (width not a multiple of heads,
+ * kv_heads not dividing heads, an odd head width with rotary positions,
  * more than SB_GPT_MAX_LAYERS blocks, a tensor over 2^28 elements);
  * SB_ERR_USAGE for a meaningless data-parallel setting (reduce, chunk,
  * combine); SB_ERR_NOMEM. */
@@ -88,7 +112,8 @@ void sb_gpt_free(sb_gpt *g);
 
 /* GPT-2's initialisation from cfg->seed (normal 0.02, the residual
  * projections' by 1/sqrt(2 layers), zero biases, LN gamma 1 and beta 0);
- * probes init.<param> at p->step. */
+ * probes init.<param> at p->step, and const.zeros (source) when the block
+ * has an absent wpe or bias. */
 void sb_gpt_init(sb_gpt *g, const sb_model_probe *p);
 
 /* A training pass has no eval batch; evaluation pass k has eval_batch k. */

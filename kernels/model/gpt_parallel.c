@@ -30,18 +30,28 @@ static sb_gpt rows_view(const sb_gpt *g, int first)
 {
     sb_gpt v = *g;
     const size_t r = (size_t)first * (size_t)g->context;
-    const size_t c1 = r * (size_t)g->width, c3 = 3 * c1, c4 = 4 * c1;
+    const size_t c1 = r * (size_t)g->width, c4 = 4 * c1;
+    const size_t cqkv = r * (size_t)g->qkv_width, cqk = r * (size_t)g->qk_width;
     const size_t cv = r * (size_t)g->vocab;
+    const bool rope = g->arch.position == SB_GPT_ROPE, swiglu = g->arch.mlp == SB_GPT_SWIGLU;
     v.tokens += r, v.targets += r, v.embed += c1;
     for (int l = 0; l < g->layers; l++) {
         sb_gpt_block *b = &v.block[l];
-        b->ln1 += c1, b->qkv += c3, b->attn += c1, b->proj += c1, b->res1 += c1;
+        b->ln1 += c1, b->qkv += cqkv, b->attn += c1, b->proj += c1, b->res1 += c1;
         b->ln2 += c1, b->fc += c4, b->gelu += c4, b->fcproj += c1, b->res2 += c1;
+        if (swiglu)
+            b->up += c4;
+        if (rope)
+            b->qk += cqk, b->qk_rot += cqk, b->rotated += cqkv;
     }
     v.lnf += c1, v.logits += cv, v.prob += cv;
     for (int i = 0; i < 3; i++)
         v.dres[i] += c1;
-    v.dln += c1, v.dattn += c1, v.dqkv += c3, v.dgelu += c4, v.dfc += c4, v.dlogits += cv;
+    v.dln += c1, v.dattn += c1, v.dqkv += cqkv, v.dgelu += c4, v.dfc += c4, v.dlogits += cv;
+    if (swiglu)
+        v.dup += c4, v.dsum += c1;
+    if (rope)
+        v.dqk += cqk, v.dqk_rot += cqk;
     return v;
 }
 
@@ -100,7 +110,7 @@ static void whole_batch_bound(float *bound, const void *ctx, int out_index)
 }
 
 /* allreduce.<param> for every parameter, naming the batch and every
- * parameter's latest probe, as the CNN's do (2 + 54 inputs at
+ * parameter's latest probe, as the CNN's do (2 + 62 inputs at most at
  * SB_GPT_MAX_LAYERS blocks, within a trace record's 64). */
 static void combined_probe(sb_gpt *g, int windows, const sb_model_probe *p)
 {

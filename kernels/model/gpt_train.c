@@ -27,6 +27,27 @@ void sb_gpt_config_defaults(sb_train_config *cfg)
     sb_optim_defaults(&cfg->optim, SB_OPTIM_ADAMW);
 }
 
+bool sb_gpt_block_is_gpt2(const sb_gpt_block_config *b)
+{
+    return b->norm == SB_GPT_LAYERNORM && b->position == SB_GPT_LEARNED &&
+           b->mlp == SB_GPT_GELU && b->kv_heads == 0 && !b->no_bias;
+}
+
+const char *sb_gpt_norm_name(sb_gpt_norm n)
+{
+    return n == SB_GPT_RMSNORM ? "rmsnorm" : "layernorm";
+}
+
+const char *sb_gpt_position_name(sb_gpt_position p)
+{
+    return p == SB_GPT_ROPE ? "rope" : "learned";
+}
+
+const char *sb_gpt_mlp_name(sb_gpt_mlp m)
+{
+    return m == SB_GPT_SWIGLU ? "swiglu" : "gelu";
+}
+
 int64_t sb_gpt_train_steps(const sb_train_config *cfg, int64_t n_train)
 {
     (void)n_train; /* windows are drawn, not counted off the text */

@@ -37,6 +37,9 @@ void sb_mutant_attention_thread_split(float *y,            /* [b][t][C] */
                                       const float *qkv,    /* [b][t][3C] */
                                       const sb_attn_shape *s)
 {
+    /* the fault is in the causal multi-head sums: grouped or unmasked
+     * shapes are not this mutant's */
+    SB_ASSERT(sb_attn_group(s) == 1 && !s->noncausal);
     const int t = s->t, d = s->d, pairs = s->b * s->h, threads = omp_get_max_threads();
     const ptrdiff_t width = sb_attn_width(s), ld = 3 * width;
     const float scale = sb_attn_scale(d);

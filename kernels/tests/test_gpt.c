@@ -2,7 +2,10 @@
  * width 16, context 8, 2 windows), the gradient the backward pass leaves in
  * the gradient buffer for each parameter tensor agrees with a central
  * difference of the loss, and the update moves every parameter; the passes
- * give the same bits at 1 and 3 threads. */
+ * give the same bits at 1 and 3 threads. Each for GPT-2's block, the
+ * LLaMA-style one (RMSNorm, rotary positions, SwiGLU, one key/value head,
+ * no biases) and a mixture (layer norm, rotary positions, SwiGLU with
+ * biases). */
 #include <check.h>
 #include <math.h>
 #include <omp.h>
@@ -14,10 +17,19 @@
 
 Suite *make_gpt_suite(void);
 
-static sb_train_config tiny_config(void)
+static const sb_gpt_block_config blocks[] = {
+    {.norm = SB_GPT_LAYERNORM},
+    {.norm = SB_GPT_RMSNORM, .position = SB_GPT_ROPE, .mlp = SB_GPT_SWIGLU, .kv_heads = 1,
+     .no_bias = true},
+    {.norm = SB_GPT_LAYERNORM, .position = SB_GPT_ROPE, .mlp = SB_GPT_SWIGLU},
+};
+#define N_BLOCKS ((int)(sizeof blocks / sizeof blocks[0]))
+
+static sb_train_config tiny_config(int block)
 {
     sb_train_config cfg;
     sb_gpt_config_defaults(&cfg);
+    cfg.gpt.block = blocks[block];
     cfg.batch = 2;
     cfg.gpt.layers = 2;
     cfg.gpt.heads = 2;
@@ -51,7 +63,7 @@ static float loss_of(sb_gpt *g)
 START_TEST(test_gradients_match_differences)
 {
     const sb_model_probe none = {.hook = NULL};
-    sb_train_config cfg = tiny_config();
+    sb_train_config cfg = tiny_config(_i);
     sb_gpt g;
     ck_assert_int_eq(sb_gpt_alloc(&g, sb_kernels(SB_FAMILY_REF), &cfg, SB_TEXT_VOCAB), SB_OK);
     sb_gpt_init(&g, &none);
@@ -84,9 +96,10 @@ START_TEST(test_gradients_match_differences)
         g.params[at] = w;
         const double diff = (up - down) / (2.0 * (double)h);
         const double tol = 0.05 * fabs((double)grads[at]) + 2e-4;
-        ck_assert_msg(fabs(diff - (double)grads[at]) <= tol, "%s: gradient %g, difference %g",
-                      q->name, (double)grads[at], diff);
-        ck_assert_msg(fabsf(grads[at]) > 0.0f, "%s: no gradient", q->name);
+        ck_assert_msg(fabs(diff - (double)grads[at]) <= tol,
+                      "block %d %s: gradient %g, difference %g", _i, q->name, (double)grads[at],
+                      diff);
+        ck_assert_msg(fabsf(grads[at]) > 0.0f, "block %d %s: no gradient", _i, q->name);
     }
     free(grads);
     sb_gpt_free(&g);
@@ -94,11 +107,11 @@ START_TEST(test_gradients_match_differences)
 END_TEST
 
 /* Every tensor of one step (forward, backward, update) at `threads`. */
-static float *one_step(int threads, size_t *n)
+static float *one_step(int block, int threads, size_t *n)
 {
     omp_set_num_threads(threads);
     const sb_model_probe none = {.hook = NULL};
-    sb_train_config cfg = tiny_config();
+    sb_train_config cfg = tiny_config(block);
     sb_gpt g;
     ck_assert_int_eq(sb_gpt_alloc(&g, sb_kernels(SB_FAMILY_DET), &cfg, SB_TEXT_VOCAB), SB_OK);
     sb_gpt_init(&g, &none);
@@ -126,7 +139,7 @@ static float *one_step(int threads, size_t *n)
 START_TEST(test_det_step_same_bits)
 {
     size_t n1, n3;
-    float *a = one_step(1, &n1), *b = one_step(3, &n3);
+    float *a = one_step(_i, 1, &n1), *b = one_step(_i, 3, &n3);
     ck_assert_uint_eq(n1, n3);
     ck_assert(memcmp(a, b, n1 * sizeof *a) == 0);
     free(a);
@@ -136,13 +149,22 @@ END_TEST
 
 START_TEST(test_sizes_refused)
 {
-    sb_train_config cfg = tiny_config();
+    sb_train_config cfg = tiny_config(0);
     sb_gpt g;
     cfg.gpt.heads = 3; /* 16 is not a multiple */
     ck_assert_int_eq(sb_gpt_alloc(&g, sb_kernels(SB_FAMILY_REF), &cfg, SB_TEXT_VOCAB),
                      SB_ERR_SHAPE);
-    cfg = tiny_config();
+    cfg = tiny_config(0);
     cfg.gpt.layers = SB_GPT_MAX_LAYERS + 1;
+    ck_assert_int_eq(sb_gpt_alloc(&g, sb_kernels(SB_FAMILY_REF), &cfg, SB_TEXT_VOCAB),
+                     SB_ERR_SHAPE);
+    cfg = tiny_config(1);
+    cfg.gpt.block.kv_heads = 3; /* not dividing 2 heads */
+    ck_assert_int_eq(sb_gpt_alloc(&g, sb_kernels(SB_FAMILY_REF), &cfg, SB_TEXT_VOCAB),
+                     SB_ERR_SHAPE);
+    cfg = tiny_config(1);
+    cfg.gpt.block.kv_heads = 0;
+    cfg.gpt.heads = 16; /* heads of width 1: no pairs to rotate */
     ck_assert_int_eq(sb_gpt_alloc(&g, sb_kernels(SB_FAMILY_REF), &cfg, SB_TEXT_VOCAB),
                      SB_ERR_SHAPE);
 }
@@ -153,8 +175,8 @@ Suite *make_gpt_suite(void)
     Suite *s = suite_create("gpt");
     TCase *tc = tcase_create("gpt");
     tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_gradients_match_differences);
-    tcase_add_test(tc, test_det_step_same_bits);
+    tcase_add_loop_test(tc, test_gradients_match_differences, 0, N_BLOCKS);
+    tcase_add_loop_test(tc, test_det_step_same_bits, 0, N_BLOCKS);
     tcase_add_test(tc, test_sizes_refused);
     suite_add_tcase(s, tc);
     return s;

@@ -59,7 +59,7 @@ def gpt_step():
             layer_name, kind = name.split(".")
             shape = sizes[layer_name]
             shapes[f"h{layer}.{name}"] = shape if kind in ("W", "w") else shape[-1:]
-    p = {k: nn.Parameter(0.02 * torch.randn(shapes[k])) for k in gpt.param_names(cfg["layers"])}
+    p = {k: nn.Parameter(0.02 * torch.randn(shapes[k])) for k in gpt.param_names(cfg)}
     opt = gpt.optimizer(p, cfg)
     x = torch.randint(0, gpt.VOCAB, (cfg["batch"], t))
     y = torch.randint(0, gpt.VOCAB, (cfg["batch"], t))

@@ -100,7 +100,7 @@ def evaluate(p, val, cfg):
 
 
 def train_torch(cfg, lib, text, dumps, checker, steps):
-    names = gpt.param_names(cfg["layers"])
+    names = gpt.param_names(cfg)
     p = {}
     for k in names:
         w = np.load(os.path.join(dumps, f"init.{k}.npy"))

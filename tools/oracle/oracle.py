@@ -366,7 +366,7 @@ def main(argv):
         except gpt.CaseError as e:
             print(e, file=sys.stderr)
             return 2
-        params = gpt.param_names(cfg["layers"])
+        params = gpt.param_names(cfg)
         batch = ["batch.tokens", "batch.targets"]
     else:
         params, batch = PARAMS, ["batch.x", "batch.labels"]

@@ -1,7 +1,10 @@
 """The oracle's checks of the char GPT's ops (oracle.py calls check for
 every op it does not know itself): embedding, layer norm, attention, GELU,
-residual add, the gradient norm and AdamW, each from samebits' own dumped
-inputs against PyTorch 1.13's op.
+residual add, the gradient norm and AdamW, and the LLaMA-style block's
+RMSNorm, rotary embedding, SwiGLU and grouped-query attention, each from
+samebits' own dumped inputs against PyTorch 1.13's op (RMSNorm and the
+rotation, which PyTorch 1.13 does not have, from its primitives:
+samebits_torch.gpt.rms_norm and rope).
 
 Tolerances. For an op with a reduction the dumped bound is twice samebits'
 forward error bound under any order of its sums (kernels/*_bound.c), so it
@@ -109,38 +112,36 @@ def gelu_tol(x, y=None, dy=None):
                for dt in dts)
 
 
-def attention_probs(qkv, heads):
-    """p [b][h][t][t] in double, and v [b][h][t][d], of the causal attention"""
-    q64 = torch.from_numpy(d64(qkv))
-    b, t, c3 = q64.shape
-    c = c3 // 3
-    d = c // heads
-    q, k, v = (q64[:, :, i * c:(i + 1) * c].reshape(b, t, heads, d).transpose(1, 2)
-               for i in range(3))
+def attention_probs(qkv, heads, kv_heads):
+    """p [b][h][t][t] in double, and q, k, v [b][h][t][d] (each key/value
+    head repeated for its group's query heads), of the causal attention"""
+    q, k, v, d = gpt.split_qkv(torch.from_numpy(d64(qkv)), heads, kv_heads)
+    t = q.shape[2]
     s = (q @ k.transpose(-1, -2)) / math.sqrt(d)
     s = s.masked_fill(torch.ones(t, t, dtype=torch.bool).triu(1), float("-inf"))
     return torch.softmax(s, dim=-1), q, k, v, d
 
 
-def attention_fwd_extra(qkv, heads):
+def attention_fwd_extra(qkv, heads, kv_heads):
     """PyTorch's softmax: exp (<= 1 ulp) and a multiply by the reciprocal of
     the sum, samebits' expf and a division (attn.h): as for the seed model's
     softmax (oracle.py, softmax_tol) the probabilities differ by 9U
     relative beyond the dumped bound, so y_i = sum_j p_ij v_j by
     9U sum_j p_ij |v_j|."""
-    p, _, _, v, _ = attention_probs(qkv, heads)
+    p, _, _, v, _ = attention_probs(qkv, heads, kv_heads)
     b, h, t, d = v.shape
     extra = 9.0 * U * (p @ v.abs())
     return extra.transpose(1, 2).reshape(b, t, h * d).numpy()
 
 
-def attention_bwd_extra(dy, qkv, heads):
+def attention_bwd_extra(dy, qkv, heads, kv_heads):
     """The same 9U relative on p, carried through the backward (attn.h):
     dv_j = sum_i p_ij dy_i moves by 9U sum_i p_ij |dy_i|; ds_ij = p_ij (dp_ij
     - D_i) scale by 9U p_ij (|dp_ij - D_i| + sum_j p_ij |dp_ij|) scale
     (through p and through D_i), and dq_i = sum_j ds_ij k_j, dk_j = sum_i
-    ds_ij q_i by that times |k|, |q|."""
-    p, q, k, v, d = attention_probs(qkv, heads)
+    ds_ij q_i by that times |k|, |q|. A key/value head's dk and dv add its
+    query heads', and so do their extras."""
+    p, q, k, v, d = attention_probs(qkv, heads, kv_heads)
     b, h, t, _ = v.shape
     g = torch.from_numpy(d64(dy)).reshape(b, t, h, d).transpose(1, 2)
     dp = g @ v.transpose(-1, -2)
@@ -150,8 +151,109 @@ def attention_bwd_extra(dy, qkv, heads):
     dq = dds @ k.abs()
     dk = dds.transpose(-1, -2) @ q.abs()
     dv = 9.0 * U * (p.transpose(-1, -2) @ g.abs())
-    parts = [x.transpose(1, 2).reshape(b, t, h * d) for x in (dq, dk, dv)]
+    kv = kv_heads or heads
+    dk, dv = (x.reshape(b, kv, h // kv, t, d).sum(dim=2) for x in (dk, dv))
+    parts = [x.transpose(1, 2).reshape(b, t, -1) for x in (dq, dk, dv)]
     return torch.cat(parts, dim=2).numpy()
+
+
+def gamma(n):
+    return n * U / (1.0 - n * U)
+
+
+def rmsnorm_parts(x, w):
+    """x, r = 1/sqrt(mean(x^2) + eps) per row, and |w| r, in double"""
+    x = d64(x)
+    r = 1.0 / np.sqrt((x * x).mean(axis=1, keepdims=True) + gpt.LN_EPS)
+    return x, r, np.abs(d64(w))[None, :] * r
+
+
+def rmsnorm_fwd_extra(x, w, y):
+    """PyTorch's y = x * rsqrt(mean(x^2) + eps) * w against the exact value:
+    c squares and their sum in any order, the division by c and + eps,
+    gamma(c + 2) relative on the mean square, half of it on r; rsqrt as
+    1/sqrt, 2U; the two products, 2U: (gamma(c + 2)/2 + 4U)|y|, plus U|y|
+    for the first-order products dropped. The dumped bound covers
+    samebits' own result."""
+    c = d64(x).shape[1]
+    return (gamma(c + 2) / 2.0 + 5.0 * U) * np.abs(d64(y))
+
+
+def rmsnorm_bwd_data_extra(dy, x, w, dx):
+    """PyTorch's autograd through x * r * w: the direct term dy w r
+    (A = |dy w| r: two products and r's error, gamma(c + 2)/2 + 2U, so
+    (gamma(c + 2)/2 + 4U) A) and the term through r, x r^3/c sum_j dy_j w_j
+    x_j (B = |x| r^3/c sum_j |dy_j w_j x_j|: the sum gamma(c), its products
+    2U, r^3 three times r's error, rsqrt's backward (-r^3/2 from r: 3
+    products), the mean's 1/c and the square's 2x: (gamma(c) + 1.5 gamma(c +
+    2) + 14U) B), then their sum, U|dx|."""
+    x, r, gr = rmsnorm_parts(x, w)
+    c = x.shape[1]
+    gdy = np.abs(d64(dy)) * np.abs(d64(w))[None, :]
+    a = gr * np.abs(d64(dy))
+    b = np.abs(x) * r ** 3 / c * (gdy * np.abs(x)).sum(axis=1, keepdims=True)
+    return ((gamma(c + 2) / 2.0 + 4.0 * U) * a +
+            (gamma(c) + 1.5 * gamma(c + 2) + 14.0 * U) * b + U * np.abs(d64(dx)))
+
+
+def rmsnorm_bwd_gamma_extra(dy, x):
+    """PyTorch's dgamma_j = sum_i dy_ij (x_ij r_i): r's error (gamma(c +
+    2)/2 + 2U), the two products (2U) and the sum over the n rows in its
+    order (gamma(n)), on sum_i |dy x r|."""
+    xd, r, _ = rmsnorm_parts(x, np.ones(d64(x).shape[1]))
+    n, c = xd.shape
+    mag = (np.abs(d64(dy)) * np.abs(xd) * r).sum(axis=0)
+    return (gamma(n) + gamma(c + 2) / 2.0 + 4.0 * U) * mag
+
+
+def rope_tol(x, y, t, d):
+    """Each side rounds x0 c, x1 s and their sum (or difference) once, from a
+    table of float cosines and sines each evaluated in double and rounded
+    once; a double cos or sin that differs by an ulp between the two libms
+    can move a float entry by one float ulp (2U relative). Per output, with
+    m its two products' magnitudes: 2U m for the tables, 2U m + 2U|y| for
+    the two sides' roundings."""
+    cos, sin = gpt.rope_table(t, d)
+    n = x.shape[0]
+    pos = torch.arange(n) % t
+    c, s = d64(cos[pos].numpy())[:, None, :], d64(sin[pos].numpy())[:, None, :]
+    pairs = np.abs(d64(x)).reshape(n, -1, d // 2, 2)
+    x0, x1 = pairs[..., 0], pairs[..., 1]
+    m = np.stack((x0 * np.abs(c) + x1 * np.abs(s), x0 * np.abs(s) + x1 * np.abs(c)), axis=-1)
+    return 4.0 * U * m.reshape(n, -1) + 2.0 * U * np.abs(d64(y))
+
+
+def silu_tols(x):
+    """silu(x) and the errors of the two sides: samebits' (x/2)(1 + t), t =
+    sb_tanhf(x/2) within SAMEBITS_TANH_ULPS ulps (of 2U|t|), then 1 + t and
+    the product, U each; PyTorch's x / (1 + exp(-x)): exp within 1 ulp (2U
+    relative), the sum and the division, U each: 4U relative. Returns the
+    double silu, sigma, t's error and the two errors' sum."""
+    x = d64(x)
+    t = np.tanh(x / 2.0)
+    sig = 0.5 * (1.0 + t)
+    silu = x * sig
+    dt = SAMEBITS_TANH_ULPS * 2.0 * U * np.abs(t)
+    ours = 0.5 * np.abs(x) * (dt + U * np.abs(1.0 + t)) + U * np.abs(silu)
+    return silu, sig, dt, ours + 4.0 * U * np.abs(silu)
+
+
+def swiglu_grad_a_tol(dy, a, b):
+    """da = silu'(a) (dy b), silu'(x) = s + x s (1 - s), s = sigma(x).
+    samebits (elementwise.h): t's error moves s and 1 - s by dt/2, so
+    silu' by (1 + |x|) dt/2, and its five roundings (s, 1 - s, s (1 - s),
+    x times it, the sum) at most 5U (s + |x| s (1 - s)). PyTorch's silu
+    backward, sigma (1 + x (1 - sigma)): sigma 3U relative (exp, sum,
+    division), 1 - sigma (3U sigma + U (1 - sigma)) absolute, x times it,
+    1 + that, times sigma: at most 10U sigma (1 + |x|). Both times |dy b|,
+    plus the product dy b and the last product, 2U per side on |da|."""
+    _, sig, dt, _ = silu_tols(a)
+    x = d64(a)
+    g = np.abs(d64(dy) * d64(b))
+    grad = sig + x * sig * (1.0 - sig)
+    ours = (1.0 + np.abs(x)) * dt / 2.0 + 5.0 * U * (sig + np.abs(x) * sig * (1.0 - sig))
+    theirs = 10.0 * U * sig * (1.0 + np.abs(x))
+    return g * (ours + theirs) + 4.0 * U * g * np.abs(grad)
 
 
 # AdamW's state (samebits' names, kernels.def): torch.optim.AdamW's keys
@@ -225,7 +327,7 @@ def check(d, rep, name, op, inputs, cfg):
     """One op of the GPT, or False when the op is not one of these."""
     out = d.load(name)
     bound = d.load(name, ".bound")
-    heads = cfg["heads"]
+    heads, kv = cfg["heads"], cfg.get("kv_heads", cfg["heads"])
     if op == "embedding_fwd":
         # one rounding on both sides, the same one: tolerance 0
         tok, wte, wpe = d.inp(name, 0).long(), d.inp(name, 1), d.inp(name, 2)
@@ -272,13 +374,48 @@ def check(d, rep, name, op, inputs, cfg):
         rep.compare(name, op, out, (d.inp(name, 0) + d.inp(name, 1)).numpy(), 0.0)
     elif op == "attention_fwd":
         qkv = d.inp(name, 0)
-        want = gpt.attention(qkv, heads).numpy()
-        rep.compare(name, op, out, want, d64(bound) + attention_fwd_extra(qkv, heads))
+        want = gpt.attention(qkv, heads, kv).numpy()
+        rep.compare(name, op, out, want, d64(bound) + attention_fwd_extra(qkv, heads, kv))
     elif op == "attention_bwd":
         dy, qkv = d.inp(name, 0), d.inp(name, 1).clone().requires_grad_(True)
-        gpt.attention(qkv, heads).backward(dy.reshape(qkv.shape[0], qkv.shape[1], -1))
+        gpt.attention(qkv, heads, kv).backward(dy.reshape(qkv.shape[0], qkv.shape[1], -1))
         rep.compare(name, op, out, qkv.grad.numpy(),
-                    d64(bound) + attention_bwd_extra(dy, qkv.detach(), heads))
+                    d64(bound) + attention_bwd_extra(dy, qkv.detach(), heads, kv))
+    elif op == "rmsnorm_fwd":
+        x, w = d.inp(name, 0), d.inp(name, 1)
+        want = gpt.rms_norm(x, w).numpy()
+        rep.compare(name, op, out, want, d64(bound) + rmsnorm_fwd_extra(x, w, want))
+    elif op in ("rmsnorm_bwd_data", "rmsnorm_bwd_gamma"):
+        dy, x = d.inp(name, 0), d.inp(name, 1).clone().requires_grad_(True)
+        w = (d.inp(name, 2) if op == "rmsnorm_bwd_data"
+             else torch.ones(x.shape[1])).clone().requires_grad_(True)
+        gpt.rms_norm(x, w).backward(dy)
+        if op == "rmsnorm_bwd_data":
+            want = x.grad.numpy()
+            extra = rmsnorm_bwd_data_extra(dy, x.detach(), w.detach(), want)
+        else:
+            want = w.grad.numpy()
+            extra = rmsnorm_bwd_gamma_extra(dy, x.detach())
+        rep.compare(name, op, out, want, d64(bound) + extra)
+    elif op in ("rope_fwd", "rope_bwd"):
+        # no reduction: every family has ref's bits; t the context, d the head width
+        x, t, d = d.inp(name, 0), cfg["context"], cfg["width"] // heads
+        want = gpt.rope(x, t, d, inverse=op == "rope_bwd").numpy()
+        rep.compare(name, op, out, want, rope_tol(x, want, t, d))
+    elif op == "swiglu_fwd":
+        a, b = d.inp(name, 0), d.inp(name, 1)
+        want = (F.silu(a) * b).numpy()
+        _, _, _, tol = silu_tols(a)
+        rep.compare(name, op, out, want, np.abs(d64(b)) * tol + 2.0 * U * np.abs(d64(want)))
+    elif op == "swiglu_bwd_a":
+        dy, a, b = d.inp(name, 0), d.inp(name, 1).clone().requires_grad_(True), d.inp(name, 2)
+        (F.silu(a) * b).backward(dy)
+        rep.compare(name, op, out, a.grad.numpy(), swiglu_grad_a_tol(dy, a.detach(), b))
+    elif op == "swiglu_bwd_b":
+        dy, a = d.inp(name, 0), d.inp(name, 1)
+        want = (dy * F.silu(a)).numpy()
+        _, _, _, tol = silu_tols(a)
+        rep.compare(name, op, out, want, np.abs(d64(dy)) * tol + 2.0 * U * np.abs(d64(want)))
     elif op == "grad_norm":
         # torch.linalg.vector_norm: another order of the same sum of squares,
         # and its square root (1 ulp, as samebits' sqrtf: U each)
@@ -300,7 +437,7 @@ def end_to_end(d, cfg):
     times the sign of its gradient, so where a gradient is within rounding
     of 0 the two sides may step lr apart: a relative difference says
     nothing there.)"""
-    names = gpt.param_names(cfg["layers"])
+    names = gpt.param_names(cfg)
     p = {k: torch.nn.Parameter(d.t("init." + k).clone()) for k in names}
     t = cfg["context"]
     tokens = d.t("batch.tokens").long().reshape(-1, t)

@@ -32,12 +32,12 @@ static int entries_replaced(const sb_kernel_table *t, sb_op *which)
     return n;
 }
 
-START_TEST(registry_lists_twenty_six_mutants_each_replacing_one_op)
+START_TEST(registry_lists_twenty_seven_mutants_each_replacing_one_op)
 {
     int kinds[2] = {0, 0};
     for (int i = 0; i < sb_mutant_count(); i++)
         kinds[sb_mutant_kind_of(i)]++;
-    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 22);
+    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 23);
     ck_assert_int_eq(kinds[SB_MUTANT_NUMERICS], 4);
     for (int i = 0; i < sb_mutant_count(); i++) {
         const char *name = sb_mutant_name(i);
@@ -153,6 +153,11 @@ static const trigger triggers[] = {
      * bracket them otherwise than det */
     {"attention_thread_split", {.op = SB_OP_attention_fwd, .attn = {.b = 2, .t = 64, .h = 2, .d = 8}},
      2, 1, 1, {1}, 1},
+    /* four query heads on one key/value head: two runs of two at 2 threads,
+     * one head a run (det's order) at 4 */
+    {"attention_group_split", {.op = SB_OP_attention_bwd,
+                               .attn = {.b = 2, .t = 16, .h = 4, .d = 8, .kv_heads = 1}},
+     2, 1, 1, {1, 4}, 2},
     /* 100003 gradients: 25 blocks, cut into two runs at 2 threads */
     {"grad_norm_thread_order", {.op = SB_OP_grad_norm, .n = 100003}, 2, 1, 1, {1}, 1},
     /* above SB_OPTIM_PARALLEL_MIN: split over the threads */
@@ -429,7 +434,7 @@ Suite *make_mutants_suite(void)
 {
     Suite *s = suite_create("mutants");
     TCase *tc = tcase_create("registry");
-    tcase_add_test(tc, registry_lists_twenty_six_mutants_each_replacing_one_op);
+    tcase_add_test(tc, registry_lists_twenty_seven_mutants_each_replacing_one_op);
     tcase_add_test(tc, install_replaces_one_entry);
     tcase_add_test(tc, registry_lists_three_decode_mutants);
     tcase_add_test(tc, unknown_mutant_is_refused);

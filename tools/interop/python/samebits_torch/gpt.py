@@ -5,7 +5,13 @@ comparisons: every parameter by samebits' name (`h0.qkv.W`), dense weights
 in columns j*d.. of each, pre-LN blocks, GELU in its tanh form, untied head,
 cross-entropy as the mean over every token; AdamW (torch.optim.AdamW) with
 weight decay on the matrices only and clipping by the global norm
-(torch.nn.utils.clip_grad_norm_)."""
+(torch.nn.utils.clip_grad_norm_).
+
+The block keys of the case (norm, position, mlp, kv_heads, bias) choose the
+LLaMA-style block as samebits builds it: RMSNorm and the interleaved-pair
+rotary embedding written from primitives (PyTorch 1.13 has neither), a
+SwiGLU MLP (F.silu), qkv [h q heads | kv k heads | kv v heads], and no
+biases."""
 import math
 
 import torch
@@ -19,7 +25,11 @@ DEFAULTS = {"layers": 2, "heads": 4, "width": 128, "context": 64, "batch": 16,
             "steps": 300, "eval_every": 100, "eval_windows": 64, "clip": 1.0,
             "lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8, "weight_decay": 0.01,
             "seed": 1}
+# The block keys and their defaults: GPT-2's block (sb_gpt_block_config).
+BLOCK = {"norm": ("layernorm", "rmsnorm"), "position": ("learned", "rope"),
+         "mlp": ("gelu", "swiglu"), "bias": ("true", "false")}
 LN_EPS = 1e-5
+ROPE_BASE = 10000.0
 VOCAB = 98  # SB_TEXT_VOCAB (kernels/sb_text.h)
 BLOCK_PARAMS = ("ln1.w", "ln1.b", "qkv.W", "qkv.b", "proj.W", "proj.b",
                 "ln2.w", "ln2.b", "fc.W", "fc.b", "fcproj.W", "fcproj.b")
@@ -39,6 +49,16 @@ def read_case(path):
             except ValueError as e:
                 raise CaseError(f"{path}: [train] {key}: {t[key]!r} is not a "
                                 f"{type(value).__name__}") from e
+    for key, names in BLOCK.items():
+        cfg[key] = t.get(key, names[0])
+        if cfg[key] not in names:
+            raise CaseError(f"{path}: [train] {key}: expected {' or '.join(names)}, "
+                            f"found {cfg[key]!r}")
+    cfg["bias"] = cfg["bias"] == "true"
+    try:
+        cfg["kv_heads"] = int(t.get("kv_heads", cfg["heads"]))
+    except ValueError as e:
+        raise CaseError(f"{path}: [train] kv_heads: {t['kv_heads']!r} is not an int") from e
     cfg["seed"] = int(cp.get("case", "seed", fallback=str(DEFAULTS["seed"])))
     cfg["family"] = cp.get("case", "family", fallback="det")
     cfg["train"] = sample_range(path, t.get("train", ""), "train")
@@ -46,12 +66,19 @@ def read_case(path):
     return cfg
 
 
-def param_names(layers):
+def param_names(cfg):
     """Every parameter in samebits' order (the order of its one buffer)."""
-    names = ["wte", "wpe"]
-    for layer in range(layers):
-        names += [f"h{layer}.{p}" for p in BLOCK_PARAMS]
-    return names + ["lnf.w", "lnf.b", "head.W", "head.b"]
+    beta, bias = cfg.get("norm", "layernorm") == "layernorm", cfg.get("bias", True)
+    swiglu = cfg.get("mlp", "gelu") == "swiglu"
+    block = [("ln1.w", True), ("ln1.b", beta), ("qkv.W", True), ("qkv.b", bias),
+             ("proj.W", True), ("proj.b", bias), ("ln2.w", True), ("ln2.b", beta),
+             ("fc.W", True), ("fc.b", bias), ("up.W", swiglu), ("up.b", swiglu and bias),
+             ("fcproj.W", True), ("fcproj.b", bias)]
+    names = ["wte"] + (["wpe"] if cfg.get("position", "learned") == "learned" else [])
+    for layer in range(cfg["layers"]):
+        names += [f"h{layer}.{p}" for p, present in block if present]
+    return names + ["lnf.w"] + (["lnf.b"] if beta else []) + ["head.W"] + \
+        (["head.b"] if bias else [])
 
 
 def decays(name):
@@ -59,36 +86,97 @@ def decays(name):
     return name in ("wte", "wpe") or name.endswith(".W")
 
 
-def attention(qkv, heads):
-    """Causal self-attention over the fused qkv [b][t][3C]: y [b][t][C]."""
-    b, t, c3 = qkv.shape
-    c = c3 // 3
-    d = c // heads
-    q, k, v = (qkv[:, :, i * c:(i + 1) * c].reshape(b, t, heads, d).transpose(1, 2)
-               for i in range(3))
+def split_qkv(qkv, heads, kv_heads=None):
+    """q [b][h][t][d], and k, v [b][h][t][d] with each key/value head
+    repeated for the h / kv query heads of its group, from qkv
+    [b][t][(h + 2 kv) d]."""
+    b, t, width = qkv.shape
+    kv = kv_heads or heads
+    d = width // (heads + 2 * kv)
+    q = qkv[:, :, :heads * d].reshape(b, t, heads, d).transpose(1, 2)
+    k, v = (qkv[:, :, (heads + i * kv) * d:(heads + (i + 1) * kv) * d]
+            .reshape(b, t, kv, d).transpose(1, 2).repeat_interleave(heads // kv, dim=1)
+            for i in range(2))
+    return q, k, v, d
+
+
+def attention(qkv, heads, kv_heads=None, causal=True):
+    """Self-attention over the fused qkv [b][t][(h + 2 kv) d]: y [b][t][h d]."""
+    b, t, _ = qkv.shape
+    q, k, v, d = split_qkv(qkv, heads, kv_heads)
     # the scale as samebits rounds it: 1/sqrt(d) in double, once to float
     s = (q @ k.transpose(-1, -2)) * torch.tensor(1.0 / math.sqrt(d), dtype=qkv.dtype)
-    mask = torch.ones(t, t, dtype=torch.bool).triu(1)
-    p = torch.softmax(s.masked_fill(mask, float("-inf")), dim=-1)
-    return (p @ v).transpose(1, 2).reshape(b, t, c)
+    if causal:
+        s = s.masked_fill(torch.ones(t, t, dtype=torch.bool).triu(1), float("-inf"))
+    p = torch.softmax(s, dim=-1)
+    return (p @ v).transpose(1, 2).reshape(b, t, heads * d)
+
+
+def rms_norm(x, w, eps=LN_EPS):
+    """RMSNorm from primitives: x / sqrt(mean(x^2) + eps) * w over the last
+    dimension."""
+    return x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + eps) * w
+
+
+def rope_table(t, d, base=ROPE_BASE):
+    """cos and sin [t][d/2] of the angles p base^(-2k/d), evaluated in double
+    and rounded once to float, as samebits' table (kernels/rope/rope.h)."""
+    p = torch.arange(t, dtype=torch.float64)[:, None]
+    k = torch.arange(d // 2, dtype=torch.float64)[None, :]
+    angle = p * torch.pow(torch.tensor(base, dtype=torch.float64), -2.0 * k / d)
+    return torch.cos(angle).float(), torch.sin(angle).float()
+
+
+def rope(x, t, d, inverse=False):
+    """The rotary embedding of rows x [n][heads d], row i at position i % t,
+    the interleaved pairs (x[2k], x[2k+1]) of every head turned by their
+    angle (backward: turned back)."""
+    n = x.shape[0]
+    cos, sin = rope_table(t, d)
+    pos = torch.arange(n) % t
+    c, s = cos[pos][:, None, :], sin[pos][:, None, :]
+    if inverse:
+        s = -s
+    pairs = x.reshape(n, -1, d // 2, 2)
+    x0, x1 = pairs[..., 0], pairs[..., 1]
+    return torch.stack((x0 * c - x1 * s, x0 * s + x1 * c), dim=-1).reshape(x.shape)
 
 
 def forward(p, tokens, targets, cfg):
     """The loss (mean over every token) and the logits [b*t][V] of windows
     tokens [b][t] (int64) against targets [b][t]."""
     b, t = tokens.shape
-    c = cfg["width"]
-    x = p["wte"][tokens] + p["wpe"][:t]
+    c, heads = cfg["width"], cfg["heads"]
+    kv = cfg.get("kv_heads", heads)
+    d = c // heads
+
+    def norm(x, name):
+        if cfg.get("norm", "layernorm") == "rmsnorm":
+            return rms_norm(x, p[name + ".w"])
+        return F.layer_norm(x, (c,), p[name + ".w"], p[name + ".b"], LN_EPS)
+
+    def dense(x, name):
+        y = x @ p[name + ".W"]
+        return y + p[name + ".b"] if name + ".b" in p else y
+
+    x = p["wte"][tokens]
+    if "wpe" in p:
+        x = x + p["wpe"][:t]
     for layer in range(cfg["layers"]):
         h = f"h{layer}."
-        a = F.layer_norm(x, (c,), p[h + "ln1.w"], p[h + "ln1.b"], LN_EPS)
-        a = attention(a @ p[h + "qkv.W"] + p[h + "qkv.b"], cfg["heads"])
-        x = x + (a @ p[h + "proj.W"] + p[h + "proj.b"])
-        m = F.layer_norm(x, (c,), p[h + "ln2.w"], p[h + "ln2.b"], LN_EPS)
-        m = F.gelu(m @ p[h + "fc.W"] + p[h + "fc.b"], approximate="tanh")
-        x = x + (m @ p[h + "fcproj.W"] + p[h + "fcproj.b"])
-    x = F.layer_norm(x, (c,), p["lnf.w"], p["lnf.b"], LN_EPS)
-    logits = (x @ p["head.W"] + p["head.b"]).reshape(b * t, -1)
+        qkv = dense(norm(x, h + "ln1"), h + "qkv")
+        if cfg.get("position", "learned") == "rope":
+            qk = (heads + kv) * d
+            rows = qkv.reshape(b * t, -1)
+            qkv = torch.cat((rope(rows[:, :qk], t, d), rows[:, qk:]), dim=1).reshape(b, t, -1)
+        x = x + dense(attention(qkv, heads, kv), h + "proj")
+        m = norm(x, h + "ln2")
+        if cfg.get("mlp", "gelu") == "swiglu":
+            m = F.silu(dense(m, h + "fc")) * dense(m, h + "up")
+        else:
+            m = F.gelu(dense(m, h + "fc"), approximate="tanh")
+        x = x + dense(m, h + "fcproj")
+    logits = dense(norm(x, "lnf"), "head").reshape(b * t, -1)
     return F.cross_entropy(logits, targets.reshape(-1)), logits
 
 
