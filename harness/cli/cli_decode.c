@@ -311,6 +311,13 @@ int cli_decode(int argc, char **argv)
                 "char_gpt\n", case_path);
         return SB_EXIT_INPUT;
     }
+    /* The decoder mirrors the GPT-2 block (gpt_decode.c looks its parameters
+     * up by name); a LLaMA-style block has no decode step yet. */
+    if (!sb_gpt_block_is_gpt2(&c.train.gpt.block)) {
+        fprintf(stderr, "%s: samebits decode: not yet for a char_gpt block other than GPT-2's "
+                "(norm, position, mlp, kv_heads, bias)\n", case_path);
+        return SB_EXIT_INPUT;
+    }
     const int mutant = mutant_s ? sb_decode_mutant_find(mutant_s) : -1;
     if (mutant_s && (mutant < 0 || c.family != SB_FAMILY_DET)) {
         fprintf(stderr, "samebits decode: --mutant: %s\n",
