@@ -174,6 +174,7 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
                 SB_MAX_THREADS);
         return SB_EXIT_INPUT;
     }
+    sb_isa_cap();               /* a bad SAMEBITS_ISA stops the run here, before any work */
     char err[512] = "";
     sb_dump_list list = {0};
     if (a->dump_list && sb_dump_list_read(&list, a->dump_list, err, sizeof err) != SB_OK) {

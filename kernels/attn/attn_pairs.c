@@ -42,9 +42,8 @@ SB_ALWAYS_INLINE void pair_probabilities(float *p, const float *q, ptrdiff_t ld,
  * or over the d columns, each element's additions and products in the same
  * order at every width, and never contracted (kernels/meson.build), so every
  * copy gives the same bits. */
-SB_ISA_CLONES
-static void fwd_pair(float *y, const float *q, const sb_attn_shape *s, pair_scratch *w,
-                     int parts)
+SB_ISA_VARIANTS(fwd_pair, (float *y, const float *q, const sb_attn_shape *s, pair_scratch *w, int parts),
+                (y, q, s, w, parts))
 {
     const int t = s->t, d = s->d;
     const ptrdiff_t width = sb_attn_width(s), ld = 3 * width;
@@ -61,9 +60,8 @@ static void fwd_pair(float *y, const float *q, const sb_attn_shape *s, pair_scra
 
 /* One pair's gradients: q its first qkv row, dq its first dqkv row, g its
  * first dy row (cloned as fwd_pair). */
-SB_ISA_CLONES
-static void bwd_pair(float *dq, const float *g, const float *q, const sb_attn_shape *s,
-                     pair_scratch *w, int parts)
+SB_ISA_VARIANTS(bwd_pair, (float *dq, const float *g, const float *q, const sb_attn_shape *s, pair_scratch *w, int parts),
+                (dq, g, q, s, w, parts))
 {
     const int t = s->t, d = s->d;
     const ptrdiff_t width = sb_attn_width(s), ld = 3 * width;
