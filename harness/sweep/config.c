@@ -290,6 +290,56 @@ bool sb_config_env_reserved(const char *name, char *err, size_t errlen)
     return false;
 }
 
+bool sb_env_axis_parse(sb_env_axis *a, const char *name, const char *values, bool isa,
+                       char *err, size_t errlen)
+{
+    memset(a, 0, sizeof *a);
+    bool named = name[0] != '\0' && !(name[0] >= '0' && name[0] <= '9');
+    for (const char *p = name; *p; p++)
+        named = named && (*p == '_' || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+                          (*p >= 'A' && *p <= 'Z'));
+    if (!named || strlen(name) >= sizeof a->name) {
+        sb_err_set(err, errlen, "a variable name of letters, digits and _ (at most %zu), "
+                   "found \"%.80s\"", sizeof a->name - 1, name);
+        return false;
+    }
+    if (!isa && sb_config_env_reserved(name, err, errlen))
+        return false;
+    snprintf(a->name, sizeof a->name, "%s", name);
+    for (const char *p = values;;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        size_t n = strcspn(p, ",");
+        size_t m = n;
+        while (m > 0 && (p[m - 1] == ' ' || p[m - 1] == '\t'))
+            m--;
+        if (m == 0 || m >= sizeof a->values[0] || a->n_values == SB_ENV_VALUES_MAX) {
+            sb_err_set(err, errlen, "%s: values separated by commas, each 1..%zu characters, "
+                       "at most %d, found \"%.80s\"", name, sizeof a->values[0] - 1,
+                       SB_ENV_VALUES_MAX, values);
+            return false;
+        }
+        snprintf(a->values[a->n_values++], sizeof a->values[0], "%.*s", (int)m, p);
+        if (p[n] == '\0')
+            return true;
+        p += n + 1;
+    }
+}
+
+bool sb_env_axis_option(sb_env_axis *a, const char *arg, bool isa, char *err, size_t errlen)
+{
+    if (isa)
+        return sb_env_axis_parse(a, ISA_VAR, arg, true, err, errlen);
+    size_t eq = strcspn(arg, "=");
+    char name[SB_ENV_NAME_CHARS + 1];
+    snprintf(name, sizeof name, "%.*s", (int)(eq < sizeof name ? eq : sizeof name - 1), arg);
+    if (arg[eq] != '=') {
+        sb_err_set(err, errlen, "expected NAME=v1,v2, found \"%.80s\"", arg);
+        return false;
+    }
+    return sb_env_axis_parse(a, name, arg + eq + 1, false, err, errlen);
+}
+
 /* The isa axis's values: "all" every level this CPU and build run, best
  * first; each listed level checked. */
 static bool isa_values(sb_env_axis *a, const char *path, char *err, size_t errlen)

@@ -60,4 +60,14 @@ extern const char *const sb_config_reserved_env[];
  * err says which and why. */
 bool sb_config_env_reserved(const char *name, char *err, size_t errlen);
 
+/* An environment axis from its variable and a comma-separated list of
+ * values ("static, dynamic"; spaces around each dropped): into *a; false
+ * with err (what is wrong, without a position) for a name that is no
+ * variable name or is the harness's own (sb_config_env_reserved; isa true
+ * takes SAMEBITS_ISA, the isa axis), an empty value or too many. */
+bool sb_env_axis_parse(sb_env_axis *a, const char *name, const char *values, bool isa,
+                       char *err, size_t errlen);
+/* --env NAME=v1,v2 (isa false) or --isa LIST into *a, as sb_env_axis_parse. */
+bool sb_env_axis_option(sb_env_axis *a, const char *arg, bool isa, char *err, size_t errlen);
+
 #endif
