@@ -170,7 +170,7 @@ typedef struct sb_case {
     int n_batch_threads;
     sb_verdict_set batch_expect[SB_MAX_BATCH_SIZES]; /* accepted at each size */
     sb_verdict_set batch_expect_default; /* [invariance] expect: at sizes without expect.<B> */
-    /* A run on the batch axis (`samebits run --batch N`, sb_sweep_batch):
+    /* A run on the batch axis (`samebits run --batch N`, sb_sweep_case):
      * the batch size its samples are computed in (0: a run of the case's
      * own computation), and the size of the reference it is compared with
      * (the locator's reference re-run). */
