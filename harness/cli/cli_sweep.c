@@ -98,46 +98,16 @@ static bool shard_parse(const char *s, sb_sweep_options *o, int *rc)
     return true;
 }
 
-/* --isa and every --env (which may repeat) into a->env; argv keeps the
- * other arguments, *argc their count. False (a line said) on a bad one. */
-static bool env_options_take(sweep_args *a, int *argc, char **argv)
-{
-    int kept = 0;
-    for (int i = 0; i < *argc; i++) {
-        bool isa = strcmp(argv[i], "--isa") == 0, env = strcmp(argv[i], "--env") == 0;
-        if (i == 0 || (!isa && !env) || i + 1 == *argc) {
-            argv[kept++] = argv[i];
-            continue;
-        }
-        char err[300];
-        sb_env_axis *e = &a->env[a->b.o.n_env];
-        if (a->b.o.n_env == SB_ENV_AXES_MAX) {
-            fprintf(stderr, "samebits sweep: at most %d --isa and --env\n", SB_ENV_AXES_MAX);
-            return false;
-        }
-        if (!sb_env_axis_option(e, argv[++i], isa, err, sizeof err)) {
-            fprintf(stderr, "samebits sweep: %s: %s\n", isa ? "--isa" : "--env", err);
-            return false;
-        }
-        for (int k = 0; k < a->b.o.n_env; k++)
-            if (strcmp(a->env[k].name, e->name) == 0) {
-                fprintf(stderr, "samebits sweep: %s: %s given twice\n",
-                        isa ? "--isa" : "--env", e->name);
-                return false;
-            }
-        a->b.o.n_env++;
-    }
-    *argc = kept;
-    a->b.o.env = a->env;
-    return true;
-}
-
 static bool sweep_parse(void *args, int argc, char **argv, int *rc)
 {
     sweep_args *a = args;
     *rc = SB_EXIT_INPUT;
-    if (!env_options_take(a, &argc, argv))
+    char env_err[400];
+    if (!sb_env_options_take(a->env, &a->b.o.n_env, &argc, argv, 1, env_err, sizeof env_err)) {
+        fprintf(stderr, "samebits sweep: %s\n", env_err);
         return false;
+    }
+    a->b.o.env = a->env;
     const char *threads_s = NULL, *repeat_s = NULL, *timeout_s = NULL, *shard_s = NULL,
                *max_steps_s = NULL, *max_origins_s = NULL, *batch_s = NULL, *axis_s = NULL,
                *ranks_s = NULL;

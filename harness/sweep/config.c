@@ -340,6 +340,38 @@ bool sb_env_axis_option(sb_env_axis *a, const char *arg, bool isa, char *err, si
     return sb_env_axis_parse(a, name, arg + eq + 1, false, err, errlen);
 }
 
+bool sb_env_options_take(sb_env_axis env[SB_ENV_AXES_MAX], int *n, int *argc, char **argv,
+                         int first, char *err, size_t errlen)
+{
+    int kept = first;
+    *n = 0;
+    for (int i = first; i < *argc; i++) {
+        bool isa = strcmp(argv[i], "--isa") == 0, var = strcmp(argv[i], "--env") == 0;
+        if ((!isa && !var) || i + 1 == *argc) {
+            argv[kept++] = argv[i];
+            continue;
+        }
+        const char *opt = isa ? "--isa" : "--env";
+        char why[300];
+        if (*n == SB_ENV_AXES_MAX) {
+            sb_err_set(err, errlen, "%s: at most %d --isa and --env", opt, SB_ENV_AXES_MAX);
+            return false;
+        }
+        if (!sb_env_axis_option(&env[*n], argv[++i], isa, why, sizeof why)) {
+            sb_err_set(err, errlen, "%s: %s", opt, why);
+            return false;
+        }
+        for (int k = 0; k < *n; k++)
+            if (strcmp(env[k].name, env[*n].name) == 0) {
+                sb_err_set(err, errlen, "%s: %s given twice", opt, env[*n].name);
+                return false;
+            }
+        (*n)++;
+    }
+    *argc = kept;
+    return true;
+}
+
 /* The isa axis's values: "all" every level this CPU and build run, best
  * first; each listed level checked. */
 static bool isa_values(sb_env_axis *a, const char *path, char *err, size_t errlen)

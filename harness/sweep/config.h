@@ -69,5 +69,10 @@ bool sb_env_axis_parse(sb_env_axis *a, const char *name, const char *values, boo
                        char *err, size_t errlen);
 /* --env NAME=v1,v2 (isa false) or --isa LIST into *a, as sb_env_axis_parse. */
 bool sb_env_axis_option(sb_env_axis *a, const char *arg, bool isa, char *err, size_t errlen);
+/* Takes --isa LIST and every --env NAME=v1,v2 (which may repeat) out of
+ * argv[first..*argc), into env[0..*n) (each variable once), *argc then the
+ * count of what is left; false with err ("--env: why") on a bad one. */
+bool sb_env_options_take(sb_env_axis env[SB_ENV_AXES_MAX], int *n, int *argc, char **argv,
+                         int first, char *err, size_t errlen);
 
 #endif
