@@ -158,9 +158,13 @@ static sb_status env_axes_load(case_loader *ld, sb_case *c)
         char why[300];
         if (!sb_env_axis_parse(a, isa ? "SAMEBITS_ISA" : e->key + 4, e->value, isa, why,
                                sizeof why))
-            return sb_case_fail(ld, e->line, "%s%s (%s)", isa ? "isa: all or levels of "
-                                "avx512, avx2, baseline" : "env.NAME: values for variable NAME",
-                                "", why);
+            return sb_case_fail(ld, e->line, "%s (%s)", isa ? "isa: all or a list of avx512, "
+                                "avx2, baseline" : "env.NAME: values for variable NAME", why);
+        for (int k = 0; isa && k < a->n_values; k++)
+            if (strcmp(a->values[k], "all") != 0 &&
+                sb_isa_from_name(a->values[k]) == SB_ISA_COUNT)
+                return sb_case_fail(ld, e->line, "isa: all or a list of avx512, avx2, "
+                                    "baseline, found \"%s\"", a->values[k]);
         for (int k = 0; k < c->n_env_axes; k++)
             if (strcmp(c->env_axes[k].name, a->name) == 0)
                 return sb_case_fail(ld, e->line, "one key per variable, found \"%s\" twice",
