@@ -736,7 +736,7 @@ sb_status sb_census_markdown_file(const char *path, const sb_census *cs, int n);
 sb_status sb_census_json(const char *path, const sb_census *cs, int n);
 
 /* ---- sweeping a case ---------------------------------------------------------
- * Every (threads, repeat) of a case runs in its own child
+ * Every configuration (and repeat) of a case runs in its own child
  * `self_exe run CASE --threads N --trace FILE` (CASE is c->path), is compared
  * with the golden, located when it diverges, and judged against the case's
  * expectation. Children inherit our environment, so SAMEBITS_DATA_DIR reaches
@@ -751,13 +751,13 @@ typedef struct sb_sweep_options {
     int repeats;                /* 0: the case's */
     double timeout_seconds;     /* 0: the case's */
     bool progress;              /* a progress line on stderr */
-    bool keep_traces;           /* leave each run's trace in work_dir (<case>.t<T>.r<R>.trace) */
+    bool keep_traces;           /* leave each run's trace in work_dir (sb_config_stem.trace) */
     int64_t max_steps;          /* > 0: a training case of more steps runs only this many,
                                  * compared with the golden's first steps alone
                                  * (sb_trace_compare_steps); 0: whole runs */
     int max_origins;            /* origins located per run, 1..SB_ORIGINS_LOCATE_MAX;
                                  * 0: SB_ORIGINS_LOCATE_MAX */
-    /* Sharding: the work items (threads, repeat) of all cases of a sweep,
+    /* Sharding: the work items (configuration, repeat) of all cases of a sweep,
      * flattened in order, go round-robin to shard_count shards; this sweep
      * runs item g (g = shard_offset + the item's index within this case)
      * only when g % shard_count == shard_index. shard_count 0: every item. */
