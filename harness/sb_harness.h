@@ -99,6 +99,22 @@ bool sb_case_kind_from_name(const char *name, sb_case_kind *k);
 #define SB_MAX_BATCH_SAMPLES 8      /* samples followed through every batch */
 #define SB_MAX_RANKS 16     /* rank counts of a [parallel] case, each at most this */
 
+/* The environment axes (harness/sweep/config.h): a variable of the child's
+ * environment and the values a sweep sets it to, one per configuration.
+ * The instruction-set axis is the variable SAMEBITS_ISA ("all": every path
+ * this CPU runs). */
+#define SB_ENV_AXES_MAX 6           /* variables one sweep varies */
+#define SB_ENV_VALUES_MAX 16        /* values of one variable */
+#define SB_ENV_NAME_CHARS 64
+#define SB_ENV_VALUE_CHARS 64
+typedef struct sb_env_axis {
+    char name[SB_ENV_NAME_CHARS];
+    char values[SB_ENV_VALUES_MAX][SB_ENV_VALUE_CHARS];
+    int n_values;
+} sb_env_axis;
+/* One variable of a configuration: "NAME=value". */
+typedef char sb_env_setting[SB_ENV_NAME_CHARS + SB_ENV_VALUE_CHARS];
+
 typedef struct sb_case {
     char path[512];
     char name[128];
@@ -154,7 +170,7 @@ typedef struct sb_case {
     int n_batch_threads;
     sb_verdict_set batch_expect[SB_MAX_BATCH_SIZES]; /* accepted at each size */
     sb_verdict_set batch_expect_default; /* [invariance] expect: at sizes without expect.<B> */
-    /* A run on the batch axis (`samebits run --batch N`, sb_sweep_batch):
+    /* A run on the batch axis (`samebits run --batch N`, sb_sweep_case):
      * the batch size its samples are computed in (0: a run of the case's
      * own computation), and the size of the reference it is compared with
      * (the locator's reference re-run). */
@@ -168,6 +184,14 @@ typedef struct sb_case {
     sb_verdict_set expect_ranks[SB_MAX_RANKS + 1]; /* by rank count above 1: accepted verdicts */
     int run_ranks;              /* the rank count this case's children run at: set per
                                  * configuration by the sweep; 0, one process without mpirun */
+    /* [sweep] isa and env.NAME: the environment axes the case sweeps (the
+     * command line's --isa and --env replace a variable's values). */
+    sb_env_axis env_axes[SB_ENV_AXES_MAX];
+    int n_env_axes;
+    /* The variables this case's children run with, set per configuration by
+     * the sweep (the environment and instruction-set axes); 0: none. */
+    sb_env_setting run_env[SB_ENV_AXES_MAX];
+    int n_run_env;
 } sb_case;
 
 /* err gets "path:line: what was expected". The syntax is in FORMATS.md. */
@@ -337,6 +361,8 @@ typedef struct sb_spawn_options {
                                  * kills the whole group (an mpirun job and its ranks) */
     bool mpi_as_root;           /* as root: let mpirun run (OMPI_ALLOW_RUN_AS_ROOT and its
                                  * confirmation in the child's environment) */
+    const sb_env_setting *env;  /* [n_env] "NAME=value" set in the child, replacing ours */
+    int n_env;
 } sb_spawn_options;
 
 sb_status sb_spawn_with(char *const argv[], const sb_spawn_options *o, sb_child_result *r);
@@ -551,9 +577,11 @@ const char *sb_axis_name(sb_axis a);     /* "threads", "batch", "ranks" */
 sb_axis sb_axis_from_name(const char *name);
 
 typedef struct sb_run_result sb_run_result;
-/* A run's configuration as the reports name it: "threads=2" on the threads
- * axis, "batch=16 threads=1" on the batch axis, "ranks=3 threads=2" on the
- * ranks axis. */
+/* A run's configuration as the reports name it, each axis it is on in the
+ * order of the axis table (harness/sweep/config.c): "threads=2" on the
+ * threads axis, "batch=16 threads=1" on the batch axis, "ranks=3
+ * threads=2" on the ranks axis, "threads=2 isa=avx2 OMP_SCHEDULE=dynamic"
+ * on the environment axes. */
 void sb_run_config_name(const sb_run_result *r, char *out, size_t len);
 /* Fills x->crash from how the child ended (*cr), the stream at stream_path
  * and the child's stderr file,
@@ -577,6 +605,8 @@ struct sb_run_result {
     int ranks_disagree;         /* SB_AXIS_RANKS: the first rank whose trace parts from rank
                                  * 0's (the run is then nondeterministic, its message says
                                  * where); 0: every rank agrees */
+    sb_env_setting env[SB_ENV_AXES_MAX]; /* the environment axes' values, "NAME=value" */
+    int n_env;
     sb_verdict verdict;
     sb_verdict expected;        /* the member of expected_set the verdict matched, else its first */
     sb_verdict_set expected_set; /* the verdicts accepted; 0: expected alone */
@@ -714,7 +744,7 @@ sb_status sb_census_markdown_file(const char *path, const sb_census *cs, int n);
 sb_status sb_census_json(const char *path, const sb_census *cs, int n);
 
 /* ---- sweeping a case ---------------------------------------------------------
- * Every (threads, repeat) of a case runs in its own child
+ * Every configuration (and repeat) of a case runs in its own child
  * `self_exe run CASE --threads N --trace FILE` (CASE is c->path), is compared
  * with the golden, located when it diverges, and judged against the case's
  * expectation. Children inherit our environment, so SAMEBITS_DATA_DIR reaches
@@ -729,13 +759,13 @@ typedef struct sb_sweep_options {
     int repeats;                /* 0: the case's */
     double timeout_seconds;     /* 0: the case's */
     bool progress;              /* a progress line on stderr */
-    bool keep_traces;           /* leave each run's trace in work_dir (<case>.t<T>.r<R>.trace) */
+    bool keep_traces;           /* leave each run's trace in work_dir (sb_config_stem.trace) */
     int64_t max_steps;          /* > 0: a training case of more steps runs only this many,
                                  * compared with the golden's first steps alone
                                  * (sb_trace_compare_steps); 0: whole runs */
     int max_origins;            /* origins located per run, 1..SB_ORIGINS_LOCATE_MAX;
                                  * 0: SB_ORIGINS_LOCATE_MAX */
-    /* Sharding: the work items (threads, repeat) of all cases of a sweep,
+    /* Sharding: the work items (configuration, repeat) of all cases of a sweep,
      * flattened in order, go round-robin to shard_count shards; this sweep
      * runs item g (g = shard_offset + the item's index within this case)
      * only when g % shard_count == shard_index. shard_count 0: every item. */
@@ -749,25 +779,25 @@ typedef struct sb_sweep_options {
     unsigned axes;
     const int *batch;
     int n_batch;
+    /* --isa and --env: variables whose values replace the case's (or add
+     * an axis to it) */
+    const sb_env_axis *env;
+    int n_env;
 } sb_sweep_options;
 
 #define SB_AXIS_BIT(a) (1u << (unsigned)(a))
 
-/* The batch axis of a case (its [invariance] section, FORMATS.md), at each
- * of its batch thread counts T: a child computes the followed samples at
- * the reference batch size (the first listed), then every other size runs
- * as a configuration of its own (`run --batch B`, at T threads), compared
- * record by record with that reference and located against it (the
- * locator's reference re-run is at the reference size), judged against
- * the case's batch expectation. Appends to r the runs it makes (axis
- * SB_AXIS_BATCH, batch B); r->c must be c. Uses o's self_exe, work_dir,
- * timeout, progress, keep_traces and max_origins. SB_ERR_INPUT (err) when
- * a child reports an input error, SB_ERR_USAGE when c has no batch axis. */
-sb_status sb_sweep_batch(const sb_case *c, const sb_sweep_options *o, sb_case_result *r,
-                         char *err, size_t errlen);
-
-/* Fills r (r->runs allocated, free with sb_case_result_free). SB_ERR_INPUT
- * when a child reports an input error: err names it and the sweep stops. */
+/* The configuration space of a case (harness/sweep/config.h): every point
+ * on the axes the case and o ask for, each in its own child, in one loop.
+ * A point of the batch axis ([invariance], FORMATS.md: a size B at one of
+ * its batch thread counts T) is compared record by record with the
+ * reference size's trace at T and located against it, judged against the
+ * case's batch expectation; every other point against the golden. */
+/* Fills r (r->runs allocated, free with sb_case_result_free); golden is
+ * unread (a batch-only sweep) when no point is judged against it.
+ * SB_ERR_INPUT when a child reports an input error: err names it and the
+ * sweep stops; SB_ERR_USAGE or SB_ERR_NO_MPI for a space that cannot be
+ * swept (sb_configs_make). */
 sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
                         const sb_sweep_options *o, sb_case_result *r,
                         char *err, size_t errlen);
@@ -783,7 +813,8 @@ int sb_sweep_repeats(const sb_case *c, const sb_sweep_options *o, int threads);
 
 /* Puts c on the batch axis when o->batch says so, reads its golden (a
  * failure's message ends with `regenerate`, NULL: `samebits golden CASE`)
- * and sweeps its thread counts and its batch axis as o->axes asks, into *r.
+ * when a point needs it, and sweeps its configurations (sb_sweep_case),
+ * into *r.
  * On an error (err filled; SB_ERR_NO_MPI for a rank case in a build without
  * MPI) nothing is left to free in *r. */
 sb_status sb_sweep_axes(sb_case_result *r, sb_case *c, const sb_sweep_options *o,

@@ -35,41 +35,6 @@ int sb_name_index(const char *const *names, int count, const char *name);
         }                                                                      \
     } while (0)
 
-/* A function compiled for AVX-512, AVX2 and the baseline, picked at load
- * time (an ifunc). Only for code whose bits cannot depend on the vector
- * width: data moves, and element-wise arithmetic that is correctly rounded
- * and never contracted (kernels/meson.build). */
-/* None under ThreadSanitizer: ifunc resolvers run before it is set up, and
- * crash it at load (the baseline copy has the same bits). */
-#if defined(__SANITIZE_THREAD__)
-#define SB_NO_ISA_CLONES
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SB_NO_ISA_CLONES
-#endif
-#endif
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__INTEL_COMPILER) && \
-    !defined(SB_NO_ISA_CLONES)
-#if defined(SB_WITHOUT_AVX512)
-#define SB_ISA_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define SB_ISA_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-#else
-#define SB_ISA_CLONES
-#endif
-
-/* Whether the code paths picked at run time (the GEMM tiles, the random
- * runs) may take their AVX-512 variant: the CPU has AVX-512F and the build
- * keeps those variants. A build configured with -Davx512=false leaves every
- * AVX-512 path out, clones included, so that the AVX2 paths can be measured
- * on an AVX-512 machine (tools/bench/README.md); x86-64 with GCC or clang. */
-#if defined(SB_WITHOUT_AVX512)
-#define SB_CPU_AVX512() false
-#else
-#define SB_CPU_AVX512() __builtin_cpu_supports("avx512f")
-#endif
-
 /* A helper inlined into each caller, so that each ISA copy of the caller has
  * its own. */
 #if defined(__GNUC__)
@@ -77,6 +42,8 @@ int sb_name_index(const char *const *names, int count, const char *name);
 #else
 #define SB_ALWAYS_INLINE static inline
 #endif
+
+#include "sb_isa.h"     /* the instruction-set paths and their cap */
 
 typedef enum sb_dtype {
     SB_DTYPE_F32,

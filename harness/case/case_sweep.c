@@ -4,6 +4,7 @@
 
 #include "case/case_loader.h"
 #include "support/support.h"
+#include "sweep/config.h"
 
 /* "1..8", "1,2,4,6,8" or a mix such as "1..4, 6, 8": the one thread-list
  * grammar (support.h). */
@@ -17,7 +18,7 @@ static sb_status get_threads(case_loader *ld, const case_entry *e, sb_case *c)
 }
 
 static const char *const sweep_keys[] = {"threads", "repeats", "timeout", "reference_threads",
-                                         "expect", "golden", NULL};
+                                         "expect", "golden", "isa", NULL};
 
 /* The repository the case lives in: the parent of the case file's directory. */
 static int repo_of(char *out, size_t size, const char *path)
@@ -140,17 +141,52 @@ static sb_status golden_load(case_loader *ld, sb_case *c, int at)
     return SB_OK;
 }
 
+/* isa (the instruction-set axis) and env.NAME (a variable's axis), each
+ * variable once. */
+static sb_status env_axes_load(case_loader *ld, sb_case *c)
+{
+    c->n_env_axes = 0;
+    for (int i = 0; i < ld->n_entries; i++) {
+        const case_entry *e = &ld->entries[i];
+        bool isa = strcmp(e->key, "isa") == 0;
+        if (strcmp(e->section, "sweep") != 0 || (!isa && strncmp(e->key, "env.", 4) != 0))
+            continue;
+        if (c->n_env_axes == SB_ENV_AXES_MAX)
+            return sb_case_fail(ld, e->line, "at most %d environment axes (isa, env.NAME)",
+                                SB_ENV_AXES_MAX);
+        sb_env_axis *a = &c->env_axes[c->n_env_axes];
+        char why[300];
+        if (!sb_env_axis_parse(a, isa ? "SAMEBITS_ISA" : e->key + 4, e->value, isa, why,
+                               sizeof why))
+            return sb_case_fail(ld, e->line, "%s (%s)", isa ? "isa: all or a list of avx512, "
+                                "avx2, baseline" : "env.NAME: values for variable NAME", why);
+        for (int k = 0; isa && k < a->n_values; k++)
+            if (strcmp(a->values[k], "all") != 0 &&
+                sb_isa_from_name(a->values[k]) == SB_ISA_COUNT)
+                return sb_case_fail(ld, e->line, "isa: all or a list of avx512, avx2, "
+                                    "baseline, found \"%s\"", a->values[k]);
+        for (int k = 0; k < c->n_env_axes; k++)
+            if (strcmp(c->env_axes[k].name, a->name) == 0)
+                return sb_case_fail(ld, e->line, "one key per variable, found \"%s\" twice",
+                                    e->key);
+        c->n_env_axes++;
+    }
+    return SB_OK;
+}
+
 sb_status sb_case_load_sweep(case_loader *ld, sb_case *c)
 {
     int at = sb_case_section_line(ld, "sweep");
     if (at == 0)
         return sb_case_fail(ld, 1, "a [sweep] section (with threads)");
-    static const char *const per_count[] = {"expect", "repeats", NULL};
+    static const char *const per_count[] = {"expect", "repeats", "env", NULL};
     sb_status st = sb_case_keys_check(ld, "sweep", sweep_keys, per_count,
                                       "threads repeats repeats.<T> timeout reference_threads "
-                                      "expect expect.<T> golden");
+                                      "expect expect.<T> golden isa env.<NAME>");
     if (st == SB_OK)
         st = counts_load(ld, c, at);
+    if (st == SB_OK)
+        st = env_axes_load(ld, c);
     if (st == SB_OK)
         st = expectations_load(ld, c);
     return st == SB_OK ? golden_load(ld, c, at) : st;

@@ -82,8 +82,8 @@ bool cli_work_dir(char *out, size_t outlen, const char *given, const char *cmd,
 
 /* Loads a case and prints "path:line: what" on failure. */
 bool cli_case_load(sb_case *c, const char *path);
-/* Sweeps a loaded case into *r: its thread counts against its golden, then
- * its batch axis (sb_sweep_batch), as o->axes and o->batch say (o->batch
+/* Sweeps a loaded case into *r: its configuration space (sb_sweep_axes),
+ * as o->axes, o->batch and o->env say (o->batch
  * puts c on the batch axis at those sizes); false (message printed,
  * nothing left to free in *r) when the golden cannot be read or the sweep
  * fails. */

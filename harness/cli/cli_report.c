@@ -2,7 +2,7 @@
  * (`sweep --shard I/N --json FILE`) back into the report of the unsharded
  * sweep, with the text, JSON, JUnit and TAP writers of the sweep itself.
  *
- * The sweep hands its (case, threads, repeat) items round-robin to the
+ * The sweep hands its (case, configuration, repeat) items round-robin to the
  * shards, and every shard lists every case (with only its own runs), so the
  * unsharded order is recovered by walking the items of each case in turn and
  * taking item g from shard g mod N. */

@@ -24,7 +24,8 @@ static const char run_usage[] =
     "--batch B runs the case on its batch axis ([invariance], FORMATS.md): its\n"
     "samples inside batches of B, a trace of each sample's slice.\n"
     "--data-dir (or $SAMEBITS_DATA_DIR) says where the data sets of training\n"
-    "cases are.\n"
+    "cases are. SAMEBITS_ISA=avx512|avx2|baseline caps the instruction set of the\n"
+    "det kernels' paths (refused when this CPU or build lacks it).\n"
     "exit status: 0 done, 2 usage or input error (an input that does not read,\n"
     "             an output that cannot be written), 1 any other failure\n";
 
@@ -70,6 +71,7 @@ int cli_run_rank(int argc, char **argv, const sb_grad_combine *combine)
     int rc;
     if (!cli_line_parse(&l, argc, argv, &rc))
         return rc;
+    sb_isa_cap();               /* a bad SAMEBITS_ISA stops the run here, before any work */
     bool dumping = dump || dump_all;
     if (!threads_s || !trace_path || (dump && dump_all) ||
         (dumping && (!dump_step_s || !dump_dir)) ||

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sweep/config.h"
 #include "sweep/shard_env.h"
 
 extern char **environ;
@@ -15,7 +16,7 @@ static const char sweep_usage[] =
     "                      [--shard I/N|auto|auto/N] [--max-steps N] [--max-origins N]\n"
     "                      [--census] [--census-json FILE] [--census-md FILE]\n"
     "                      [--axis threads|batch] [--batch LIST]\n"
-    "                      [--ranks LIST]\n"
+    "                      [--ranks LIST] [--isa all|LIST] [--env NAME=v1,v2]...\n"
     "\n"
     "Runs each case at every thread count (LIST like 1,2,4, 1-8, 1..8, primes\n"
     "(2,3,5,7), primes..13 or 1,primes; default the case's) and repeat, each in\n"
@@ -30,7 +31,7 @@ static const char sweep_usage[] =
     "stdout). Traces, dumps and a failed run's stderr and stream go to the\n"
     "work directory (default: a fresh one under $TMPDIR, removed when empty);\n"
     "--keep-traces leaves every run's trace there. --shard I/N runs only the\n"
-    "I-th of N round-robin parts of the (case, threads, repeat) list; merge the\n"
+    "I-th of N round-robin parts of the list of (case, configuration, repeat); merge the\n"
     "shards' --json files with `samebits report --merge`. --shard auto takes\n"
     "the shard from a Slurm job array (SLURM_ARRAY_TASK_ID, _MIN, _COUNT) or\n"
     "GoogleTest's GTEST_SHARD_INDEX and GTEST_TOTAL_SHARDS, as does no --shard\n"
@@ -52,8 +53,8 @@ static const char sweep_usage[] =
     "judged like a thread count (rows `batch B` in the table). --batch LIST (sizes\n"
     "like 1,3,16,128, the first the reference) puts any case with a per-sample\n"
     "output on the batch axis at those sizes; --axis threads or --axis batch\n"
-    "sweeps that axis alone (default: every axis the case has). A sharded sweep\n"
-    "runs the batch axis in shard 1. A case with a [parallel] section varies\n"
+    "sweeps that axis alone (default: every axis the case has). A case with a\n"
+    "[parallel] section varies\n"
     "the rank count of a data-parallel job (the\n"
     "ranks axis): each (ranks, threads) runs as `mpirun --oversubscribe -np R`\n"
     "in its own process group (killed whole on timeout); rank 0's trace is\n"
@@ -61,6 +62,8 @@ static const char sweep_usage[] =
     "with rank 0's (a rank that parts from it makes the run nondeterministic).\n"
     "--ranks LIST (like --threads) replaces the case's rank counts; without MPI\n"
     "in the build a rank case is an error (exit status 5).\n"
+    "--isa all|LIST (SAMEBITS_ISA) and --env NAME=v1,v2 (repeatable) add the\n"
+    "instruction-set and environment axes (harness/CLI.md).\n"
     "exit status: 0 all as expected, 1 a divergence or verdict not expected,\n"
     "             2 usage or input error, 3 a crash or timeout,\n"
     "             4 a configuration nondeterministic where the case does not expect it,\n"
@@ -74,6 +77,7 @@ typedef struct sweep_args {
     int ranks[SB_MAX_THREADS];  /* --ranks, parsed like a thread list */
     sb_sweep_reports reports;
     bool census, keep_traces;
+    sb_env_axis env[SB_ENV_AXES_MAX];   /* --isa, then each --env */
 } sweep_args;
 
 /* "I/N" with 1 <= I <= N: the shard's 0-based index and count; "auto",
@@ -97,6 +101,13 @@ static bool shard_parse(const char *s, sb_sweep_options *o, int *rc)
 static bool sweep_parse(void *args, int argc, char **argv, int *rc)
 {
     sweep_args *a = args;
+    *rc = SB_EXIT_INPUT;
+    char env_err[400];
+    if (!sb_env_options_take(a->env, &a->b.o.n_env, &argc, argv, 1, env_err, sizeof env_err)) {
+        fprintf(stderr, "samebits sweep: %s\n", env_err);
+        return false;
+    }
+    a->b.o.env = a->env;
     const char *threads_s = NULL, *repeat_s = NULL, *timeout_s = NULL, *shard_s = NULL,
                *max_steps_s = NULL, *max_origins_s = NULL, *batch_s = NULL, *axis_s = NULL,
                *ranks_s = NULL;

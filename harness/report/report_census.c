@@ -17,6 +17,7 @@
 
 #include "report/report_file.h"
 #include "support/support.h"
+#include "sweep/config.h"
 
 static const char census_marks[] = "=dRU?BNX";
 
@@ -83,15 +84,16 @@ static char run_mark(const sb_run_result *r, const sb_trace *golden, const sb_tr
     return 'B';
 }
 
-/* The trace a run left in work_dir (sweep/sweep.c names it), or NULL. */
+/* The trace a run left in work_dir (sweep/config.c names it), or NULL. */
 static sb_trace *run_trace_read(const sb_census *cs, const sb_run_result *r,
                                 const char *work_dir)
 {
     if (r->verdict == SB_VERDICT_CRASH || r->verdict == SB_VERDICT_TIMEOUT)
         return NULL;
-    char path[1200], err[256];
-    snprintf(path, sizeof path, "%s/%s.t%d.r%d.trace", work_dir, cs->c->name, r->threads,
-             r->repeat);
+    char stem[1100], path[1200], err[256];
+    if (!sb_config_stem(stem, sizeof stem, work_dir, cs->c->name, r))
+        return NULL;
+    snprintf(path, sizeof path, "%s.trace", stem);
     sb_trace *t = malloc(sizeof *t);
     if (t && sb_trace_read(t, path, err, sizeof err) == SB_OK)
         return t;
@@ -129,7 +131,7 @@ sb_status sb_census_build(sb_census *cs, const sb_case_result *r, const sb_trace
      * axis is another computation than the golden's, and has a row of the
      * sweep's table, not a column here */
     for (int i = 0; i < r->n_runs; i++) {
-        if (r->runs[i].axis != SB_AXIS_THREADS)
+        if (!sb_config_threads_only(&r->runs[i]))
             continue;
         bool seen = false;
         for (int k = 0; k < cs->n_threads; k++)
@@ -149,7 +151,7 @@ sb_status sb_census_build(sb_census *cs, const sb_case_result *r, const sb_trace
         return SB_ERR_NOMEM;
     }
     for (int i = 0; i < r->n_runs; i++)
-        traces[i] = r->runs[i].axis == SB_AXIS_THREADS
+        traces[i] = sb_config_threads_only(&r->runs[i])
                         ? run_trace_read(cs, &r->runs[i], work_dir) : NULL;
     int row_i = 0;
     for (size_t g = 0; g < golden->n_records; g++) {
@@ -162,12 +164,12 @@ sb_status sb_census_build(sb_census *cs, const sb_case_result *r, const sb_trace
         snprintf(row->op, sizeof row->op, "%s", rec->op);
         for (int i = 0; i < r->n_runs; i++) {
             const sb_run_result *x = &r->runs[i];
-            if (x->axis != SB_AXIS_THREADS)
+            if (!sb_config_threads_only(x))
                 continue;
             char *cell = &row->cell[x->threads];
             cell_worsen(cell, run_mark(x, golden, traces[i], g, row));
             for (int j = 0; j < i; j++)
-                if (r->runs[j].axis == SB_AXIS_THREADS && r->runs[j].threads == x->threads &&
+                if (sb_config_threads_only(&r->runs[j]) && r->runs[j].threads == x->threads &&
                     repeats_part_at(traces[i], traces[j], g))
                     cell_worsen(cell, 'N');
         }
@@ -188,15 +190,10 @@ void sb_census_free(sb_census *cs)
 void sb_census_remove_traces(const sb_case_result *r, const char *work_dir)
 {
     for (int i = 0; i < r->n_runs; i++) {
-        /* sweep/sweep.c's names: <case>[.b<B>|.n<R>].t<T>.r<K>.trace */
-        const sb_run_result *x = &r->runs[i];
-        char path[1200], axis[24] = "";
-        if (x->axis == SB_AXIS_BATCH)
-            snprintf(axis, sizeof axis, ".b%d", x->batch);
-        else if (x->axis == SB_AXIS_RANKS)
-            snprintf(axis, sizeof axis, ".n%d", x->ranks);
-        snprintf(path, sizeof path, "%s/%s%s.t%d.r%d.trace", work_dir, r->c->name, axis,
-                 x->threads, x->repeat);
+        char stem[1100], path[1200];
+        if (!sb_config_stem(stem, sizeof stem, work_dir, r->c->name, &r->runs[i]))
+            continue;
+        snprintf(path, sizeof path, "%s.trace", stem);
         unlink(path);
     }
 }

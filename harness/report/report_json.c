@@ -156,6 +156,19 @@ static json_t *run_json(const sb_run_result *r)
         json_decref(o);
         return NULL;
     }
+    /* the environment axes' values, only on a run that has them */
+    json_t *env = r->n_env > 0 ? json_object() : NULL;
+    for (int i = 0; env && i < r->n_env; i++) {
+        size_t eq = strcspn(r->env[i], "=");
+        char name[SB_ENV_NAME_CHARS];
+        snprintf(name, sizeof name, "%.*s", (int)eq, r->env[i]);
+        if (json_object_set_new(env, name, sb_json_string(r->env[i] + eq + (r->env[i][eq] != 0))))
+            env = NULL;
+    }
+    if (r->n_env > 0 && (!env || json_object_set_new(o, "env", env) != 0)) {
+        json_decref(o);
+        return NULL;
+    }
     return o;
 }
 
@@ -435,11 +448,32 @@ static bool axis_read(sb_run_result *r, const json_t *o)
            get_int_in(o, "ranks", 1, INT32_MAX, &r->ranks);
 }
 
+/* "env": absent on a run without environment axes; else an object of at
+ * most SB_ENV_AXES_MAX variables, each a string. */
+static bool env_read(sb_run_result *r, const json_t *o)
+{
+    const json_t *env = json_object_get(o, "env");
+    if (!env)
+        return true;
+    if (!json_is_object(env) || json_object_size(env) > SB_ENV_AXES_MAX)
+        return false;
+    const char *name;
+    const json_t *v;
+    json_object_foreach((json_t *)(uintptr_t)env, name, v) {
+        if (!json_is_string(v) || strlen(name) >= SB_ENV_NAME_CHARS ||
+            strlen(json_string_value(v)) >= SB_ENV_VALUE_CHARS)
+            return false;
+        snprintf(r->env[r->n_env], sizeof r->env[0], "%s=%s", name, json_string_value(v));
+        r->n_env++;
+    }
+    return true;
+}
+
 static bool run_read(sb_run_result *r, const json_t *o)
 {
     memset(r, 0, sizeof *r);
     return get_int_in(o, "threads", 1, SB_MAX_THREADS, &r->threads) &&
-           axis_read(r, o) &&
+           axis_read(r, o) && env_read(r, o) &&
            get_int_in(o, "repeat", 1, INT32_MAX, &r->repeat) &&
            origins_read(r, o) &&
            get_verdict(o, "verdict", &r->verdict) && get_verdict(o, "expected", &r->expected) &&

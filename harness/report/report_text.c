@@ -5,6 +5,7 @@
 
 #include "judge/precision.h"
 #include "support/support.h"
+#include "sweep/config.h"
 
 static bool run_died(const sb_run_result *r)
 {
@@ -98,11 +99,10 @@ static void text_cells_fill(text_cells *t, const sb_case_result *cr, const sb_ru
     sb_outcome o = sb_run_outcome(r);
     char set[96];
     sb_run_expected_name(r, set, sizeof set);
-    if (r->axis == SB_AXIS_THREADS)
+    /* "batch 16", "isa avx2 OMP_SCHEDULE static": the axes besides threads */
+    sb_config_axes_text(t->c[COL_AXIS], sizeof t->c[0], r);
+    if (!t->c[COL_AXIS][0])
         snprintf(t->c[COL_AXIS], sizeof t->c[0], "threads");
-    else
-        snprintf(t->c[COL_AXIS], sizeof t->c[0], "%s %d", sb_axis_name(r->axis),
-                 r->axis == SB_AXIS_BATCH ? r->batch : r->ranks);
     snprintf(t->c[COL_THREADS], sizeof t->c[0], "%d", r->threads);
     snprintf(t->c[COL_REPEAT], sizeof t->c[0], "%d", r->repeat);
     snprintf(t->c[COL_VERDICT], sizeof t->c[0], "%s", sb_verdict_name(r->verdict));
@@ -131,7 +131,7 @@ static void text_cells_fill(text_cells *t, const sb_case_result *cr, const sb_ru
 static bool case_has_axes(const sb_case_result *cr)
 {
     for (int i = 0; i < cr->n_runs; i++)
-        if (cr->runs[i].axis != SB_AXIS_THREADS)
+        if (!sb_config_threads_only(&cr->runs[i]))
             return true;
     return false;
 }

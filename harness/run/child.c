@@ -99,7 +99,8 @@ sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, 
         unlink(r->stream_path);
     sb_spawn_options so = {.threads = r->threads, .timeout_seconds = r->timeout_seconds,
                            .stderr_path = r->stderr_path, .own_group = ranked,
-                           .mpi_as_root = ranked};
+                           .mpi_as_root = ranked, .env = r->c->run_env,
+                           .n_env = r->c->n_run_env};
     sb_status st = sb_spawn_with(argv, &so, cr);
     if (st != SB_OK)
         sb_err_set(err, errlen, "%s: cannot start: %s", r->self_exe,

@@ -129,7 +129,8 @@ static sb_status command_spawn_one(const sb_child_run *r, sb_child_result *cr, c
     if (r->stream_path)
         unlink(r->stream_path);
     sb_spawn_options so = {.threads = r->threads, .timeout_seconds = r->timeout_seconds,
-                           .stderr_path = r->stderr_path, .own_group = true};
+                           .stderr_path = r->stderr_path, .own_group = true,
+                           .env = c->run_env, .n_env = c->n_run_env};
     sb_status st = sb_spawn_with(argv, &so, cr);
     if (st != SB_OK)
         sb_err_set(err, errlen, "%s: cannot start /bin/sh: %s", c->path,

@@ -3,13 +3,15 @@
  * posix_spawn, never fork: a fork after OpenMP has started its pool copies a
  * process whose worker threads do not exist in the copy. The child gets
  * OMP_NUM_THREADS and OMP_DYNAMIC=false in its environment (so the runtime
- * cannot lower the count behind our back), and is waited for by polling
+ * cannot lower the count behind our back), then the configuration's own
+ * variables (the environment axes), and is waited for by polling
  * waitpid, which needs no signal handler and so cannot disturb a caller's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -44,7 +46,7 @@ static char **child_environment(const sb_spawn_options *o, char *threads_var,
     size_t n = 0;
     while (environ[n])
         n++;
-    char **env = calloc(n + 5, sizeof *env);
+    char **env = calloc(n + 5 + (size_t)o->n_env, sizeof *env);
     if (!env)
         return NULL;
     size_t k = 0;
@@ -54,6 +56,8 @@ static char **child_environment(const sb_spawn_options *o, char *threads_var,
                     (o->threads > 0 && starts_with_var(e, "OMP_NUM_THREADS")) ||
                     (o->unset_proc_bind &&
                      (starts_with_var(e, "OMP_PROC_BIND") || starts_with_var(e, "OMP_PLACES")));
+        for (int v = 0; v < o->n_env && !drop; v++)
+            drop = strncmp(e, o->env[v], strcspn(o->env[v], "=") + 1) == 0;
         if (!drop)
             env[k++] = environ[i];
     }
@@ -70,6 +74,9 @@ static char **child_environment(const sb_spawn_options *o, char *threads_var,
         env[k++] = root_var;
         env[k++] = confirm_var;
     }
+    /* posix_spawn copies the strings and never writes them */
+    for (int v = 0; v < o->n_env; v++)
+        env[k++] = (char *)(uintptr_t)o->env[v];
     env[k] = NULL;
     return env;
 }

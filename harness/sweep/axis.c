@@ -1,5 +1,5 @@
-/* The axes a configuration can vary (threads, batch, ranks) and the name a
- * report gives one configuration. */
+/* The names of the axes a report's axis field says (threads, batch,
+ * ranks); the configuration's whole name is sweep/config.c's. */
 #include <string.h>
 
 #include "sb_harness.h"
@@ -18,22 +18,4 @@ const char *sb_axis_name(sb_axis a)
 sb_axis sb_axis_from_name(const char *name)
 {
     return (sb_axis)sb_name_index(axis_names, SB_AXIS_COUNT, name);
-}
-
-void sb_run_config_name(const sb_run_result *r, char *out, size_t len)
-{
-    switch (r->axis) {
-    case SB_AXIS_THREADS:
-        snprintf(out, len, "threads=%d", r->threads);
-        return;
-    case SB_AXIS_BATCH:
-        snprintf(out, len, "batch=%d threads=%d", r->batch, r->threads);
-        return;
-    case SB_AXIS_RANKS:
-        snprintf(out, len, "ranks=%d threads=%d", r->ranks, r->threads);
-        return;
-    case SB_AXIS_COUNT:
-        break;
-    }
-    snprintf(out, len, "threads=%d", r->threads);
 }

@@ -1,54 +1,34 @@
 /* The sweep driver every producer goes through: `samebits sweep` (cli/),
  * a user's program (user/user.c) and the command cases of either. For each
- * case it reads the golden and sweeps every axis the options ask for
- * (sb_sweep_case for the thread counts, sb_sweep_batch for the batch
- * axis), prints its table and builds its census; for the whole sweep it
- * writes the reports, an input error an <error> in the JUnit report. The
- * exit status is sb_sweep_exit's. */
+ * case it reads the golden and sweeps the configuration space the case and
+ * the options ask for (sb_sweep_case), prints its table and builds its
+ * census; for the whole sweep it writes the reports, an input error an
+ * <error> in the JUnit report. The exit status is sb_sweep_exit's. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "support/support.h"
-
-/* The thread counts (and ranks) against the golden. */
-static sb_status threads_sweep(sb_case_result *r, const sb_case *c, const sb_sweep_options *o,
-                               const char *regenerate, char *err, size_t errlen)
-{
-    sb_trace golden;
-    sb_trace_init(&golden);
-    /* a user's program names its own command; a case file, samebits golden's */
-    sb_status st = regenerate ? sb_golden_read_hinted(&golden, c->golden_path, c->digest,
-                                                      regenerate, err, errlen)
-                              : sb_case_golden_read(&golden, c, err, errlen);
-    if (st == SB_OK)
-        st = sb_sweep_case(c, &golden, o, r, err, errlen);
-    sb_trace_free(&golden);
-    return st;
-}
+#include "sweep/config.h"
 
 sb_status sb_sweep_axes(sb_case_result *r, sb_case *c, const sb_sweep_options *o,
                         const char *regenerate, char *err, size_t errlen)
 {
-    sb_status st = SB_OK;
-    if (o->batch)
-        st = sb_case_batch_override(c, o->batch, o->n_batch, err, errlen);
-    bool threads = o->axes == 0 || (o->axes & SB_AXIS_BIT(SB_AXIS_THREADS));
-    /* the batch axis of a case that has one, and in shard 1 of a sharded
-     * sweep alone (its sizes are not items of the round-robin) */
-    bool batch = c->n_batch > 0 && (o->axes == 0 || (o->axes & SB_AXIS_BIT(SB_AXIS_BATCH))) &&
-                 (o->shard_count == 0 || o->shard_index == 0);
     memset(r, 0, sizeof *r);
     r->c = c;
     r->as_expected = true;
-    if (st == SB_OK && threads)
-        st = threads_sweep(r, c, o, regenerate, err, errlen);
-    if (st == SB_OK && batch)
-        st = sb_sweep_batch(c, o, r, err, errlen);
-    if (st == SB_OK && !threads && !batch) {
-        sb_err_set(err, errlen, "%s: no axis to sweep (--axis batch on a case without "
-                   "[invariance] batch, and no --batch)", c->path);
-        st = SB_ERR_USAGE;
-    }
+    sb_status st = SB_OK;
+    if (o->batch)
+        st = sb_case_batch_override(c, o->batch, o->n_batch, err, errlen);
+    sb_trace golden;
+    sb_trace_init(&golden);
+    /* a user's program names its own command; a case file, samebits golden's */
+    if (st == SB_OK && sb_configs_need_golden(c, o))
+        st = regenerate ? sb_golden_read_hinted(&golden, c->golden_path, c->digest,
+                                                regenerate, err, errlen)
+                        : sb_case_golden_read(&golden, c, err, errlen);
+    if (st == SB_OK)
+        st = sb_sweep_case(c, &golden, o, r, err, errlen);
+    sb_trace_free(&golden);
     if (st != SB_OK)
         sb_case_result_free(r);
     return st;
@@ -127,17 +107,16 @@ void sb_sweep_driver_refuse(sb_sweep_driver *d, const char *message)
     snprintf(d->error, sizeof d->error, "%s", message);
 }
 
-/* The work items (threads, repeat; times ranks) of a case, as sb_sweep_case
- * counts them for sharding. */
+/* The work items of a case, its configurations, as sb_sweep_case counts
+ * them for sharding (0 for a space that does not sweep). */
 static long case_items(const sb_case *c, const sb_sweep_options *o)
 {
-    int n_threads = o->threads ? o->n_threads : c->n_threads;
-    const int *threads = o->threads ? o->threads : c->threads;
-    long n = 0;
-    for (int i = 0; i < n_threads; i++)
-        n += sb_sweep_repeats(c, o, threads[i]);
-    if (c->n_ranks > 0)
-        n *= o->ranks ? o->n_ranks : c->n_ranks;
+    sb_config *pts;
+    int n;
+    char err[16];
+    if (sb_configs_make(c, o, &pts, &n, err, sizeof err) != SB_OK)
+        return 0;
+    free(pts);
     return n;
 }
 

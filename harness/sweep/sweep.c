@@ -1,37 +1,31 @@
-/* Every (threads, repeat) of a case, each in its own process.
+/* Every configuration of a case (sweep/config.h: a point on the axes the
+ * case and the command line ask for), each in its own process, in one loop.
  *
  * A child per configuration, so that a crash, a hang or an OpenMP pool of one
  * configuration cannot touch the next. Each child writes its trace to the
- * work directory; the sweep compares it with the golden, sends a divergence
- * to the locator, and judges the verdict against the case's expectation.
- * The exit status of a sweep is decided here too, for the command and for
- * a user's program alike. */
+ * work directory; the sweep compares it with its reference (the golden; for
+ * a point of the batch axis, the reference size's trace at its threads),
+ * sends a divergence to the locator, and judges the verdict against the
+ * case's expectation. The exit status of a sweep is decided here too, for
+ * the command and for a user's program alike. */
 #include <string.h>
 #include <unistd.h>
 
 #include "judge/judge.h"
 #include "run/child.h"
-#include "sb_build_info.h"
 #include "support/support.h"
+#include "sweep/config.h"
 
-/* Work files of one configuration: <work>/<case>.t<threads>.r<repeat>.*
- * (<case>.b<B>.t<threads>.r<repeat>.* on the batch axis) */
+/* Work files of one configuration: <stem>.* (sb_config_stem) */
 typedef struct run_paths {
     char trace[1024], stream[1024], err[1024], locate[1024];
 } run_paths;
 
-static bool run_paths_make(run_paths *p, const char *work_dir, const sb_case *c, int threads,
-                           int repeat)
+static bool run_paths_make(run_paths *p, const char *work_dir, const sb_case *c,
+                           const sb_run_result *x)
 {
-    char stem[900], batch[24] = "", ranks[24] = "";
-    /* on the batch axis <case>.b<B>...; a rank configuration <case>.n<ranks>... */
-    if (c->run_batch > 0)
-        snprintf(batch, sizeof batch, ".b%d", c->run_batch);
-    if (c->run_ranks > 0)
-        snprintf(ranks, sizeof ranks, ".n%d", c->run_ranks);
-    int n = snprintf(stem, sizeof stem, "%s/%s%s%s.t%d.r%d", work_dir, c->name, batch, ranks,
-                     threads, repeat);
-    if (n < 0 || (size_t)n >= sizeof stem)
+    char stem[900];
+    if (!sb_config_stem(stem, sizeof stem, work_dir, c->name, x))
         return false;
     snprintf(p->trace, sizeof p->trace, "%s.trace", stem);
     snprintf(p->stream, sizeof p->stream, "%s.stream", stem);
@@ -42,9 +36,11 @@ static bool run_paths_make(run_paths *p, const char *work_dir, const sb_case *c,
 
 /* The line of the run about to start: which, how far, and an estimate of
  * the case's time left from the mean of its runs so far. */
-static void progress_show(const sb_case *c, int threads, int repeat, int done, int total,
+static void progress_show(const sb_case *c, const sb_run_result *x, int done, int total,
                           double started)
 {
+    char config[256];
+    sb_run_config_name(x, config, sizeof config);
     double elapsed = sb_monotonic_seconds() - started;
     char in[32], left[48] = "estimating";
     sb_duration_human(in, sizeof in, elapsed);
@@ -53,8 +49,8 @@ static void progress_show(const sb_case *c, int threads, int repeat, int done, i
         sb_duration_human(d, sizeof d, elapsed / done * (total - done));
         snprintf(left, sizeof left, "about %s left", d);
     }
-    fprintf(stderr, "\r\033[K%s: threads %d repeat %d (run %d of %d), %s in, %s", c->name,
-            threads, repeat, done + 1, total, in, left);
+    fprintf(stderr, "\r\033[K%s: %s repeat %d (run %d of %d), %s in, %s", c->name, config,
+            x->repeat, done + 1, total, in, left);
     fflush(stderr);
 }
 
@@ -65,7 +61,8 @@ static void progress_clear(void)
 }
 
 /* The judging of one case's sweep: its options and the reference re-runs
- * its locates share. */
+ * its locates share; c and golden are those of the configuration judged
+ * (the case its children run, and the trace it is compared with). */
 typedef struct sweep_judge {
     const sb_case *c;
     const sb_trace *golden;
@@ -148,7 +145,7 @@ static void run_judge(sweep_judge *j, sb_run_result *x, const sb_trace *t, const
     }
 }
 
-/* Judges the runs of one thread count (traces[i] NULL for a crash or a
+/* Judges the runs of one configuration (traces[i] NULL for a crash or a
  * timeout). Repeats that part make every run of the count nondeterministic,
  * whatever the golden says: the runs are compared with the golden but not
  * located, and the probe where the repeats part is. Repeats that agree are
@@ -159,7 +156,7 @@ static void group_judge(sweep_judge *j, sb_run_result *x, const sb_trace *const 
     if (n == 0)
         return;
     run_paths p;
-    run_paths_make(&p, j->o->work_dir, j->c, x[0].threads, x[0].repeat);
+    run_paths_make(&p, j->o->work_dir, j->c, &x[0]);
     if (sb_repeats_compare(x, traces, n, x[0].max_steps)) {
         int first = -1;     /* the run whose parting is the earliest */
         for (int i = 0; i < n; i++)
@@ -247,7 +244,7 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
     run_paths p;
     sb_trace_init(t);
     *finished = false;
-    if (!run_paths_make(&p, o->work_dir, c, x->threads, x->repeat)) {
+    if (!run_paths_make(&p, o->work_dir, c, x)) {
         sb_err_set(err, errlen, "%s: work directory path too long", o->work_dir);
         return SB_ERR_USAGE;
     }
@@ -258,7 +255,9 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
     sb_status st = sb_run_child(&run, &cr, t, x->message, sizeof x->message);
     x->seconds = cr.seconds;
     if (st != SB_OK) {
-        sb_err_set(err, errlen, "%s (threads %d): %s", c->path, x->threads, x->message);
+        char config[256];
+        sb_run_config_name(x, config, sizeof config);
+        sb_err_set(err, errlen, "%s (%s): %s", c->path, config, x->message);
         return st;
     }
     if (cr.end == SB_CHILD_TIMED_OUT || cr.end == SB_CHILD_SIGNALED || cr.exit_code != 0) {
@@ -279,62 +278,179 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
     return SB_OK;
 }
 
-/* The repeats of thread count `threads` this shard runs, each in its own
- * child, then judged together; *item counts the work items. */
-static sb_status count_sweep(sweep_judge *j, sb_case_result *r, int threads, int repeats,
-                             double timeout, int64_t max_steps, long *item, int total,
-                             char *err, size_t errlen)
+/* The reference traces of the batch axis's points: the reference size's
+ * run at a point's threads and environment, made once each. */
+typedef struct batch_ref {
+    int threads;
+    sb_env_setting env[SB_ENV_AXES_MAX];
+    int n_env;
+    sb_trace t;
+    bool died;
+    char how[256];
+} batch_ref;
+
+typedef struct batch_refs {
+    batch_ref *list;
+    int n;
+} batch_refs;
+
+/* The reference of batch point x, run now when it is the first to need it. */
+static sb_status batch_ref_get(batch_refs *b, const sb_case *c, const sb_sweep_options *o,
+                               const sb_run_result *x, sb_case *scratch, batch_ref **out,
+                               char *err, size_t errlen)
 {
-    const sb_sweep_options *o = j->o;
-    sb_trace *t = calloc((size_t)repeats, sizeof *t);
-    const sb_trace **done = calloc((size_t)repeats, sizeof *done);
-    if (!t || !done) {
-        free(t);
-        free(done);
-        return SB_ERR_NOMEM;
-    }
-    int first = r->n_runs, n = 0;
-    sb_status st = SB_OK;
-    for (int k = 1; k <= repeats && st == SB_OK; k++, (*item)++) {
-        if (o->shard_count > 0 && *item % o->shard_count != o->shard_index)
-            continue;
-        sb_run_result *x = &r->runs[r->n_runs];
-        x->threads = threads;
-        x->repeat = k;
-        const sb_case *c = j->c;
-        x->axis = c->run_batch > 0 ? SB_AXIS_BATCH
-                  : c->run_ranks > 0 ? SB_AXIS_RANKS : SB_AXIS_THREADS;
-        x->batch = c->run_batch;
-        x->ranks = c->run_ranks > 0 ? c->run_ranks : 1;
-        /* one rank is the golden's computation: its thread count's expectation */
-        x->expected_set = x->ranks > 1 ? c->expect_ranks[x->ranks] : c->expect_set[threads];
-        x->expected = x->ranks > 1 ? sb_verdict_set_first(x->expected_set) : c->expect[threads];
-        x->max_steps = max_steps;
-        if (o->progress)
-            progress_show(j->c, threads, k, r->n_runs, total, j->started);
-        bool finished;
-        st = run_one(x, j->c, j->golden, o, timeout, &t[n], &finished, err, errlen);
-        if (st != SB_OK) {
-            sb_trace_free(&t[n]);
-            break;
+    for (int i = 0; i < b->n; i++)
+        if (b->list[i].threads == x->threads && b->list[i].n_env == x->n_env &&
+            memcmp(b->list[i].env, x->env, sizeof x->env) == 0) {
+            *out = &b->list[i];
+            return SB_OK;
         }
-        done[n] = finished ? &t[n] : NULL;
-        n++;
-        r->n_runs++;
+    batch_ref *more = realloc(b->list, (size_t)(b->n + 1) * sizeof *more);
+    if (!more)
+        return SB_ERR_NOMEM;
+    b->list = more;
+    batch_ref *r = &b->list[b->n];
+    memset(r, 0, sizeof *r);
+    r->threads = x->threads;
+    r->n_env = x->n_env;
+    memcpy(r->env, x->env, sizeof x->env);
+    sb_trace_init(&r->t);
+    b->n++;
+    *out = r;
+    sb_config_batch_reference(scratch, c, x);
+    sb_run_result at = *x;
+    at.batch = c->batch_sizes[0];
+    at.repeat = 1;
+    char stem[900], trace[1100], log[1100];
+    if (!sb_config_stem(stem, sizeof stem, o->work_dir, c->name, &at)) {
+        sb_err_set(err, errlen, "%s: work directory path too long", o->work_dir);
+        return SB_ERR_USAGE;
     }
-    if (st == SB_OK)
-        group_judge(j, &r->runs[first], done, n);
-    for (int i = first; i < r->n_runs; i++)
+    snprintf(trace, sizeof trace, "%s.reference.trace", stem);
+    snprintf(log, sizeof log, "%s.reference.stderr", stem);
+    double timeout = o->timeout_seconds > 0 ? o->timeout_seconds : c->timeout_seconds;
+    sb_child_result cr = {0};
+    sb_child_run run = {.self_exe = o->self_exe, .c = scratch, .threads = x->threads,
+                        .timeout_seconds = timeout, .trace_path = trace, .stderr_path = log};
+    sb_status st = sb_run_child(&run, &cr, &r->t, r->how, sizeof r->how);
+    if (st != SB_OK) {
+        sb_err_set(err, errlen, "%s (batch %d, threads %d): %s", c->path, c->batch_sizes[0],
+                   x->threads, r->how);
+        return st;
+    }
+    r->died = cr.end != SB_CHILD_EXITED || cr.exit_code != 0;
+    if (!o->keep_traces)
+        unlink(trace);
+    if (!r->died)
+        unlink(log);
+    return SB_OK;
+}
+
+static void batch_refs_free(batch_refs *b)
+{
+    for (int i = 0; i < b->n; i++)
+        sb_trace_free(&b->list[i].t);
+    free(b->list);
+}
+
+/* A batch point that could not be compared: its reference run died. */
+static void reference_died(sb_run_result *x, const sb_case *c, const batch_ref *ref)
+{
+    x->verdict = SB_VERDICT_CRASH;
+    snprintf(x->message, sizeof x->message, "reference batch %d: %.200s", c->batch_sizes[0],
+             ref->how);
+    snprintf(x->crash.how, sizeof x->crash.how, "reference run %.80s", ref->how);
+}
+
+/* The runs of one configuration so far, judged together when it ends. */
+typedef struct group {
+    int first;                  /* its first run in r->runs */
+    int n;
+    sb_trace *t;                /* [n] traces */
+    const sb_trace **done;      /* [n] t[i], or NULL for a run that did not finish */
+} group;
+
+/* Judges the group's runs and empties it. */
+static void group_close(sweep_judge *j, sb_case_result *r, group *g, bool judge)
+{
+    if (judge && g->n > 0)
+        group_judge(j, &r->runs[g->first], g->done, g->n);
+    for (int i = g->first; i < r->n_runs; i++)
         if (r->runs[i].ranks_disagree > 0)
             r->runs[i].verdict = SB_VERDICT_NONDETERMINISTIC;
     /* the report names the member of the expected set each run matched */
-    for (int i = first; i < r->n_runs; i++)
+    for (int i = g->first; i < r->n_runs; i++)
         if (r->runs[i].expected_set & SB_VERDICT_BIT(r->runs[i].verdict))
             r->runs[i].expected = r->runs[i].verdict;
-    for (int i = 0; i < n; i++)
-        sb_trace_free(&t[i]);
-    free(t);
-    free(done);
+    for (int i = 0; i < g->n; i++)
+        sb_trace_free(&g->t[i]);
+    g->n = 0;
+    g->first = r->n_runs;
+}
+
+/* The one loop: every point of the space this shard runs, a configuration's
+ * repeats judged together when it ends. */
+static sb_status points_sweep(sweep_judge *j, sb_case_result *r, const sb_config *pts, int n,
+                              sb_case *at, sb_case *scratch, group *g, batch_refs *refs,
+                              char *err, size_t errlen)
+{
+    const sb_sweep_options *o = j->o;
+    const sb_case *c = r->c;
+    double timeout = o->timeout_seconds > 0 ? o->timeout_seconds : c->timeout_seconds;
+    /* only a case that would train longer is cut: kernel cases, and training
+     * cases of no more steps, run and compare whole; the batch axis whole */
+    int64_t max_steps = o->max_steps > 0 && sb_case_train_steps(c) > o->max_steps
+                            ? o->max_steps : 0;
+    const sb_trace *golden = j->golden;
+    const batch_ref *ref = NULL;
+    int current = -1;
+    long item = o->shard_offset;
+    sb_status st = SB_OK;
+    for (int i = 0; i < n && st == SB_OK; i++, item++) {
+        if (o->shard_count > 0 && item % o->shard_count != o->shard_index)
+            continue;
+        const sb_run_result *p = &pts[i].x;
+        if (pts[i].group != current) {
+            group_close(j, r, g, true);
+            current = pts[i].group;
+            sb_config_case(at, c, p);
+            const sb_trace *against = golden;
+            if (p->batch > 0) {
+                batch_ref *b;
+                st = batch_ref_get(refs, c, o, p, scratch, &b, err, errlen);
+                if (st != SB_OK)
+                    break;
+                ref = b;
+                against = &b->t;
+            }
+            /* the locator's reference re-runs are of this reference */
+            if (against != j->golden || p->batch > 0)
+                memset(j->refs, 0, sizeof j->refs);
+            j->c = at;
+            j->golden = against;
+        }
+        sb_run_result *x = &r->runs[r->n_runs];
+        *x = *p;
+        x->max_steps = p->batch > 0 ? 0 : max_steps;
+        if (p->batch > 0 && ref->died) {
+            reference_died(x, c, ref);
+            r->n_runs++;
+            g->first = r->n_runs;
+            continue;
+        }
+        if (o->progress)
+            progress_show(c, x, r->n_runs, n, j->started);
+        bool finished;
+        st = run_one(x, at, j->golden, o, timeout, &g->t[g->n], &finished, err, errlen);
+        if (st != SB_OK) {
+            sb_trace_free(&g->t[g->n]);
+            break;
+        }
+        g->done[g->n] = finished ? &g->t[g->n] : NULL;
+        g->n++;
+        r->n_runs++;
+    }
+    group_close(j, r, g, st == SB_OK);
     return st;
 }
 
@@ -345,79 +461,36 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
     memset(r, 0, sizeof *r);
     r->c = c;
     r->as_expected = true;
-    const int *threads = o->threads ? o->threads : c->threads;
-    int n_threads = o->threads ? o->n_threads : c->n_threads;
-    double timeout = o->timeout_seconds > 0 ? o->timeout_seconds : c->timeout_seconds;
-    /* only a case that would train longer is cut: kernel cases, and training
-     * cases of no more steps, run and compare whole */
-    int64_t max_steps = o->max_steps > 0 && sb_case_train_steps(c) > o->max_steps
-                            ? o->max_steps : 0;
-    if (!o->self_exe || !o->work_dir || n_threads <= 0) {
-        sb_err_set(err, errlen, "%s: nothing to sweep (no thread counts)", c->path);
+    if (!o->self_exe || !o->work_dir) {
+        sb_err_set(err, errlen, "%s: nothing to sweep (no program to run)", c->path);
         return SB_ERR_USAGE;
     }
-    const int *ranks = o->ranks ? o->ranks : c->ranks;
-    int n_ranks = c->n_ranks == 0 ? 0 : o->ranks ? o->n_ranks : c->n_ranks;
-    if (o->ranks && c->n_ranks == 0) {
-        sb_err_set(err, errlen, "%s: --ranks needs a [parallel] case (data-parallel training)",
-                   c->path);
-        return SB_ERR_USAGE;
-    }
-    if (n_ranks > 0 && !SB_HAVE_MPI) {
-        sb_err_set(err, errlen, "%s: the rank axis: samebits was built without MPI (meson "
-                   "-Dmpi=enabled; apt-get install openmpi-bin libopenmpi-dev)", c->path);
-        return SB_ERR_NO_MPI;
-    }
-    /* each count once: two runs at one count would write the same work files */
-    bool seen[SB_MAX_THREADS + 1] = {false};
-    int total = 0;
-    for (int i = 0; i < n_threads; i++) {
-        if (threads[i] < 1 || threads[i] > SB_MAX_THREADS) {
-            sb_err_set(err, errlen, "%s: thread count %d is outside 1..%d", c->path, threads[i],
-                       SB_MAX_THREADS);
-            return SB_ERR_USAGE;
-        }
-        if (seen[threads[i]]) {
-            sb_err_set(err, errlen, "%s: thread count %d is listed twice", c->path, threads[i]);
-            return SB_ERR_USAGE;
-        }
-        seen[threads[i]] = true;
-        total += sb_sweep_repeats(c, o, threads[i]);
-    }
-    if (n_ranks > 0)
-        total *= n_ranks;
-    r->runs = calloc((size_t)total, sizeof *r->runs);
-    if (!r->runs)
-        return SB_ERR_NOMEM;
-
-    sb_status st = SB_OK;
-    /* the case's runs share the reference re-runs */
+    sb_config *pts;
+    int n;
+    sb_status st = sb_configs_make(c, o, &pts, &n, err, errlen);
+    if (st != SB_OK)
+        return st;
+    /* the case's runs share the reference re-runs; two cases (an sb_case is
+     * large for the stack): the point's, and its batch reference's */
     sweep_judge *j = calloc(1, sizeof *j);
-    if (!j)
-        return SB_ERR_NOMEM;
-    *j = (sweep_judge){.c = c, .golden = golden, .o = o, .started = sb_monotonic_seconds(),
-                       .max_origins = o->max_origins > 0 ? o->max_origins
-                                                         : SB_ORIGINS_LOCATE_MAX};
-    long item = o->shard_offset;
-    if (n_ranks == 0) {
-        for (int i = 0; i < n_threads && st == SB_OK; i++)
-            st = count_sweep(j, r, threads[i], sb_sweep_repeats(c, o, threads[i]), timeout,
-                             max_steps, &item, total, err, errlen);
-    }
-    /* a [parallel] case: every (ranks, threads), each an mpirun job */
-    sb_case *at = n_ranks > 0 ? malloc(sizeof *at) : NULL;
-    if (n_ranks > 0 && !at)
+    sb_case *at = malloc(2 * sizeof *at);
+    group g = {.t = calloc((size_t)n, sizeof *g.t), .done = calloc((size_t)n, sizeof *g.done)};
+    r->runs = calloc((size_t)n, sizeof *r->runs);
+    batch_refs refs = {0};
+    if (!j || !at || !g.t || !g.done || !r->runs)
         st = SB_ERR_NOMEM;
-    for (int k = 0; k < n_ranks && st == SB_OK; k++) {
-        *at = *c;
-        at->run_ranks = ranks[k];
-        j->c = at;
-        for (int i = 0; i < n_threads && st == SB_OK; i++)
-            st = count_sweep(j, r, threads[i], sb_sweep_repeats(c, o, threads[i]), timeout,
-                             max_steps, &item, total, err, errlen);
+    if (st == SB_OK) {
+        *j = (sweep_judge){.c = c, .golden = golden, .o = o, .started = sb_monotonic_seconds(),
+                           .max_origins = o->max_origins > 0 ? o->max_origins
+                                                             : SB_ORIGINS_LOCATE_MAX};
+        st = points_sweep(j, r, pts, n, &at[0], &at[1], &g, &refs, err, errlen);
     }
+    batch_refs_free(&refs);
+    free(g.t);
+    free(g.done);
     free(at);
     free(j);
+    free(pts);
     for (int i = 0; i < r->n_runs; i++)
         if (sb_run_outcome(&r->runs[i]) == SB_OUTCOME_NOT_AS_EXPECTED)
             r->as_expected = false;

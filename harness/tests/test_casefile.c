@@ -104,6 +104,34 @@ START_TEST(valid_kernel_case)
 }
 END_TEST
 
+/* [sweep] isa and env.NAME are environment axes, refused with their line
+ * for a level of no name or a variable the harness sets itself. */
+START_TEST(environment_axes)
+{
+    char text[1024];
+    snprintf(text, sizeof text, "%sisa = all\nenv.OMP_SCHEDULE = static , dynamic\n",
+             kernel_case);
+    write_case(text);
+    sb_case c;
+    char err[512] = "";
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_int_eq(c.n_env_axes, 2);
+    ck_assert_str_eq(c.env_axes[0].name, "SAMEBITS_ISA");
+    ck_assert_str_eq(c.env_axes[1].name, "OMP_SCHEDULE");
+    ck_assert_int_eq(c.env_axes[1].n_values, 2);
+    ck_assert_str_eq(c.env_axes[1].values[1], "dynamic");
+    snprintf(text, sizeof text, "%sisa = avx2, sse4\n", kernel_case);
+    write_case(text);
+    ck_assert_int_eq(sb_case_load(&c, path, err, sizeof err), SB_ERR_INPUT);
+    ck_assert_ptr_nonnull(strstr(err, ":21: expected isa: all or a list"));
+    snprintf(text, sizeof text, "%senv.OMP_NUM_THREADS = 1, 2\n", kernel_case);
+    write_case(text);
+    ck_assert_int_eq(sb_case_load(&c, path, err, sizeof err), SB_ERR_INPUT);
+    ck_assert_ptr_nonnull(strstr(err, ":21: expected env.NAME"));
+    ck_assert_ptr_nonnull(strstr(err, "OMP_NUM_THREADS is set by the harness"));
+}
+END_TEST
+
 /* expect takes a set of verdicts; expect[T] is its first member. */
 START_TEST(expect_sets)
 {
@@ -824,6 +852,7 @@ Suite *make_casefile_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, valid_kernel_case);
     tcase_add_test(tc, expect_sets);
+    tcase_add_test(tc, environment_axes);
     tcase_add_test(tc, valid_train_case);
     tcase_add_test(tc, parallel_section);
     tcase_add_test(tc, digest_covers_what_decides_the_trace);

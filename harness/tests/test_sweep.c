@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "sb_harness.h"
+#include "sweep/config.h"
 
 Suite *make_sweep_suite(void);
 
@@ -79,7 +80,8 @@ static void setup(void)
     fprintf(f,
             "#!/bin/sh\n"
             "case \"$4\" in\n"
-            "1) [ \"$7\" = --max-steps ] && exit 1; cp %s \"$6\" ;;\n"
+            "1) [ \"$7\" = --max-steps ] && exit 1;"
+            " if [ \"$OMP_SCHEDULE\" = dynamic ]; then cp %s \"$6\"; else cp %s \"$6\"; fi ;;\n"
             "2) kill -SEGV $$ ;;\n"
             "3) exec sleep 30 ;;\n"
             "4) echo 'fake.case:3: expected something else' >&2; exit 2 ;;\n"
@@ -96,7 +98,7 @@ static void setup(void)
             "10) { echo 'samebits-stream 1'; sed -n 7,8p %s; echo 'start 0 z relu_fwd';"
             " printf '0 z relu_fwd f32'; } > \"$8\"; exec sleep 30 ;;\n"
             "esac\n",
-            good, changed, good, good, good, changed);
+            changed, good, changed, good, good, good, changed);
     ck_assert_int_eq(fclose(f), 0);
     ck_assert_int_eq(chmod(script, 0755), 0);
 }
@@ -336,6 +338,51 @@ START_TEST(crash_without_a_stream_says_so)
 }
 END_TEST
 
+/* An environment axis is a configuration per value, its variable set in
+ * that configuration's child alone (the stand-in writes a changed trace
+ * under OMP_SCHEDULE=dynamic), each named in the reports. */
+START_TEST(environment_axis_reaches_each_child)
+{
+    sb_env_axis e;
+    char err[256] = "";
+    ck_assert(sb_env_axis_option(&e, "OMP_SCHEDULE=static , dynamic", false, err, sizeof err));
+    ck_assert_int_eq(e.n_values, 2);
+    ck_assert_str_eq(e.values[0], "static");
+    const int threads[] = {1, 6};
+    sb_sweep_options o = {.self_exe = script, .work_dir = work, .threads = threads,
+                          .n_threads = 2, .env = &e, .n_env = 1};
+    sb_case_result r;
+    ck_assert_int_eq(sb_sweep_case(&c, &golden, &o, &r, err, sizeof err), SB_OK);
+    ck_assert_int_eq(r.n_runs, 4);
+    char name[128];
+    sb_run_config_name(&r.runs[1], name, sizeof name);
+    ck_assert_str_eq(name, "threads=1 OMP_SCHEDULE=dynamic");
+    ck_assert_int_eq(r.runs[0].verdict, SB_VERDICT_IDENTICAL);
+    ck_assert(r.runs[1].div.found);
+    ck_assert_str_eq(r.runs[1].div.probe, "y");
+    ck_assert(r.runs[2].div.found);     /* 6 threads: changed whatever the schedule */
+    sb_case_result_free(&r);
+}
+END_TEST
+
+/* The harness's own variables, the isa axis's and bad lists are refused. */
+START_TEST(environment_axis_refuses_the_harness_variables)
+{
+    sb_env_axis e;
+    char err[256] = "";
+    ck_assert(!sb_env_axis_option(&e, "OMP_NUM_THREADS=1,2", false, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "OMP_NUM_THREADS is set by the harness"));
+    ck_assert(!sb_env_axis_option(&e, "OMP_DYNAMIC=true", false, err, sizeof err));
+    ck_assert(!sb_env_axis_option(&e, "SAMEBITS_ISA=avx2", false, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "--isa"));
+    ck_assert(!sb_env_axis_option(&e, "OMP_SCHEDULE=static,,dynamic", false, err, sizeof err));
+    ck_assert(!sb_env_axis_option(&e, "OMP_SCHEDULE", false, err, sizeof err));
+    ck_assert(!sb_env_axis_option(&e, "1X=a", false, err, sizeof err));
+    ck_assert(sb_env_axis_option(&e, "all", true, err, sizeof err));
+    ck_assert_str_eq(e.name, "SAMEBITS_ISA");
+}
+END_TEST
+
 Suite *make_sweep_suite(void)
 {
     Suite *s = suite_create("sweep");
@@ -353,6 +400,8 @@ Suite *make_sweep_suite(void)
     tcase_add_test(tc, crash_is_located_from_the_stream);
     tcase_add_test(tc, timed_out_run_reports_the_divergence_it_had_made);
     tcase_add_test(tc, crash_without_a_stream_says_so);
+    tcase_add_test(tc, environment_axis_reaches_each_child);
+    tcase_add_test(tc, environment_axis_refuses_the_harness_variables);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -15,6 +15,7 @@
 
 #include "sb_harness.h"
 #include "support/support.h"
+#include "sweep/config.h"
 
 /* Default thread counts of a user sweep. */
 static const int default_threads[] = {1, 2, 3, 4};
@@ -34,6 +35,8 @@ typedef struct user_args {
     bool tap, census, check, update, update_reordering;
     const char **names;         /* the kernels named on the line ([argc]) */
     int n_names;
+    sb_env_axis env[SB_ENV_AXES_MAX];   /* sweep --isa and --env */
+    int n_env;
 } user_args;
 
 /* The kernels of this program and the ones a command works on. */
@@ -57,6 +60,7 @@ static void user_usage(FILE *f, const char *prog)
             "             [--golden FILE | --golden-dir DIR] [--work-dir DIR]\n"
             "             [--json FILE] [--junit FILE] [--tap]\n"
             "             [--census] [--census-json FILE] [--census-md FILE]\n"
+            "             [--isa all|LIST] [--env NAME=v1,v2]...\n"
             "       %s run NAME --threads N --trace FILE [--stream FILE]\n"
             "             [--dump PROBE --dump-step S --dump-dir DIR]\n"
             "NAME: a kernel of this program (`list`); none: every kernel. The golden of\n"
@@ -100,8 +104,13 @@ static bool args_parse(user_args *a, int argc, char **argv)
     a->names = calloc((size_t)argc, sizeof *a->names);
     if (!a->names)
         return false;
-    sb_args args = {.options = options, .positional = a->names, .max_positional = argc};
     char err[320];
+    /* the sweep's instruction-set and environment axes (harness/CLI.md) */
+    if (!sb_env_options_take(a->env, &a->n_env, &argc, argv, 2, err, sizeof err)) {
+        fprintf(stderr, "%s %s: %s\n", argv[0], a->cmd, err);
+        return false;
+    }
+    sb_args args = {.options = options, .positional = a->names, .max_positional = argc};
     sb_args_status st = sb_args_parse(&args, argc, argv, 2, err, sizeof err);
     a->n_names = args.n_positional;
     switch (st) {
@@ -174,6 +183,7 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
                 SB_MAX_THREADS);
         return SB_EXIT_INPUT;
     }
+    sb_isa_cap();               /* a bad SAMEBITS_ISA stops the run here, before any work */
     char err[512] = "";
     sb_dump_list list = {0};
     if (a->dump_list && sb_dump_list_read(&list, a->dump_list, err, sizeof err) != SB_OK) {
@@ -313,6 +323,8 @@ static int user_sweep(const user_program *p, const char *self, const char *work,
     }
     o.repeats = (int)repeat;
     o.timeout_seconds = timeout;
+    o.env = a->env;
+    o.n_env = a->n_env;
     /* every report path first: an unwritable one stops the sweep before any
      * run */
     const char *outputs[] = {a->json, a->junit, a->census_json, a->census_md};

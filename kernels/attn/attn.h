@@ -137,7 +137,7 @@ static inline float sb_attn_chunked_sum(const float *x, ptrdiff_t stride, int n,
  * columns past the last whole block (fewer than 16) take the scalar loop.
  * Blocking decides only which columns run together, never a column's
  * arithmetic. They are always inlined, so that each copy of attn_pairs.c's
- * pair functions (SB_ISA_CLONES) has its own vector width. */
+ * pair functions (SB_ISA_VARIANTS) has its own vector width. */
 
 /* y[c] = sum_e w[e * ws] * rows[e * ld + c] in chunks of `chunk` for c < 8
  * vecs (vecs = 2 or 4) */

@@ -15,9 +15,9 @@ static int max_len(const sb_attn_decode *a)
 }
 
 /* One (request, head) pair, det: query len-1 of attn_pairs.c's fwd_pair. */
-SB_ISA_CLONES
-static void det_pair(float *y, const float *q, const float *kv, int len, int d, int width,
-                     float *kt, float *p)
+SB_ISA_VARIANTS(det_pair, (float *y, const float *q, const float *kv, int len, int d, int width,
+                           float *kt, float *p),
+                (y, q, kv, len, d, width, kt, p))
 {
     const ptrdiff_t ld = 2 * (ptrdiff_t)width;
     sb_attn_transpose(kt, kv, ld, len, d, len);
@@ -60,9 +60,9 @@ int sb_attn_decode_splits(int len, int n, int h, int threads)
 
 /* One split of one pair, loose: keys [j0, j1) of the pair; its max into
  * *mx, its sum into *l, its unnormalised output into o [d]. */
-SB_ISA_CLONES
-static void loose_split(float *o, float *mx, float *l, const float *q, const float *kv, int j0,
-                        int j1, int d, int width, float *kt, float *p)
+SB_ISA_VARIANTS(loose_split, (float *o, float *mx, float *l, const float *q, const float *kv,
+                              int j0, int j1, int d, int width, float *kt, float *p),
+                (o, mx, l, q, kv, j0, j1, d, width, kt, p))
 {
     const ptrdiff_t ld = 2 * (ptrdiff_t)width;
     const int n = j1 - j0;

@@ -42,9 +42,9 @@ SB_ALWAYS_INLINE void pair_probabilities(float *p, const float *q, ptrdiff_t ld,
  * element's additions and products in the same order at every width, and
  * never contracted (kernels/meson.build), so every copy gives the same
  * bits. */
-SB_ISA_CLONES
-static void fwd_pair(float *y, const float *q, const float *k, const float *v,
-                     const sb_attn_shape *s, sb_attn_scratch *w, int parts)
+SB_ISA_VARIANTS(fwd_pair, (float *y, const float *q, const float *k, const float *v,
+                           const sb_attn_shape *s, sb_attn_scratch *w, int parts),
+                (y, q, k, v, s, w, parts))
 {
     const int t = s->t, d = s->d;
     const ptrdiff_t width = sb_attn_width(s), ld = sb_attn_ld(s);
@@ -58,11 +58,12 @@ static void fwd_pair(float *y, const float *q, const float *k, const float *v,
     }
 }
 
-/* One query head's gradients (attn.h; cloned as fwd_pair). */
-SB_ISA_CLONES
-void sb_attn_bwd_head(float *dq, float *dk, float *dv, ptrdiff_t ldk, const float *g,
-                     const float *q, const float *k, const float *v, const sb_attn_shape *s,
-                     sb_attn_scratch *w, int parts)
+/* One query head's gradients (sb_attn_bwd_head; built per instruction set as
+ * fwd_pair). */
+SB_ISA_VARIANTS(bwd_head, (float *dq, float *dk, float *dv, ptrdiff_t ldk, const float *g,
+                           const float *q, const float *k, const float *v,
+                           const sb_attn_shape *s, sb_attn_scratch *w, int parts),
+                (dq, dk, dv, ldk, g, q, k, v, s, w, parts))
 {
     const int t = s->t, d = s->d;
     const ptrdiff_t width = sb_attn_width(s), ld = sb_attn_ld(s);
@@ -93,6 +94,13 @@ void sb_attn_bwd_head(float *dq, float *dk, float *dv, ptrdiff_t ldk, const floa
         sb_attn_chunked_rows(dv + j * ldk, w->p + from, t, g + i0 * width, width, n, d,
                              sb_attn_chunk(n, parts));
     }
+}
+
+void sb_attn_bwd_head(float *dq, float *dk, float *dv, ptrdiff_t ldk, const float *g,
+                      const float *q, const float *k, const float *v, const sb_attn_shape *s,
+                      sb_attn_scratch *w, int parts)
+{
+    bwd_head(dq, dk, dv, ldk, g, q, k, v, s, w, parts);
 }
 
 /* One (sequence, key/value head) group's gradients: its query heads in

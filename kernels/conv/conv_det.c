@@ -76,8 +76,8 @@ SB_ALWAYS_INLINE void col_trans_block_direct(float *dst, int nr, const float *x,
  * then transposed into the panel; in the plain case above, without the
  * copy in between. */
 _Static_assert(SB_GEMM_NR % 8 == 0 && SB_GEMM_NRN % 8 == 0, "panels hold whole 8-tap blocks");
-SB_ISA_CLONES
-static void pack_col_trans(float *dst, const void *src, int p0, int kc, int j0, int nc, int nr)
+SB_ISA_VARIANTS(pack_col_trans, (float *dst, const void *src, int p0, int kc, int j0, int nc, int nr),
+                (dst, src, p0, kc, j0, nc, nr))
 {
     const conv_src *cs = src;
     const sb_conv_shape *s = cs->s;

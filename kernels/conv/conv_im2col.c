@@ -99,9 +99,8 @@ SB_ALWAYS_INLINE void im2col_block_plain(float *dst, ptrdiff_t ts, const float *
 
 /* Multiversioned functions stay in their file (clang resolves clones of an
  * external function only where its every declaration says so). */
-SB_ISA_CLONES
-static void im2col_block(float *dst, ptrdiff_t ts, ptrdiff_t ps, const float *x,
-                         const sb_conv_shape *s, int t0, int nt, int j0, int nj)
+SB_ISA_VARIANTS(im2col_block, (float *dst, ptrdiff_t ts, ptrdiff_t ps, const float *x, const sb_conv_shape *s, int t0, int nt, int j0, int nj),
+                (dst, ts, ps, x, s, t0, nt, j0, nj))
 {
     int oh = j0 / s->q, ow = j0 % s->q;
     if (ps == 1 && s->stride == 1 && s->pad == 0) {
@@ -146,8 +145,8 @@ static inline void add_run(float *restrict dx_row, const float *restrict src, in
             dx_row[(ptrdiff_t)q * stride] += src[q];
 }
 
-SB_ISA_CLONES
-static void col2im_add(float *dx, const float *col, const sb_conv_shape *s)
+SB_ISA_VARIANTS(col2im_add, (float *dx, const float *col, const sb_conv_shape *s),
+                (dx, col, s))
 {
     ptrdiff_t pq = (ptrdiff_t)s->p * s->q;
     for (int c = 0; c < s->c; c++) {

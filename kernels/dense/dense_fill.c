@@ -7,8 +7,8 @@
  * behind a plain function: clang 14 names the dispatcher of an external
  * multiversioned function apart from the function, so callers in other
  * files would not link. */
-SB_ISA_CLONES
-static void fill_rows(float *y, const float *b, int rows, int cols)
+SB_ISA_VARIANTS(fill_rows, (float *y, const float *b, int rows, int cols),
+                (y, b, rows, cols))
 {
     for (int i = 0; i < rows; i++)
         sb_copy_run(y + (size_t)i * cols, b, cols);

@@ -149,10 +149,11 @@ SB_ALWAYS_INLINE void windows_bwd(float *d0, float *d1, const float *dy, const f
     store_pairs(d1 + 2 * j, &gc, &gd);
 }
 
-SB_ISA_CLONES
-static void plane_fwd(float *y,         /* [h/2][w/2] */
-                      const float *x,   /* [h][w] */
-                      size_t h, size_t w)
+SB_ISA_VARIANTS(plane_fwd,
+                (float *y,          /* [h/2][w/2] */
+                 const float *x,    /* [h][w] */
+                 size_t h, size_t w),
+                (y, x, h, w))
 {
     const size_t ph = h / 2, pw = w / 2;
     for (size_t i = 0; i < ph; i++) {
@@ -176,11 +177,12 @@ static void plane_fwd(float *y,         /* [h/2][w/2] */
  * made this loop 2.5 times slower. Every element of dx is written: the four
  * of each window (twice where a row's last eight-window step overlaps the
  * one before), then the row and column an odd size leaves out. */
-SB_ISA_CLONES
-static void plane_bwd(float *dx,        /* [h][w] */
-                      const float *dy,  /* [h/2][w/2] */
-                      const float *x,   /* [h][w] */
-                      size_t h, size_t w)
+SB_ISA_VARIANTS(plane_bwd,
+                (float *dx,         /* [h][w] */
+                 const float *dy,   /* [h/2][w/2] */
+                 const float *x,    /* [h][w] */
+                 size_t h, size_t w),
+                (dx, dy, x, h, w))
 {
     const size_t ph = h / 2, pw = w / 2;
     for (size_t i = 0; i < ph; i++) {
@@ -340,15 +342,15 @@ void sb_dropout_bwd_hashed(float *dx, const float *dy, const float *mask, size_t
  * compiler if-converts it, tanh.h; every copy gives the scalar bits), and
  * each thread takes whole hash leaves, as in hashed mode. */
 
-SB_ISA_CLONES
-static void gelu_fwd_span(float *y, const float *x, size_t lo, size_t hi)
+SB_ISA_VARIANTS(gelu_fwd_span, (float *y, const float *x, size_t lo, size_t hi),
+                (y, x, lo, hi))
 {
     for (size_t i = lo; i < hi; i++)
         y[i] = sb_gelu(x[i]);
 }
 
-SB_ISA_CLONES
-static void gelu_bwd_span(float *dx, const float *dy, const float *x, size_t lo, size_t hi)
+SB_ISA_VARIANTS(gelu_bwd_span, (float *dx, const float *dy, const float *x, size_t lo, size_t hi),
+                (dx, dy, x, lo, hi))
 {
     for (size_t i = lo; i < hi; i++)
         dx[i] = sb_gelu_grad(dy[i], x[i]);
@@ -427,36 +429,36 @@ void sb_residual_add_hashed(float *y, const float *a, const float *b, size_t n,
 
 static const sb_leaf_request no_digests;
 
-SB_ISA_CLONES
-static void silu_fwd_block(const sb_leaf_call *c, size_t lo, size_t hi)
+SB_ISA_VARIANTS(silu_fwd_block, (const sb_leaf_call *c, size_t lo, size_t hi),
+                (c, lo, hi))
 {
     for (size_t i = lo; i < hi; i++)
         c->out[0][i] = sb_silu(c->in[0][i]);
 }
 
-SB_ISA_CLONES
-static void silu_bwd_block(const sb_leaf_call *c, size_t lo, size_t hi)
+SB_ISA_VARIANTS(silu_bwd_block, (const sb_leaf_call *c, size_t lo, size_t hi),
+                (c, lo, hi))
 {
     for (size_t i = lo; i < hi; i++)
         c->out[0][i] = sb_silu_grad(c->in[0][i], c->in[1][i]);
 }
 
-SB_ISA_CLONES
-static void swiglu_fwd_block(const sb_leaf_call *c, size_t lo, size_t hi)
+SB_ISA_VARIANTS(swiglu_fwd_block, (const sb_leaf_call *c, size_t lo, size_t hi),
+                (c, lo, hi))
 {
     for (size_t i = lo; i < hi; i++)
         c->out[0][i] = sb_swiglu(c->in[0][i], c->in[1][i]);
 }
 
-SB_ISA_CLONES
-static void swiglu_bwd_a_block(const sb_leaf_call *c, size_t lo, size_t hi)
+SB_ISA_VARIANTS(swiglu_bwd_a_block, (const sb_leaf_call *c, size_t lo, size_t hi),
+                (c, lo, hi))
 {
     for (size_t i = lo; i < hi; i++)
         c->out[0][i] = sb_swiglu_grad_a(c->in[0][i], c->in[1][i], c->in[2][i]);
 }
 
-SB_ISA_CLONES
-static void swiglu_bwd_b_block(const sb_leaf_call *c, size_t lo, size_t hi)
+SB_ISA_VARIANTS(swiglu_bwd_b_block, (const sb_leaf_call *c, size_t lo, size_t hi),
+                (c, lo, hi))
 {
     for (size_t i = lo; i < hi; i++)
         c->out[0][i] = sb_swiglu_grad_b(c->in[0][i], c->in[1][i]);

@@ -2,7 +2,7 @@
  * -, *, / (each correctly rounded, never contracted: kernels/meson.build),
  * comparisons and exponent bits, no branch and no library call. A loop of it
  * vectorises where the compiler if-converts its selects (clang at every
- * width; GCC 12 in every copy of SB_ISA_CLONES given -fno-trapping-math,
+ * width; GCC 12 in every copy of SB_ISA_VARIANTS given -fno-trapping-math,
  * kernels/meson.build, where before the AVX-512 copy alone), and every copy
  * gives the scalar loop's bits. A
  * libm's tanhf is neither vectorised nor the same from one libm (or glibc

@@ -84,8 +84,8 @@ SB_ALWAYS_INLINE void sum_cols_block(float *restrict out, const float *restrict 
 
 /* A whole block with its width a constant (the chains stay in registers),
  * or the last columns */
-SB_ISA_CLONES
-static void sum_cols(float *out, const float *x, ptrdiff_t ld, size_t rows, int cols)
+SB_ISA_VARIANTS(sum_cols, (float *out, const float *x, ptrdiff_t ld, size_t rows, int cols),
+                (out, x, ld, rows, cols))
 {
     if (cols == SUM_COLS)
         sum_cols_block(out, x, ld, rows, SUM_COLS);

@@ -115,8 +115,8 @@ SB_ALWAYS_INLINE void pack_a_panels(float *restrict dst, sb_matview a, int mc, i
 
 /* pack_a_panels with mr a constant in each copy (a copy of mr floats is
  * then a vector move, not a library call) */
-SB_ISA_CLONES
-static void pack_a(float *restrict dst, sb_matview a, int mc, int kc, int mr)
+SB_ISA_VARIANTS(pack_a, (float *restrict dst, sb_matview a, int mc, int kc, int mr),
+                (dst, a, mc, kc, mr))
 {
     if (mr == SB_GEMM_MR)
         pack_a_panels(dst, a, mc, kc, SB_GEMM_MR);
@@ -127,8 +127,8 @@ static void pack_a(float *restrict dst, sb_matview a, int mc, int kc, int mr)
 /* B[0..kc)[0..nc) into panels of nr columns, p-major inside a panel;
  * columns past nc are zero. Contiguous rows are copied; a transposed view
  * (contiguous columns) is transposed 8 x 8 blocks at a time. */
-SB_ISA_CLONES
-static void pack_b(float *restrict dst, sb_matview b, int kc, int nc, int nr)
+SB_ISA_VARIANTS(pack_b, (float *restrict dst, sb_matview b, int kc, int nc, int nr),
+                (dst, b, kc, nc, nr))
 {
     for (int j0 = 0; j0 < nc; j0 += nr) {
         int cols = nc - j0 < nr ? nc - j0 : nr;

@@ -7,15 +7,12 @@
 int sb_gemm_tiles_variants(const sb_gemm_tiles *out[3])
 {
     int n = 0;
-#if SB_GEMM_TILES_AVX2
-    __builtin_cpu_init();
-#endif
 #if SB_GEMM_TILES_AVX512
-    if (SB_CPU_AVX512())
+    if (sb_isa_allows(SB_ISA_AVX512))
         out[n++] = &sb_gemm_tiles_avx512;
 #endif
 #if SB_GEMM_TILES_AVX2
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    if (sb_isa_allows(SB_ISA_AVX2))
         out[n++] = &sb_gemm_tiles_avx2;
 #endif
     out[n++] = &sb_gemm_tiles_generic;

@@ -106,12 +106,13 @@ typedef struct sb_gemm_tile {
 #endif
 extern const sb_gemm_tiles sb_gemm_tiles_generic, sb_gemm_tiles_avx2, sb_gemm_tiles_avx512;
 
-/* The tiles compiled for the best instruction set this CPU has. Every variant
+/* The tiles compiled for the best instruction set this CPU has under the
+ * run's cap (SAMEBITS_ISA, sb_isa.h). Every variant
  * is the same C source; fmaf is correctly rounded everywhere (an instruction
  * or a libm call), so every variant gives the same bits. */
 const sb_gemm_tiles *sb_gemm_tiles_select(void);
 
-/* Every variant this CPU can run, best first (at most 3), so tests can show
+/* Every variant this CPU can run under the cap, best first (at most 3), so tests can show
  * they agree bit for bit; returns how many. */
 int sb_gemm_tiles_variants(const sb_gemm_tiles *out[3]);
 

@@ -3,7 +3,7 @@
  * Packing moves data and never computes, so how it is done cannot change a
  * bit of any result: the transpose uses GNU vector extensions (GCC >= 12,
  * clang), which compile to shuffles on every x86-64 level and to plain moves
- * elsewhere. The callers are multiversioned (SB_ISA_CLONES, or the
+ * elsewhere. The callers are multiversioned (SB_ISA_VARIANTS, or the
  * register tiles' per-ISA copies) and the helpers here always inlined into
  * them, so each copy has its own; a caller compiled once gets the
  * baseline moves. */
@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "sb_common.h"   /* SB_ISA_CLONES, SB_ALWAYS_INLINE */
+#include "sb_common.h"   /* SB_ISA_VARIANTS, SB_ALWAYS_INLINE */
 
 typedef float sb_v8f __attribute__((vector_size(32)));
 typedef float sb_v16f __attribute__((vector_size(64)));

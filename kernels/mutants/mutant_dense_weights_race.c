@@ -52,7 +52,7 @@ static void add_samples(float *part, const float *dy, const float *x, const sb_d
     float *mine = malloc(nw * sizeof *mine);
     SB_ASSERT(mine != NULL);
     memcpy(mine, part, nw * sizeof *mine);         /* the read */
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    if (sb_isa_allows(SB_ISA_AVX2))
         samples_add_fma(mine, dy, x, s, i0, i1);
     else
         samples_add_plain(mine, dy, x, s, i0, i1);

@@ -104,10 +104,8 @@ void sb_adam_update_hashed(float *w, float *m, float *v, const float *g,
  * and never contracted (kernels/meson.build), so every copy gives the bits
  * of the scalar loop; two square roots and a division an element make this
  * loop compute-bound in scalar code. */
-SB_ISA_CLONES
-static void adadelta_range(float *restrict w, float *restrict acc, float *restrict delta_acc,
-                           const float *restrict g, const sb_optim_params *o, size_t lo,
-                           size_t hi)
+SB_ISA_VARIANTS(adadelta_range, (float *restrict w, float *restrict acc, float *restrict delta_acc, const float *restrict g, const sb_optim_params *o, size_t lo, size_t hi),
+                (w, acc, delta_acc, g, o, lo, hi))
 {
     const float one_minus_rho = 1.0f - o->rho;
     for (size_t i = lo; i < hi; i++)

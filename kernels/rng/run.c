@@ -67,9 +67,8 @@ SB_ALWAYS_INLINE void uniform_run(float *out, uint64_t seed, uint32_t stream, ui
 }
 
 /* One copy of the run per instruction set, the levels of
- * SB_ISA_CLONES, but as separate functions rather than target_clones
- * so that tests can call each one; the best is picked at each call
- * (__builtin_cpu_supports reads flags set at load time). */
+ * SB_ISA_VARIANTS, but as functions of their own so that tests can call
+ * each one; the best the cap allows is picked at each call (sb_isa.h). */
 #define RUN_VARIANT(name, attr)                                                      \
     attr static void name(float *out, uint64_t seed, uint32_t stream, uint32_t step, \
                           uint64_t index0, size_t n)                                 \
@@ -89,12 +88,11 @@ int sb_rng_uniform_run_variants(sb_rng_run_fn out[3])
 {
     int n = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
-    __builtin_cpu_init();
 #if !defined(SB_WITHOUT_AVX512)
-    if (SB_CPU_AVX512())
+    if (sb_isa_allows(SB_ISA_AVX512))
         out[n++] = run_avx512;
 #endif
-    if (__builtin_cpu_supports("avx2"))
+    if (sb_isa_allows(SB_ISA_AVX2))
         out[n++] = run_avx2;
 #endif
     out[n++] = run_generic;

@@ -185,6 +185,48 @@ static sb_matview tile_a_view(const float *m0, float *copy, int rows, int k, boo
     return sb_matview_trans(copy, rows);
 }
 
+/* The instruction-set levels by name, and the refusals: a name of none, a
+ * level this CPU or build does not run. */
+START_TEST(test_isa_levels)
+{
+    char err[160] = "";
+    sb_isa i;
+    ck_assert_int_eq(sb_isa_from_name("avx2"), SB_ISA_AVX2);
+    ck_assert_int_eq(sb_isa_from_name("sse4"), SB_ISA_COUNT);
+    ck_assert(!sb_isa_parse("sse4", &i, err, sizeof err));
+    ck_assert_str_eq(err, "SAMEBITS_ISA=sse4: expected avx512, avx2 or baseline");
+    for (int l = 0; l < SB_ISA_COUNT; l++) {
+        bool ok = sb_isa_parse(sb_isa_name((sb_isa)l), &i, err, sizeof err);
+        ck_assert_int_eq(ok, sb_isa_runs((sb_isa)l));
+        if (ok)
+            ck_assert_int_eq(i, l);
+    }
+}
+END_TEST
+
+/* SAMEBITS_ISA caps the tiles a product takes: under baseline the generic
+ * tiles, under avx2 the AVX2 ones where the CPU runs them. The cap is read
+ * once per process, so only in a test process of its own (Check's fork). */
+START_TEST(test_isa_cap_picks_the_tiles)
+{
+    const char *fork = getenv("CK_FORK");
+    if (fork && strcmp(fork, "no") == 0)
+        return;
+    const sb_isa level = (sb_isa)_i;
+    if (!sb_isa_runs(level))
+        return;
+    setenv("SAMEBITS_ISA", sb_isa_name(level), 1);
+    ck_assert_int_eq(sb_isa_cap(), level);
+    const sb_gemm_tiles *t = sb_gemm_tiles_select();
+    if (level == SB_ISA_BASELINE)
+        ck_assert_ptr_eq(t, &sb_gemm_tiles_generic);
+#if SB_GEMM_TILES_AVX2
+    if (level == SB_ISA_AVX2)
+        ck_assert_ptr_eq(t, &sb_gemm_tiles_avx2);
+#endif
+}
+END_TEST
+
 /* Every ISA variant of every tile (wide, narrow, tall and short; A read by
  * rows and by columns): same bits as the definition, full and edge tiles,
  * overwrite and accumulate. */
@@ -622,6 +664,8 @@ Suite *make_gemm_suite(void)
     tcase_add_test(tc, test_sum_det_rows);
     tcase_add_test(tc, test_sum_det_cols);
     tcase_add_test(tc, test_dot_bound_rounding);
+    tcase_add_test(tc, test_isa_levels);
+    tcase_add_loop_test(tc, test_isa_cap_picks_the_tiles, SB_ISA_BASELINE, SB_ISA_AVX512);
     suite_add_tcase(s, tc);
     return s;
 }

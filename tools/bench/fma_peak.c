@@ -54,12 +54,12 @@ static peak_fn *peak_select(int *width, const char **isa)
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
 #if !defined(SB_WITHOUT_AVX512)
-    if (SB_CPU_AVX512()) {
+    if (sb_isa_allows(SB_ISA_AVX512)) {
         *width = 16, *isa = "AVX-512";
         return peak_avx512;
     }
 #endif
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    if (sb_isa_allows(SB_ISA_AVX2)) {
         *width = 8, *isa = "AVX2+FMA";
         return peak_avx2;
     }

@@ -33,25 +33,40 @@ def ranked(run):
     return run.get("axis") == "ranks"
 
 
+def env_of(run):
+    """The environment axes' values of a run (the instruction set's and any
+    variable's, harness/REPORTS.md), as (name, value) pairs; () without."""
+    return tuple(run.get("env", {}).items())
+
+
 def run_key(build, case, run):
-    return (build, case, run.get("ranks", 1), run["threads"], run["repeat"], batch_of(run))
+    return (build, case, run.get("ranks", 1), run["threads"], run["repeat"], batch_of(run),
+            env_of(run))
 
 
 def run_id(build, case, run):
     batch = f"-b{batch_of(run)}" if batch_of(run) else ""
     ranks = f"-n{run['ranks']}" if ranked(run) else ""
-    return f"d-{build}-{case}{batch}{ranks}-t{run['threads']}-r{run['repeat']}".replace(".", "_")
+    env = "".join(f"-{v}" if n == "SAMEBITS_ISA" else f"-{n}-{v}" for n, v in env_of(run))
+    rid = f"d-{build}-{case}{batch}{ranks}-t{run['threads']}{env}-r{run['repeat']}"
+    return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in rid)
+
+
+def env_words(run):
+    """', ISA avx2, OMP_SCHEDULE=dynamic': the environment axes of a run."""
+    return "".join(f", ISA {v}" if n == "SAMEBITS_ISA" else f", {n}={v}"
+                   for n, v in env_of(run))
 
 
 def run_config(run):
     """'2 threads'; on the batch axis 'batch 16 at 2 threads'; on the ranks axis
-    '3 ranks, 2 threads'."""
+    '3 ranks, 2 threads'; then the environment's axes: '2 threads, ISA avx2'."""
     threads = f"{run['threads']} thread{'s' if run['threads'] != 1 else ''}"
     if batch_of(run):
-        return f"batch {batch_of(run)} at {threads}"
+        return f"batch {batch_of(run)} at {threads}{env_words(run)}"
     if ranked(run):
-        return f"{run['ranks']} rank{'s' if run['ranks'] > 1 else ''}, {threads}"
-    return threads
+        return f"{run['ranks']} rank{'s' if run['ranks'] > 1 else ''}, {threads}{env_words(run)}"
+    return threads + env_words(run)
 
 
 def duration(seconds):
