@@ -38,7 +38,10 @@ int sb_name_index(const char *const *names, int count, const char *name);
 /* A function compiled for AVX-512, AVX2 and the baseline, picked at load
  * time (an ifunc). Only for code whose bits cannot depend on the vector
  * width: data moves, and element-wise arithmetic that is correctly rounded
- * and never contracted (kernels/meson.build). */
+ * and never contracted (kernels/meson.build). SB_ISA_FMA_CLONES, for such
+ * loops that write fmaf: its AVX2 copy is x86-64-v3, AVX2 with FMA, where
+ * fmaf is one instruction and vectorises ("avx2" alone leaves it a library
+ * call); a fused multiply-add is correctly rounded at any width. */
 /* None under ThreadSanitizer: ifunc resolvers run before it is set up, and
  * crash it at load (the baseline copy has the same bits). */
 #if defined(__SANITIZE_THREAD__)
@@ -52,11 +55,15 @@ int sb_name_index(const char *const *names, int count, const char *name);
     !defined(SB_NO_ISA_CLONES)
 #if defined(SB_WITHOUT_AVX512)
 #define SB_ISA_CLONES __attribute__((target_clones("avx2", "default")))
+#define SB_ISA_FMA_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define SB_ISA_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define SB_ISA_FMA_CLONES \
+    __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
 #endif
 #else
 #define SB_ISA_CLONES
+#define SB_ISA_FMA_CLONES
 #endif
 
 /* Whether the code paths picked at run time (the GEMM tiles, the random
