@@ -53,14 +53,27 @@ static const char *bwd_name(name_t out, int block, const char *layer, const char
     ((const char *const[]){__VA_ARGS__}),                                      \
         (int)(sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
 
-/* Runs c on the model's kernels and probes its output. */
+/* Runs c on the model's kernels and probes its output. When the hook hands
+ * down a leaf hash and the op has a hashed mode (the elementwise ops:
+ * sb_op_call_run_hashed), the op hashes its output leaf by leaf while it is
+ * in cache and the probe brings the digests. */
 static void run(const sb_gpt *g, const sb_model_probe *p, sb_op_call c, const char *name,
                 void *const out[], void *const in[], const char *const in_names[],
                 int n_names)
 {
     sb_model_op_start(p, name, c.op);
-    sb_model_call(g->k, &c, out, in);
-    sb_model_probe_op(p, name, &c, 0, in_names, n_names, NULL);
+    sb_model_bind(&c, out, in);
+    sb_leaf_request r = {.hash = p->leaf_hash};
+    if (p->hook && p->leaf_hash && c.n_out == 1) {
+        const size_t bytes = sb_tensor_bytes(&c.out[0]);
+        r.out[0] = malloc((bytes / SB_HASH_LEAF_BYTES + 1) * sizeof *r.out[0]);
+        SB_ASSERT(r.out[0] != NULL);
+    }
+    const bool hashed = r.out[0] && sb_op_call_run_hashed(g->k, &c, &r);
+    if (!r.out[0])
+        sb_op_call_run(g->k, &c);
+    sb_model_probe_op(p, name, &c, 0, in_names, n_names, hashed ? r.out[0] : NULL);
+    free(r.out[0]);
 }
 
 static sb_op_call dense_call(sb_op op, int n, int in, int out)
