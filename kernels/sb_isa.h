@@ -46,7 +46,10 @@ static inline bool sb_isa_allows(sb_isa i)
  * contracted (kernels/meson.build). Written
  *     SB_ISA_VARIANTS(name, (params), (args))
  *     { body }
- * args naming the parameters in order. One copy alone under ThreadSanitizer
+ * args naming the parameters in order. The AVX2 and AVX-512 copies have FMA
+ * (as the AVX2 level requires: kernels/isa.c), so that a loop that writes
+ * fmaf vectorises there; a fused multiply-add is correctly rounded at any
+ * width, and nothing else is contracted. One copy alone under ThreadSanitizer
  * (the baseline copy has the same bits), off x86-64 GCC or clang, and where
  * the compiler flags already use an instruction set. */
 #if defined(__SANITIZE_THREAD__)
@@ -69,7 +72,7 @@ static inline bool sb_isa_allows(sb_isa i)
 #define SB_ISA_AVX512_CALL(name, args) name##_avx2 args
 #else
 #define SB_ISA_AVX512_COPY(name, params, args)                                     \
-    __attribute__((target("avx512f"))) static void name##_avx512 params            \
+    __attribute__((target("avx512f,fma"))) static void name##_avx512 params        \
     {                                                                              \
         name##_body args;                                                          \
     }
@@ -78,7 +81,7 @@ static inline bool sb_isa_allows(sb_isa i)
 #define SB_ISA_VARIANTS(name, params, args)                                        \
     SB_ALWAYS_INLINE void name##_body params;                                      \
     SB_ISA_AVX512_COPY(name, params, args)                                         \
-    __attribute__((target("avx2"))) static void name##_avx2 params                 \
+    __attribute__((target("avx2,fma"))) static void name##_avx2 params             \
     {                                                                              \
         name##_body args;                                                          \
     }                                                                              \

@@ -5,10 +5,12 @@
  * first update, adamw.* after). Random streams: SB_STREAM_INIT + the
  * parameter's index in the parameter buffer. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "data_parallel.h"
 #include "gpt.h"
+#include "optim/adamw_parts.h"
 #include "sb_rng.h"
 
 /* ---- names ---------------------------------------------------------------- */
@@ -51,14 +53,27 @@ static const char *bwd_name(name_t out, int block, const char *layer, const char
     ((const char *const[]){__VA_ARGS__}),                                      \
         (int)(sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
 
-/* Runs c on the model's kernels and probes its output. */
+/* Runs c on the model's kernels and probes its output. When the hook hands
+ * down a leaf hash and the op has a hashed mode (the elementwise ops:
+ * sb_op_call_run_hashed), the op hashes its output leaf by leaf while it is
+ * in cache and the probe brings the digests. */
 static void run(const sb_gpt *g, const sb_model_probe *p, sb_op_call c, const char *name,
                 void *const out[], void *const in[], const char *const in_names[],
                 int n_names)
 {
     sb_model_op_start(p, name, c.op);
-    sb_model_call(g->k, &c, out, in);
-    sb_model_probe_op(p, name, &c, 0, in_names, n_names, NULL);
+    sb_model_bind(&c, out, in);
+    sb_leaf_request r = {.hash = p->leaf_hash};
+    if (p->hook && p->leaf_hash && c.n_out == 1) {
+        const size_t bytes = sb_tensor_bytes(&c.out[0]);
+        r.out[0] = malloc((bytes / SB_HASH_LEAF_BYTES + 1) * sizeof *r.out[0]);
+        SB_ASSERT(r.out[0] != NULL);
+    }
+    const bool hashed = r.out[0] && sb_op_call_run_hashed(g->k, &c, &r);
+    if (!r.out[0])
+        sb_op_call_run(g->k, &c);
+    sb_model_probe_op(p, name, &c, 0, in_names, n_names, hashed ? r.out[0] : NULL);
+    free(r.out[0]);
 }
 
 static sb_op_call dense_call(sb_op op, int n, int in, int out)
@@ -737,6 +752,30 @@ void sb_gpt_backward(sb_gpt *g, int windows, const sb_model_probe *p)
 
 /* ---- update ----------------------------------------------------------------- */
 
+/* The parameters as parts of one AdamW update (adamw_parts.h), and, when
+ * the probes take leaf digests, the room for them, returned (to be freed). */
+static sb_leaf_digest *update_parts(const sb_gpt *g, const sb_model_probe *p,
+                                    sb_adamw_part *parts)
+{
+    size_t leaves = 0;
+    for (int i = 0; i < g->n_params; i++) {
+        const sb_gpt_param *q = &g->param[i];
+        parts[i] = (sb_adamw_part){.offset = q->offset, .count = q->count, .decay = q->decay};
+        leaves += sb_adamw_part_leaves(q->count);
+    }
+    if (!p->hook || !p->leaf_hash)
+        return NULL;
+    sb_leaf_digest *d = malloc(3 * leaves * sizeof *d);
+    SB_ASSERT(d != NULL);
+    sb_leaf_digest *next = d;
+    for (int i = 0; i < g->n_params; i++)
+        for (int j = 0; j < 3; j++) {
+            parts[i].leaves[j] = next;
+            next += sb_adamw_part_leaves(parts[i].count);
+        }
+    return d;
+}
+
 void sb_gpt_update(sb_gpt *g, const sb_model_probe *p)
 {
     /* The global norm over the one gradient buffer, named by every gradient
@@ -757,11 +796,22 @@ void sb_gpt_update(sb_gpt *g, const sb_model_probe *p)
     const int64_t t = p->step + 1; /* AdamW counts steps from 1 */
     int32_t t_held;
     const char *t_name = sb_model_probe_step(p, SB_OPTIM_ADAMW, t, &t_held);
+    sb_optim_params o = g->cfg->optim;
+    o.grad_scale = scale;
+    sb_leaf_digest *digests = NULL;
+    sb_adamw_part parts[SB_GPT_MAX_PARAMS];
+    const bool fused = g->k->adamw_update == sb_adamw_update_det;
+    if (fused) {
+        /* det's (and loose's) kernel: every parameter in one region */
+        digests = update_parts(g, p, parts);
+        sb_model_op_start(p, g->param[0].update_name, SB_OP_adamw_update);
+        sb_adamw_update_parts(g->params, g->m, g->v, g->grads, &o, t, parts, g->n_params,
+                              p->hook ? p->leaf_hash : NULL);
+    }
     for (int i = 0; i < g->n_params; i++) {
         sb_gpt_param *q = &g->param[i];
         c = vec_call(SB_OP_adamw_update, q->count);
-        c.optim = g->cfg->optim;
-        c.optim.grad_scale = scale;
+        c.optim = o;
         /* weight decay on matrices only: not on biases or LN parameters */
         if (!q->decay)
             c.optim.weight_decay = 0.0f;
@@ -770,12 +820,17 @@ void sb_gpt_update(sb_gpt *g, const sb_model_probe *p)
          * name the gradient, the parameter's previous value, the norm the
          * scale came from, the step and the moments' previous values
          * (sb_model_probe_update); the live input is the gradient. */
-        sb_model_op_start(p, q->update_name, c.op);
-        sb_model_call(g->k, &c, PTRS(pw(g, i), g->m + q->offset, g->v + q->offset),
-                      PTRS(gw(g, i)));
+        void *const out[] = {pw(g, i), g->m + q->offset, g->v + q->offset};
+        if (fused) {
+            sb_model_bind(&c, out, PTRS(gw(g, i)));
+        } else {
+            sb_model_op_start(p, q->update_name, c.op);
+            sb_model_call(g->k, &c, out, PTRS(gw(g, i)));
+        }
         sb_model_probe_update(p, q->update_name, &q->state_probes, &c,
                               NAMES(q->grad_probe, q->latest, "gradnorm.fwd.norm", t_name),
-                              NULL);
+                              digests ? parts[i].leaves : NULL);
         q->latest = q->update_name;
     }
+    free(digests);
 }

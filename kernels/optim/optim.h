@@ -146,6 +146,13 @@ static inline void sb_adamw_step(float *w, float *m, float *v, float g,
     *w = decayed + ((k->neg_step_size * m_new) / denom);
 }
 
+/* Elements [lo, hi) of an AdamW update, each by sb_adamw_step with the
+ * scalars k of o and its step, vectorised: the det kernel's loop, which
+ * the fused update of many parameters (adamw_parts.h) runs too. */
+void sb_adamw_range(float *restrict w, float *restrict m, float *restrict v,
+                    const float *restrict g, const sb_adamw_scalars *k,
+                    const sb_optim_params *o, size_t lo, size_t hi);
+
 static inline void sb_adadelta_step(float *w, float *acc, float *delta_acc, float g,
                                     float one_minus_rho, const sb_optim_params *o)
 {

@@ -136,23 +136,44 @@ void sb_adadelta_update_hashed(float *w, float *acc, float *delta_acc, const flo
         adadelta_block);
 }
 
+/* Elements [lo, hi) as sb_adamw_step updates them, compiled for the widest
+ * vectors (with FMA) the CPU has, as adadelta_range: every copy gives the
+ * bits of the scalar loop. The scalars are copied so that the stores cannot
+ * alias them. */
+SB_ISA_VARIANTS(adamw_range, (float *restrict w, float *restrict m, float *restrict v,
+                              const float *restrict g, const sb_adamw_scalars *k,
+                              const sb_optim_params *o, size_t lo, size_t hi),
+                (w, m, v, g, k, o, lo, hi))
+{
+    const sb_adamw_scalars kk = *k;
+    const sb_optim_params oo = *o;
+    for (size_t i = lo; i < hi; i++)
+        sb_adamw_step(&w[i], &m[i], &v[i], g[i], &kk, &oo);
+}
+
+void sb_adamw_range(float *restrict w, float *restrict m, float *restrict v,
+                    const float *restrict g, const sb_adamw_scalars *k,
+                    const sb_optim_params *o, size_t lo, size_t hi)
+{
+    adamw_range(w, m, v, g, k, o, lo, hi);
+}
+
 void sb_adamw_update_det(float *w, float *m, float *v, const float *g, const sb_optim_params *o,
                          int64_t t, size_t n)
 {
     const sb_adamw_scalars k = sb_adamw_scalars_of(o, t);
-#pragma omp parallel for schedule(static) if (n >= SB_OPTIM_PARALLEL_MIN)
-    for (int64_t i = 0; i < (int64_t)n; i++)
-        sb_adamw_step(&w[i], &m[i], &v[i], g[i], &k, o);
+#pragma omp parallel if (n >= SB_OPTIM_PARALLEL_MIN)
+    {
+        int th = omp_get_thread_num(), nth = omp_get_num_threads();
+        sb_adamw_range(w, m, v, g, &k, o, n * (size_t)th / (size_t)nth,
+                       n * (size_t)(th + 1) / (size_t)nth);
+    }
 }
 
 static void adamw_block(const sb_leaf_call *c, size_t lo, size_t hi)
 {
-    const sb_optim_params p = hyper_parameters(c), *o = &p;
-    const sb_adamw_scalars k = sb_adamw_scalars_of(o, c->t);
-    float *w = c->out[0], *m = c->out[1], *v = c->out[2];
-    const float *g = c->in[0];
-    for (size_t i = lo; i < hi; i++)
-        sb_adamw_step(&w[i], &m[i], &v[i], g[i], &k, o);
+    const sb_adamw_scalars k = sb_adamw_scalars_of(c->params, c->t);
+    sb_adamw_range(c->out[0], c->out[1], c->out[2], c->in[0], &k, c->params, lo, hi);
 }
 
 void sb_adamw_update_hashed(float *w, float *m, float *v, const float *g,

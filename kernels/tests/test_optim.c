@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "op_test.h"
+#include "optim/adamw_parts.h"
 #include "sb_kernels.h"
 #include "sb_refd.h"
 #include "sb_rng.h"
@@ -506,6 +507,102 @@ START_TEST(test_det_any_thread_count)
 }
 END_TEST
 
+/* ---- AdamW over many parameters at once ------------------------------------ */
+
+/* A stand-in leaf hash: FNV-1a over the bytes, spread over 16 bytes. */
+static void fnv_leaf(sb_leaf_digest *out, const void *bytes, size_t len)
+{
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ ((const unsigned char *)bytes)[i]) * 1099511628211u;
+    for (int i = 0; i < 16; i++)
+        out->bytes[i] = (unsigned char)(h >> (8 * (i % 8))) ^ (unsigned char)i;
+}
+
+/* Parts of 1 to 2 leaves and more than a chunk, and of a few floats, with
+ * and without decay, updated together for three steps, give the bits of
+ * the ref update called on each part alone at 1 to 4 threads; the digests
+ * they ask for are those of the leaves as they end up. */
+START_TEST(test_adamw_parts_same_bits)
+{
+    static const size_t counts[] = {3, 128, 70000, 1, 4097, 16384, 65536, 98};
+    enum { PARTS = sizeof counts / sizeof counts[0] };
+    size_t total = 0;
+    sb_adamw_part parts[PARTS];
+    for (int i = 0; i < PARTS; i++) {
+        parts[i] = (sb_adamw_part){.offset = total, .count = counts[i], .decay = i % 2 == 0};
+        total += counts[i];
+    }
+    sb_optim_params o;
+    sb_optim_defaults(&o, SB_OPTIM_ADAMW);
+    o.grad_scale = 0.75f;
+    float *g = malloc(total * sizeof *g), *want[3], *got[3];
+    ck_assert(g != NULL);
+    for (int j = 0; j < 3; j++) {
+        want[j] = calloc(total, sizeof(float));
+        got[j] = calloc(total, sizeof(float));
+        ck_assert(want[j] && got[j]);
+    }
+    sb_rng_fill_uniform(want[0], total, -1.0f, 1.0f, 7, SB_STREAM_INIT, 0);
+    const sb_kernel_table *ref = sb_kernels(SB_FAMILY_REF);
+    for (int t = 1; t <= STEPS; t++) {
+        sb_rng_fill_uniform(g, total, -1.0f, 1.0f, 7, SB_STREAM_CASE_INPUT, (uint32_t)t);
+        for (int i = 0; i < PARTS; i++) {
+            sb_optim_params oi = o;
+            oi.weight_decay = parts[i].decay ? o.weight_decay : 0.0f;
+            const size_t off = parts[i].offset;
+            ref->adamw_update(want[0] + off, want[1] + off, want[2] + off, g + off, &oi, t,
+                              parts[i].count);
+        }
+    }
+    const int saved = omp_get_max_threads();
+    size_t leaves = 0;
+    for (int i = 0; i < PARTS; i++)
+        leaves += sb_adamw_part_leaves(counts[i]);
+    ck_assert_uint_eq(leaves, PARTS + 1); /* 70000 floats take two */
+    sb_leaf_digest *digests = malloc(3 * leaves * sizeof *digests);
+    ck_assert(digests != NULL);
+    for (int threads = 1; threads <= 4; threads++) {
+        omp_set_num_threads(threads);
+        memset(got[1], 0, total * sizeof(float));
+        memset(got[2], 0, total * sizeof(float));
+        sb_rng_fill_uniform(got[0], total, -1.0f, 1.0f, 7, SB_STREAM_INIT, 0);
+        sb_leaf_digest *next = digests;
+        for (int i = 0; i < PARTS; i++)
+            for (int j = 0; j < 3; j++) {
+                /* the last part asks for no digest of its v */
+                parts[i].leaves[j] = i == PARTS - 1 && j == 2 ? NULL : next;
+                next += sb_adamw_part_leaves(counts[i]);
+            }
+        for (int t = 1; t <= STEPS; t++) {
+            sb_rng_fill_uniform(g, total, -1.0f, 1.0f, 7, SB_STREAM_CASE_INPUT, (uint32_t)t);
+            sb_adamw_update_parts(got[0], got[1], got[2], g, &o, t, parts, PARTS,
+                                  t == STEPS ? fnv_leaf : NULL);
+        }
+        for (int j = 0; j < 3; j++)
+            ck_assert_msg(memcmp(want[j], got[j], total * sizeof(float)) == 0,
+                          "tensor %d differs at %d threads", j, threads);
+        const size_t leaf = SB_HASH_LEAF_BYTES / sizeof(float);
+        for (int i = 0; i < PARTS; i++)
+            for (int j = 0; j < 3 && parts[i].leaves[j]; j++)
+                for (size_t b = 0; b * leaf < counts[i]; b++) {
+                    const size_t len = counts[i] - b * leaf < leaf ? counts[i] - b * leaf : leaf;
+                    sb_leaf_digest d;
+                    fnv_leaf(&d, got[j] + parts[i].offset + b * leaf, len * sizeof(float));
+                    ck_assert_msg(memcmp(&d, &parts[i].leaves[j][b], sizeof d) == 0,
+                                  "part %d tensor %d leaf %zu at %d threads", i, j, b, threads);
+                }
+    }
+    omp_set_num_threads(saved);
+    free(digests);
+    free(g);
+    for (int j = 0; j < 3; j++) {
+        free(want[j]);
+        free(got[j]);
+    }
+}
+END_TEST
+
 /* ---- the global gradient norm ---------------------------------------------- */
 
 /* Integers whose squares and their sums stay below 2^24 are exact in every
@@ -598,6 +695,7 @@ Suite *make_optim_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("determinism");
     tcase_add_test(tc, test_families_same_bits);
+    tcase_add_test(tc, test_adamw_parts_same_bits);
     tcase_add_test(tc, test_det_any_thread_count);
     suite_add_tcase(s, tc);
     return s;

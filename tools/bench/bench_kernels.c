@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "bench_cpu.h"
+#include "bench_onednn.h"
 #include "bench_stats.h"
 #include "fma_peak.h"
 #include "sb_kernels.h"
@@ -199,25 +200,43 @@ static int impl_in_turn(int turn, int r, int n)
     return r % 2 == 0 ? (r / 2 + turn) % n : (r / 2 + n - 1 - turn) % n;
 }
 
+/* What one call of a measurement runs. */
+typedef struct bench_call {
+    const bench_state *st;
+    const bench_gemm *g;
+    int impl;
+    bench_onednn *dnnl;     /* not NULL: this oneDNN primitive, not impl */
+} bench_call;
+
 /* seconds per call: one warm-up call, then calls until min_time has passed */
-static double time_per_call(const bench_state *st, const bench_gemm *g, int impl, int threads,
-                            double min_time)
+static double time_calls(const bench_call *c, int threads, double min_time)
 {
     omp_set_num_threads(threads);
     openblas_set_num_threads(threads);
-    run_once(st, g, impl);
-    int calls = 0;
-    double t0 = bench_clock(cpu_clock, threads), t;
+    int calls = -1;
+    double t0 = 0.0, t = 0.0;
     do {
-        run_once(st, g, impl);
-        calls++;
-        t = bench_clock(cpu_clock, threads) - t0;
-    } while (t < min_time);
+        if (c->dnnl)
+            bench_onednn_run(c->dnnl);
+        else
+            run_once(c->st, c->g, c->impl);
+        if (++calls == 0)
+            t0 = bench_clock(cpu_clock, threads);
+        else
+            t = bench_clock(cpu_clock, threads) - t0;
+    } while (calls == 0 || t < min_time);
+    return t / calls;
+}
+
+static double time_per_call(const bench_state *st, const bench_gemm *g, int impl, int threads,
+                            double min_time)
+{
+    double s = time_calls(&(bench_call){st, g, impl, NULL}, threads, min_time);
     if (impl == IMPL_BLAS && threads > 1) {
         struct timespec settle = {0, (long)(OPENBLAS_SPIN_SECONDS * 1e9)};
         nanosleep(&settle, NULL);
     }
-    return t / calls;
+    return s;
 }
 
 /* Max relative error of the op's output against its double-precision
@@ -313,10 +332,125 @@ static void batch_cost(int rounds, double min_time)
         }
 }
 
+/* ---- --onednn: the convolutions against oneDNN's ---------------------------------
+ * det's convolutions at the seed model's batch-128 shapes against oneDNN's
+ * convolution primitives (what PyTorch and most CPU frameworks run), in the
+ * formats oneDNN chooses (inputs already in them) and in plain NCHW / OIHW. */
+static const char *const conv_ops[] = {"conv1.fwd", "conv1.bwd_filter", "conv2.fwd",
+                                       "conv2.bwd_data", "conv2.bwd_filter"};
+enum { CONV_OPS = sizeof conv_ops / sizeof conv_ops[0], CONV_IMPLS = 3 }; /* det, chosen, plain */
+static const char *const conv_impl_names[CONV_IMPLS] = {"det", "onednn_chosen", "onednn_plain"};
+
+static bench_conv_pass conv_pass_of(sb_op op)
+{
+    return op == SB_OP_conv2d_fwd ? BENCH_CONV_FWD
+         : op == SB_OP_conv2d_bwd_data ? BENCH_CONV_BWD_DATA : BENCH_CONV_BWD_WEIGHTS;
+}
+
+static int onednn_anchor(int rounds, double min_time, const char *json_path)
+{
+    const char *version = bench_onednn_version();
+    if (!version) {
+        printf("no oneDNN in this build (apt-get install libdnnl-dev, then reconfigure): "
+               "no convolution table against it\n");
+        return EXIT_SUCCESS;
+    }
+    bench_state st[CONV_OPS];
+    bench_onednn *dnnl[CONV_OPS][2];
+    char impl[CONV_OPS][2][96];
+    for (int o = 0; o < CONV_OPS; o++) {
+        const bench_case *bc = &cases[case_index(conv_ops[o])];
+        state_new(&st[o], bc);
+        for (int chosen = 0; chosen < 2; chosen++) {
+            dnnl[o][chosen] = bench_onednn_new(&st[o].call.conv, conv_pass_of(bc->op), chosen,
+                                               impl[o][chosen], sizeof impl[o][chosen]);
+            if (!dnnl[o][chosen]) {
+                fprintf(stderr, "bench: oneDNN %s: %s\n", conv_ops[o], impl[o][chosen]);
+                return EXIT_FAILURE;
+            }
+        }
+    }
+    /* seconds[op][threads][impl][round], each round after its FMA peaks */
+    double *sec = calloc(CONV_OPS * N_THREADS * CONV_IMPLS * (size_t)rounds, sizeof *sec);
+    double peak[N_THREADS][MAX_ROUNDS];
+    const char *isa = NULL;
+    if (!sec)
+        return EXIT_FAILURE;
+#define CONV_SEC(o, t, i) (sec + (((size_t)(o) * N_THREADS + (t)) * CONV_IMPLS + (i)) * rounds)
+    for (int r = 0; r < rounds; r++) {
+        for (size_t t = 0; t < N_THREADS; t++)
+            peak[t][r] = bench_fma_peak(thread_counts[t], &isa);
+        for (int o = 0; o < CONV_OPS; o++)
+            for (size_t t = 0; t < N_THREADS; t++)
+                for (int turn = 0; turn < CONV_IMPLS; turn++) {
+                    int i = impl_in_turn(turn, r, CONV_IMPLS);
+                    const bench_call c = {&st[o], NULL, IMPL_DET, i ? dnnl[o][i - 1] : NULL};
+                    CONV_SEC(o, t, i)[r] = time_calls(&c, thread_counts[t], min_time);
+                }
+    }
+    FILE *json = json_path ? fopen(json_path, "w") : NULL;
+    if (json_path && !json) {
+        fprintf(stderr, "bench: cannot write %s\n", json_path);
+        return EXIT_FAILURE;
+    }
+    printf("convolutions, batch 128: det against oneDNN %s in the formats it chooses and in "
+           "plain NCHW/OIHW;\nGFLOP/s (median of %d interleaved rounds), %% of the FMA peak "
+           "(%s loop, best of the rounds), ratios: median of per-round ratios [smallest "
+           "largest]\n", version, rounds, isa);
+    printf("%-17s %3s %6s %4s %7s %4s %7s %4s %20s %20s\n", "op", "thr", "det", "%pk", "chosen",
+           "%pk", "plain", "%pk", "det/chosen", "det/plain");
+    if (json)
+        fprintf(json, "{\"onednn\": \"%s\", \"rounds\": %d, \"results\": [\n", version,
+                rounds);
+    const char *sep = "";
+    for (int o = 0; o < CONV_OPS; o++)
+        for (size_t t = 0; t < N_THREADS; t++) {
+            const bench_gemm *g = &cases[case_index(conv_ops[o])].gemm;
+            const double flops = 2.0 * g->m * g->n * g->k, pk = spread_of(peak[t], rounds).max;
+            double gf[CONV_IMPLS];
+            printf("%-17s %3d", conv_ops[o], thread_counts[t]);
+            for (int i = 0; i < CONV_IMPLS; i++) {
+                gf[i] = flops / median_of(CONV_SEC(o, t, i), rounds) * 1e-9;
+                printf(" %*.1f %3.0f%%", i ? 7 : 6, gf[i], 100.0 * gf[i] / pk);
+            }
+            spread vs[2] = {ratio_spread(CONV_SEC(o, t, 1), CONV_SEC(o, t, 0), rounds),
+                            ratio_spread(CONV_SEC(o, t, 2), CONV_SEC(o, t, 0), rounds)};
+            print_spread(vs[0]);
+            print_spread(vs[1]);
+            printf("\n");
+            if (json) {
+                fprintf(json, "%s  {\"op\": \"%s\", \"threads\": %d, \"fma_peak\": %.2f",
+                        sep, conv_ops[o], thread_counts[t], pk);
+                for (int i = 0; i < CONV_IMPLS; i++)
+                    fprintf(json, ", \"%s_gflops\": %.2f", conv_impl_names[i], gf[i]);
+                json_spread(json, "det_vs_chosen", vs[0]);
+                json_spread(json, "det_vs_plain", vs[1]);
+                fprintf(json, ", \"impl_chosen\": \"%s\", \"impl_plain\": \"%s\"}",
+                        impl[o][1], impl[o][0]);
+                sep = ",\n";
+            }
+        }
+#undef CONV_SEC
+    printf("oneDNN's implementations (chosen / plain):\n");
+    for (int o = 0; o < CONV_OPS; o++)
+        printf("  %-17s %s / %s\n", conv_ops[o], impl[o][1], impl[o][0]);
+    if (json) {
+        fprintf(json, "\n]}\n");
+        fclose(json);
+    }
+    for (int o = 0; o < CONV_OPS; o++) {
+        state_free(&st[o]);
+        bench_onednn_free(dnnl[o][0]);
+        bench_onednn_free(dnnl[o][1]);
+    }
+    free(sec);
+    return EXIT_SUCCESS;
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: samebits-bench-kernels [--rounds N] [--min-time SECONDS] "
-                    "[--clock wall|cpu] [--op NAME]... [--json FILE] [--batch]\n");
+                    "[--clock wall|cpu] [--op NAME]... [--json FILE] [--batch | --onednn]\n");
 }
 
 int main(int argc, char **argv)
@@ -325,7 +459,7 @@ int main(int argc, char **argv)
     int rounds = 5;
     double min_time = 0.05;
     const char *json_path = NULL;
-    bool selected[N_CASES] = {false}, any_selected = false, batch = false;
+    bool selected[N_CASES] = {false}, any_selected = false, batch = false, onednn = false;
     for (int i = 1; i < argc; i++) {
         if (bench_round_option(argc, argv, &i, &rounds, &min_time, &cpu_clock))
             continue;
@@ -333,6 +467,8 @@ int main(int argc, char **argv)
             json_path = argv[++i];
         else if (strcmp(argv[i], "--batch") == 0)
             batch = true;
+        else if (strcmp(argv[i], "--onednn") == 0)
+            onednn = true;
         else if (strcmp(argv[i], "--op") == 0 && i + 1 < argc) {
             size_t c = case_index(argv[++i]);
             if (c == N_CASES) {
@@ -354,6 +490,8 @@ int main(int argc, char **argv)
         batch_cost(rounds, min_time);
         return EXIT_SUCCESS;
     }
+    if (onednn)
+        return onednn_anchor(rounds, min_time, json_path);
     bench_cpu cpu;
     bench_cpu_describe(&cpu);
     char core[256];

@@ -24,7 +24,17 @@
  * call comes with the probe), three times, and keeps the median. The
  * reruns take the step's own buffers, so an op's inputs are where the step
  * left them; a rerun of an in-place update (the optimiser) moves the
- * weights once more, after every timed step. */
+ * weights once more, after every timed step.
+ *
+ * Without --hash it also times the ops of the last timed step in place
+ * (`ops_in_place`, and that step's time `place_step_s`): each op from its
+ * start (the model's op_start call) to its probe or to the next op's start,
+ * whichever comes first (the seed CNN holds some probes until the next op
+ * has run), cold caches and all, with nothing run again. An op that does
+ * not start on its own has no time in place: the char GPT's AdamW update of
+ * every parameter in one call is timed as its first parameter's. What the
+ * step spends outside its ops in place is the model's glue and the probe
+ * hook. */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +59,12 @@ typedef struct step_clock {
     int64_t profile_step;   /* the step whose ops are timed, or -1 */
     op_time ops[MAX_OPS];
     int n_ops;
+    int64_t place_step;     /* the step whose ops are timed in place, or -1 */
+    op_time placed[MAX_OPS];
+    int n_placed;
+    char started[64];       /* the probe of the op that started last in place_step, */
+    const char *started_op; /* its op and start, until it ends */
+    double started_at;
     sb_trace trace;
     int64_t step;       /* of the last probe seen */
     double *start;      /* start[s]: time of step s's first probe */
@@ -101,9 +117,43 @@ static void time_op(step_clock *c, const sb_probe_point *p)
     o->s = median(s, OP_RERUNS);
 }
 
+/* In place_step: the op that started last (probe `started`, op
+ * `started_op`) ends at its probe or at the next op's start, whichever
+ * comes first; its time is noted then. */
+static void place_end(step_clock *c, double now)
+{
+    if (!c->started[0] || c->n_placed == MAX_OPS)
+        return;
+    op_time *o = &c->placed[c->n_placed++];
+    snprintf(o->name, sizeof o->name, "%s", c->started);
+    o->op = c->started_op;
+    o->s = now - c->started_at;
+    c->started[0] = '\0';
+}
+
+static void on_op_start(void *ctx, int64_t step, const char *probe, const char *op)
+{
+    step_clock *c = ctx;
+    if (step != c->place_step)
+        return;
+    double now = omp_get_wtime();
+    place_end(c, now);
+    snprintf(c->started, sizeof c->started, "%s", probe);
+    c->started_op = op;
+    c->started_at = omp_get_wtime();
+}
+
+/* The probe of the op that started last ends it. */
+static void time_in_place(step_clock *c, const sb_probe_point *p, double now)
+{
+    if (p->step == c->place_step && p->out_index == 0 && strcmp(p->name, c->started) == 0)
+        place_end(c, now);
+}
+
 static void on_probe(void *ctx, const sb_probe_point *p)
 {
     step_clock *c = ctx;
+    time_in_place(c, p, omp_get_wtime());
     if (p->step == c->profile_step)
         time_op(c, p);
     if (p->step != c->step && p->step >= 1 && p->step <= c->max_steps + 1) {
@@ -180,13 +230,13 @@ int main(int argc, char **argv)
      * or evaluation period is not evaluated */
     cfg.max_steps = steps + 1;
     cfg.cut_unevaluated = true;
-    step_clock clock = {.hash = hash, .profile_step = hash ? -1 : steps, .step = 0,
-                        .max_steps = steps};
+    step_clock clock = {.hash = hash, .profile_step = hash ? -1 : steps,
+                        .place_step = hash ? -1 : steps - 1, .step = 0, .max_steps = steps};
     clock.start = calloc((size_t)steps + 2, sizeof *clock.start);
     clock.hashed = calloc((size_t)steps + 2, sizeof *clock.hashed);
     sb_trace_init(&clock.trace);
     sb_model_run run = {.k = sb_kernels(SB_FAMILY_DET), .cfg = &cfg, .data_dir = data_dir,
-                        .hook = on_probe, .hook_ctx = &clock,
+                        .hook = on_probe, .hook_ctx = &clock, .op_start = on_op_start,
                         .leaf_hash = hash && fuse ? timed_leaf_hash : NULL,
                         .what = "samebits-bench-step"};
     model_run_ranges(&run, model, steps);
@@ -216,6 +266,11 @@ int main(int argc, char **argv)
         for (int i = 0; i < clock.n_ops; i++)
             printf("%s{\"name\": \"%s\", \"op\": \"%s\", \"s\": %.7f}", i ? ", " : "",
                    clock.ops[i].name, clock.ops[i].op, clock.ops[i].s);
+        printf("], \"place_step_s\": %.7f, \"ops_in_place\": [",
+               clock.start[steps] - clock.start[steps - 1]);
+        for (int i = 0; i < clock.n_placed; i++)
+            printf("%s{\"name\": \"%s\", \"op\": \"%s\", \"s\": %.7f}", i ? ", " : "",
+                   clock.placed[i].name, clock.placed[i].op, clock.placed[i].s);
         printf("]");
     }
     printf("}\n");
