@@ -122,6 +122,7 @@ static bool shapes_norm(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
     set(&shape[SB_ROLE_y], 2, nm->n, nm->c, 1, 1);
     set(&shape[SB_ROLE_w], 1, nm->c, 1, 1, 1);
     set(&shape[SB_ROLE_b], 1, nm->c, 1, 1, 1);
+    set(&shape[SB_ROLE_row], 1, nm->n, 1, 1, 1);
     return true;
 }
 

@@ -102,6 +102,7 @@ static const role_info roles[SB_ROLE_COUNT] = {
     [SB_ROLE_param] = {"param", SB_DTYPE_F32, true, false},
     [SB_ROLE_moment] = {"moment", SB_DTYPE_F32, true, false},
     [SB_ROLE_square] = {"square", SB_DTYPE_F32, true, true},
+    [SB_ROLE_row] = {"row", SB_DTYPE_F32, false, false},
 };
 
 static const role_info *role_of(sb_role r)
@@ -119,7 +120,8 @@ bool sb_role_per_sample(sb_op op, sb_role r)
 {
     if (!params_info_of(sb_op_params_of(op))->batched)
         return false;
-    return r == SB_ROLE_x || r == SB_ROLE_y || r == SB_ROLE_z || r == SB_ROLE_labels;
+    return r == SB_ROLE_x || r == SB_ROLE_y || r == SB_ROLE_z || r == SB_ROLE_labels ||
+           r == SB_ROLE_row;
 }
 
 bool sb_op_per_sample(sb_op op)

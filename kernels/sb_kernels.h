@@ -197,6 +197,7 @@ typedef enum sb_role {
     SB_ROLE_param,      /* optimiser: the parameter, updated in place (either sign) */
     SB_ROLE_moment,     /* optimiser: a velocity or first moment, in place (either sign) */
     SB_ROLE_square,     /* optimiser: a mean of squares, in place (never negative) */
+    SB_ROLE_row,        /* norm: one value per row [n] (a row's mean, its rstd) */
     SB_ROLE_COUNT
 } sb_role;
 

@@ -211,4 +211,14 @@ sb_status sb_probe_rope_fwd(sb_probes *pc, int64_t step, const char *name,
 sb_status sb_probe_rope_bwd(sb_probes *pc, int64_t step, const char *name,
     float *dx, const float *dy, const sb_rope_shape *s);
 
+/* layernorm_mean (kernels/norm/) */
+void sb_layernorm_mean_bound(float *mean, const float *x, const sb_norm_shape *s);
+sb_status sb_probe_layernorm_mean(sb_probes *pc, int64_t step, const char *name,
+    float *mean, const float *x, const sb_norm_shape *s);
+
+/* layernorm_rstd (kernels/norm/) */
+void sb_layernorm_rstd_bound(float *rstd, const float *x, const sb_norm_shape *s);
+sb_status sb_probe_layernorm_rstd(sb_probes *pc, int64_t step, const char *name,
+    float *rstd, const float *x, const sb_norm_shape *s);
+
 #endif

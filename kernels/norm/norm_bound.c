@@ -96,3 +96,24 @@ void sb_rmsnorm_bwd_gamma_bound(float *dgamma, const float *dy, const float *x,
 {
     gamma_bound(dgamma, dy, x, s, sb_rms_row_stats);
 }
+
+/* a row's mean or rstd: twice its running error bound, row sums in any order */
+static void stats_bound(float *bound, const float *x, const sb_norm_shape *s, bool rstd)
+{
+    const size_t c = (size_t)s->c;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < s->n; i++) {
+        const sb_err_stats st = sb_err_row_stats(x + (size_t)i * c, c, s->eps, c - 1);
+        bound[i] = sb_err_bound_float(rstd ? st.rstd.e : st.mean.e, 2.0);
+    }
+}
+
+void sb_layernorm_mean_bound(float *mean, const float *x, const sb_norm_shape *s)
+{
+    stats_bound(mean, x, s, false);
+}
+
+void sb_layernorm_rstd_bound(float *rstd, const float *x, const sb_norm_shape *s)
+{
+    stats_bound(rstd, x, s, true);
+}

@@ -106,3 +106,29 @@ void sb_rmsnorm_bwd_gamma_refd(double *value, double *bound, const sb_op_call *c
     (void)f;
     gamma_of(value, bound, c, true);
 }
+
+/* a row's mean or rstd with its error, for the blocked pairwise order */
+static void stats_of(double *value, double *bound, const sb_op_call *c, bool rstd)
+{
+    const sb_norm_shape *s = &c->norm;
+    const size_t w = (size_t)s->c;
+    for (size_t i = 0; i < (size_t)s->n; i++) {
+        const sb_err_stats st =
+            sb_err_row_stats(SB_REFD_IN(c, 0) + i * w, w, s->eps, sb_norm_sum_path(w));
+        const sb_err e = rstd ? st.rstd : st.mean;
+        value[i] = e.v;
+        bound[i] = e.e * SB_ERR_SLACK;
+    }
+}
+
+void sb_layernorm_mean_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
+{
+    (void)f;
+    stats_of(value, bound, c, false);
+}
+
+void sb_layernorm_rstd_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
+{
+    (void)f;
+    stats_of(value, bound, c, true);
+}

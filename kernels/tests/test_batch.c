@@ -88,8 +88,8 @@ START_TEST(test_pool_and_classifier_batch_invariant)
 END_TEST
 
 /* The char GPT's per-row and per-sequence ops: a layer norm's (or an
- * RMSNorm's) row and an attention's sequence (all its heads) are one sample
- * each. */
+ * RMSNorm's) row, its mean and rstd, and an attention's sequence (all its
+ * heads) are one sample each. */
 START_TEST(test_norm_and_attention_batch_invariant)
 {
     sb_op_call c = {.op = SB_OP_layernorm_fwd, .norm = {.c = 128, .eps = 1e-5f}};
@@ -99,6 +99,10 @@ START_TEST(test_norm_and_attention_batch_invariant)
     c.op = SB_OP_rmsnorm_fwd;
     check_batch_invariant(&c);
     c.op = SB_OP_rmsnorm_bwd_data;
+    check_batch_invariant(&c);
+    c.op = SB_OP_layernorm_mean;
+    check_batch_invariant(&c);
+    c.op = SB_OP_layernorm_rstd;
     check_batch_invariant(&c);
     c = (sb_op_call){.op = SB_OP_attention_fwd, .attn = {.t = 64, .h = 4, .d = 32}};
     check_batch_invariant(&c);
@@ -116,6 +120,7 @@ START_TEST(test_every_per_sample_op_covered)
                                     SB_OP_maxpool_bwd, SB_OP_softmax_fwd,
                                     SB_OP_layernorm_fwd, SB_OP_layernorm_bwd_data,
                                     SB_OP_rmsnorm_fwd, SB_OP_rmsnorm_bwd_data,
+                                    SB_OP_layernorm_mean, SB_OP_layernorm_rstd,
                                     SB_OP_attention_fwd, SB_OP_attention_bwd};
     for (int op = 0; op < SB_OP_COUNT; op++) {
         bool listed = false;

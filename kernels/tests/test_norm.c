@@ -17,7 +17,8 @@ Suite *make_norm_suite(void);
 
 static const sb_op norm_ops[] = {SB_OP_layernorm_fwd, SB_OP_layernorm_bwd_data,
                                  SB_OP_layernorm_bwd_gamma, SB_OP_rmsnorm_fwd,
-                                 SB_OP_rmsnorm_bwd_data, SB_OP_rmsnorm_bwd_gamma};
+                                 SB_OP_rmsnorm_bwd_data, SB_OP_rmsnorm_bwd_gamma,
+                                 SB_OP_layernorm_mean, SB_OP_layernorm_rstd};
 #define N_OPS (sizeof norm_ops / sizeof norm_ops[0])
 
 /* the model's shape (1024 rows of 128), more rows than one summation chunk
@@ -69,6 +70,36 @@ START_TEST(test_hand_values)
             ck_assert_msg(op_test_same_bits(y, want_y, 8), "%s fwd", name);
             ck_assert_msg(op_test_same_bits(dx, want_dx, 8), "%s bwd_data", name);
             ck_assert_msg(op_test_same_bits(dgamma, want_dgamma, 4), "%s bwd_gamma", name);
+        }
+}
+END_TEST
+
+/* The stats of the same rows, as ONNX's LayerNormalization outputs them:
+ * mean 2 and rstd 1/2 for both rows, in every family, exact. A row of
+ * (-1, 3) with eps = 1: mean 1, variance 4, rstd 1 / sqrt(5), the float
+ * quotient of 1 by sqrtf(5). */
+START_TEST(test_stats_hand_values)
+{
+    const sb_norm_shape s = {.n = 3, .c = 4, .eps = 1.0f};
+    const float x[12] = {-1, 3, 3, 3, -1, 3, 3, 3, 0, 0, 0, 0};
+    const float want_mean[3] = {2, 2, 0}, want_rstd[3] = {0.5f, 0.5f, 1};
+    const sb_norm_shape s2 = {.n = 1, .c = 2, .eps = 1.0f};
+    const float x2[2] = {-1, 3};
+    const float rstd2 = 1.0f / sqrtf(5.0f);
+    for (int f = 0; f < SB_FAMILY_COUNT; f++)
+        for (int threads = 1; threads <= 3; threads += 2) {
+            const sb_kernel_table *k = sb_kernels((sb_family)f);
+            float mean[3], rstd[3], m2, r2;
+            omp_set_num_threads(threads);
+            k->layernorm_mean(mean, x, &s);
+            k->layernorm_rstd(rstd, x, &s);
+            k->layernorm_mean(&m2, x2, &s2);
+            k->layernorm_rstd(&r2, x2, &s2);
+            const char *name = sb_family_name((sb_family)f);
+            ck_assert_msg(op_test_same_bits(mean, want_mean, 3), "%s mean", name);
+            ck_assert_msg(op_test_same_bits(rstd, want_rstd, 3), "%s rstd", name);
+            ck_assert_msg(op_test_feq(m2, 1.0f) && op_test_feq(r2, rstd2), "%s: %a %a", name,
+                          (double)m2, (double)r2);
         }
 }
 END_TEST
@@ -233,7 +264,7 @@ END_TEST
 START_TEST(test_row_ops_have_ref_bits)
 {
     const sb_op row_ops[] = {SB_OP_layernorm_fwd, SB_OP_layernorm_bwd_data, SB_OP_rmsnorm_fwd,
-                             SB_OP_rmsnorm_bwd_data};
+                             SB_OP_rmsnorm_bwd_data, SB_OP_layernorm_mean, SB_OP_layernorm_rstd};
     for (size_t o = 0; o < sizeof row_ops / sizeof row_ops[0]; o++) {
         sb_op_call c;
         call_new(&c, row_ops[o], shapes[_i]);
@@ -425,6 +456,7 @@ Suite *make_norm_suite(void)
     TCase *def = tcase_create("definitions");
     tcase_add_test(def, test_hand_values);
     tcase_add_test(def, test_rms_hand_values);
+    tcase_add_test(def, test_stats_hand_values);
     tcase_add_test(def, test_rms_sums_in_blocks);
     tcase_add_test(def, test_layernorm_pairwise_tree);
     tcase_add_test(def, test_layernorm_sums_pairwise);
