@@ -211,6 +211,14 @@ sb_status sb_probe_rope_fwd(sb_probes *pc, int64_t step, const char *name,
 sb_status sb_probe_rope_bwd(sb_probes *pc, int64_t step, const char *name,
     float *dx, const float *dy, const sb_rope_shape *s);
 
+/* gelu_erf_fwd (kernels/elementwise/) */
+sb_status sb_probe_gelu_erf_fwd(sb_probes *pc, int64_t step, const char *name,
+    float *y, const float *x, size_t n);
+
+/* gelu_erf_bwd (kernels/elementwise/) */
+sb_status sb_probe_gelu_erf_bwd(sb_probes *pc, int64_t step, const char *name,
+    float *dx, const float *dy, const float *x, size_t n);
+
 /* layernorm_mean (kernels/norm/) */
 void sb_layernorm_mean_bound(float *mean, const float *x, const sb_norm_shape *s);
 sb_status sb_probe_layernorm_mean(sb_probes *pc, int64_t step, const char *name,
