@@ -219,6 +219,11 @@ sb_status sb_probe_gelu_erf_fwd(sb_probes *pc, int64_t step, const char *name,
 sb_status sb_probe_gelu_erf_bwd(sb_probes *pc, int64_t step, const char *name,
     float *dx, const float *dy, const float *x, size_t n);
 
+/* log_softmax_fwd (kernels/classifier/) */
+void sb_log_softmax_fwd_bound(float *logprob, const float *logits, const sb_class_shape *s);
+sb_status sb_probe_log_softmax_fwd(sb_probes *pc, int64_t step, const char *name,
+    float *logprob, const float *logits, const sb_class_shape *s);
+
 /* layernorm_mean (kernels/norm/) */
 void sb_layernorm_mean_bound(float *mean, const float *x, const sb_norm_shape *s);
 sb_status sb_probe_layernorm_mean(sb_probes *pc, int64_t step, const char *name,
