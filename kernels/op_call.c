@@ -126,6 +126,27 @@ static bool shapes_norm(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
     return true;
 }
 
+static bool shapes_nll(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
+{
+    const sb_nll_shape *nl = &c->nll;
+    if (!dims_positive(nl->n, nl->k, nl->d, 1))
+        return false;
+    /* ONNX's (N, C) without positions, (N, C, d) with */
+    if (nl->d == 1) {
+        set(&shape[SB_ROLE_z], 2, nl->n, nl->k, 1, 1);
+        set(&shape[SB_ROLE_labels], 1, nl->n, 1, 1, 1);
+        set(&shape[SB_ROLE_row], 1, nl->n, 1, 1, 1);
+    } else {
+        set(&shape[SB_ROLE_z], 3, nl->n, nl->k, nl->d, 1);
+        set(&shape[SB_ROLE_labels], 2, nl->n, nl->d, 1, 1);
+        set(&shape[SB_ROLE_row], 2, nl->n, nl->d, 1, 1);
+    }
+    shape[SB_ROLE_labels].dtype = SB_DTYPE_I32;
+    set(&shape[SB_ROLE_w], 1, nl->k, 1, 1, 1);
+    set(&shape[SB_ROLE_scalar], 1, 1, 1, 1, 1);
+    return true;
+}
+
 static bool shapes_rope(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
 {
     const sb_rope_shape *r = &c->rope;

@@ -224,6 +224,20 @@ void sb_log_softmax_fwd_bound(float *logprob, const float *logits, const sb_clas
 sb_status sb_probe_log_softmax_fwd(sb_probes *pc, int64_t step, const char *name,
     float *logprob, const float *logits, const sb_class_shape *s);
 
+/* nll_loss_mean (kernels/loss/) */
+void sb_nll_loss_mean_bound(float *loss, const float *logprob, const int32_t *labels, const float *weight, const sb_nll_shape *s);
+sb_status sb_probe_nll_loss_mean(sb_probes *pc, int64_t step, const char *name,
+    float *loss, const float *logprob, const int32_t *labels, const float *weight, const sb_nll_shape *s);
+
+/* nll_loss_sum (kernels/loss/) */
+void sb_nll_loss_sum_bound(float *loss, const float *logprob, const int32_t *labels, const float *weight, const sb_nll_shape *s);
+sb_status sb_probe_nll_loss_sum(sb_probes *pc, int64_t step, const char *name,
+    float *loss, const float *logprob, const int32_t *labels, const float *weight, const sb_nll_shape *s);
+
+/* nll_loss_none (kernels/loss/) */
+sb_status sb_probe_nll_loss_none(sb_probes *pc, int64_t step, const char *name,
+    float *loss, const float *logprob, const int32_t *labels, const float *weight, const sb_nll_shape *s);
+
 /* layernorm_mean (kernels/norm/) */
 void sb_layernorm_mean_bound(float *mean, const float *x, const sb_norm_shape *s);
 sb_status sb_probe_layernorm_mean(sb_probes *pc, int64_t step, const char *name,

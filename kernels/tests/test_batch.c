@@ -86,6 +86,10 @@ START_TEST(test_pool_and_classifier_batch_invariant)
     check_batch_invariant(&c);
     c.op = SB_OP_log_softmax_fwd;
     check_batch_invariant(&c);
+    /* the unreduced NLL of a row's positions, weighted, one class ignored */
+    c = (sb_op_call){.op = SB_OP_nll_loss_none,
+                     .nll = {.k = 10, .d = 5, .ignore_index = 2, .weighted = true}};
+    check_batch_invariant(&c);
 }
 END_TEST
 
@@ -120,6 +124,7 @@ START_TEST(test_every_per_sample_op_covered)
     static const sb_op covered[] = {SB_OP_dense_fwd, SB_OP_dense_bwd_data, SB_OP_conv2d_fwd,
                                     SB_OP_conv2d_bwd_data, SB_OP_maxpool_fwd,
                                     SB_OP_maxpool_bwd, SB_OP_softmax_fwd, SB_OP_log_softmax_fwd,
+                                    SB_OP_nll_loss_none,
                                     SB_OP_layernorm_fwd, SB_OP_layernorm_bwd_data,
                                     SB_OP_rmsnorm_fwd, SB_OP_rmsnorm_bwd_data,
                                     SB_OP_layernorm_mean, SB_OP_layernorm_rstd,
