@@ -147,6 +147,16 @@ static bool shapes_nll(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
     return true;
 }
 
+static bool shapes_reduce(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
+{
+    const sb_reduce_shape *rd = &c->reduce;
+    if (!dims_positive(rd->outer, rd->r, rd->inner, 1))
+        return false;
+    set(&shape[SB_ROLE_x], 3, rd->outer, rd->r, rd->inner, 1);
+    set(&shape[SB_ROLE_y], 2, rd->outer, rd->inner, 1, 1);
+    return true;
+}
+
 static bool shapes_rope(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
 {
     const sb_rope_shape *r = &c->rope;

@@ -66,6 +66,12 @@ static const case_param nll_params[] = {
     {"weighted", P_BOOL, CALL(nll.weighted), 0, 0, false, false},
     {NULL, P_INT, 0, 0, 0, false, false},
 };
+static const case_param reduce_params[] = {
+    {"outer", P_INT, CALL(reduce.outer), 1, IMAX, false, true},
+    {"r", P_INT, CALL(reduce.r), 1, IMAX, false, true},
+    {"inner", P_INT, CALL(reduce.inner), 1, IMAX, false, true},
+    {NULL, P_INT, 0, 0, 0, false, false},
+};
 /* base: 10000 unless given (load_kernel_section), > 1 (sb_op_call_describe) */
 static const case_param rope_params[] = {
     {"n", P_INT, CALL(rope.n), 1, IMAX, false, true},
@@ -203,6 +209,7 @@ const case_param *sb_case_op_params(sb_op op)
     case SB_PARAMS_rope: return rope_params;
     case SB_PARAMS_adamw: return adamw_params;
     case SB_PARAMS_nll: return nll_params;
+    case SB_PARAMS_reduce: return reduce_params;
     case SB_PARAMS_count:
     case SB_PARAMS_sgd:
     case SB_PARAMS_rmsprop:

@@ -238,6 +238,11 @@ sb_status sb_probe_nll_loss_sum(sb_probes *pc, int64_t step, const char *name,
 sb_status sb_probe_nll_loss_none(sb_probes *pc, int64_t step, const char *name,
     float *loss, const float *logprob, const int32_t *labels, const float *weight, const sb_nll_shape *s);
 
+/* reduce_mean (kernels/reduce/) */
+void sb_reduce_mean_bound(float *y, const float *x, const sb_reduce_shape *s);
+sb_status sb_probe_reduce_mean(sb_probes *pc, int64_t step, const char *name,
+    float *y, const float *x, const sb_reduce_shape *s);
+
 /* layernorm_mean (kernels/norm/) */
 void sb_layernorm_mean_bound(float *mean, const float *x, const sb_norm_shape *s);
 sb_status sb_probe_layernorm_mean(sb_probes *pc, int64_t step, const char *name,
