@@ -157,6 +157,18 @@ static bool shapes_reduce(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
     return true;
 }
 
+static bool shapes_window(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
+{
+    const sb_window_shape *wn = &c->window;
+    if (!dims_positive(wn->n, wn->c, wn->h, wn->w) ||
+        !dims_positive(wn->kh, wn->kw, wn->sh, wn->sw) || wn->kh > wn->h || wn->kw > wn->w)
+        return false;
+    set(&shape[SB_ROLE_x], 4, wn->n, wn->c, wn->h, wn->w);
+    set(&shape[SB_ROLE_y], 4, wn->n, wn->c, (wn->h - wn->kh) / wn->sh + 1,
+        (wn->w - wn->kw) / wn->sw + 1);
+    return true;
+}
+
 static bool shapes_rope(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
 {
     const sb_rope_shape *r = &c->rope;

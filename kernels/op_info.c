@@ -133,6 +133,6 @@ bool sb_op_per_sample(sb_op op)
 
 void sb_op_call_set_batch(sb_op_call *c, int n)
 {
-    c->conv.n = c->dense.n = c->pool.n = c->cls.n = c->norm.n = c->nll.n = n;
+    c->conv.n = c->dense.n = c->pool.n = c->cls.n = c->norm.n = c->nll.n = c->window.n = n;
     c->attn.b = n;
 }

@@ -57,6 +57,13 @@ typedef struct sb_nll_shape {
     bool weighted;
 } sb_nll_shape;
 
+/* Pooling with any window kh x kw and stride (sh, sw), no padding: x
+ * [n][c][h][w], y [n][c][(h - kh) / sh + 1][(w - kw) / sw + 1]. */
+typedef struct sb_window_shape {
+    int n, c, h, w;
+    int kh, kw, sh, sw;
+} sb_window_shape;
+
 /* ReduceMean over the middle axis of x [outer][r][inner] (ONNX's over one
  * axis, or over consecutive axes folded into r): y [outer][inner]. */
 typedef struct sb_reduce_shape {
@@ -200,13 +207,13 @@ sb_op sb_optimizer_update_op(sb_optimizer kind);
  * (a data gradient has the role of the data), its dtype, and for optimiser
  * state, that the op updates it in place. */
 typedef enum sb_role {
-    SB_ROLE_x,          /* conv, dense, pool, norm, reduce: the data (images, rows);
+    SB_ROLE_x,          /* conv, dense, pool, window, norm, reduce: the data (images, rows);
                          * attn: qkv [b][t][3c] */
     SB_ROLE_w,          /* conv, dense: filters, weights; embed: token table
                          * [vocab][c]; norm: gamma [c]; nll: class weights [k] */
     SB_ROLE_b,          /* conv, dense: bias; embed: position table [t][c];
                          * norm: beta [c] */
-    SB_ROLE_y,          /* conv, dense, pool, embed, norm, attn, reduce: the output */
+    SB_ROLE_y,          /* conv, dense, pool, window, embed, norm, attn, reduce: the output */
     SB_ROLE_z,          /* classifier: logits or probabilities [n][k]; nll: log-probabilities
                          * [n][k][d] */
     SB_ROLE_labels,     /* classifier: int32 [n] in [0, k); embed: the tokens,
@@ -295,6 +302,7 @@ typedef struct sb_op_call {
     sb_rope_shape rope;
     sb_nll_shape nll;
     sb_reduce_shape reduce;
+    sb_window_shape window;
     /* tensors, in the order of the op's signature; optimiser state updated in
      * place (w, accumulators) is an output */
     int n_in, n_out;

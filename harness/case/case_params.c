@@ -66,6 +66,18 @@ static const case_param nll_params[] = {
     {"weighted", P_BOOL, CALL(nll.weighted), 0, 0, false, false},
     {NULL, P_INT, 0, 0, 0, false, false},
 };
+/* sh, sw: 1 unless given (load_kernel_section) */
+static const case_param window_params[] = {
+    {"n", P_INT, CALL(window.n), 1, IMAX, false, true},
+    {"c", P_INT, CALL(window.c), 1, IMAX, false, true},
+    {"h", P_INT, CALL(window.h), 1, IMAX, false, true},
+    {"w", P_INT, CALL(window.w), 1, IMAX, false, true},
+    {"kh", P_INT, CALL(window.kh), 1, IMAX, false, true},
+    {"kw", P_INT, CALL(window.kw), 1, IMAX, false, true},
+    {"sh", P_INT, CALL(window.sh), 1, IMAX, false, false},
+    {"sw", P_INT, CALL(window.sw), 1, IMAX, false, false},
+    {NULL, P_INT, 0, 0, 0, false, false},
+};
 static const case_param reduce_params[] = {
     {"outer", P_INT, CALL(reduce.outer), 1, IMAX, false, true},
     {"r", P_INT, CALL(reduce.r), 1, IMAX, false, true},
@@ -210,6 +222,7 @@ const case_param *sb_case_op_params(sb_op op)
     case SB_PARAMS_adamw: return adamw_params;
     case SB_PARAMS_nll: return nll_params;
     case SB_PARAMS_reduce: return reduce_params;
+    case SB_PARAMS_window: return window_params;
     case SB_PARAMS_count:
     case SB_PARAMS_sgd:
     case SB_PARAMS_rmsprop:

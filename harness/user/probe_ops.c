@@ -173,6 +173,7 @@ static sb_status probe_call(sb_probes *pc, int64_t step, const char *name, const
 #define PROBE_TAIL_adamw , const sb_optim_params *o, int64_t t, size_t n
 #define PROBE_TAIL_nll , const sb_nll_shape *s
 #define PROBE_TAIL_reduce , const sb_reduce_shape *s
+#define PROBE_TAIL_window , const sb_window_shape *s
 #define PROBE_FILL_conv c.conv = *s;
 #define PROBE_FILL_dense c.dense = *s;
 #define PROBE_FILL_pool c.pool = *s;
@@ -190,6 +191,7 @@ static sb_status probe_call(sb_probes *pc, int64_t step, const char *name, const
 #define PROBE_FILL_adamw c.optim = *o; c.t = t; c.n = n;
 #define PROBE_FILL_nll c.nll = *s;
 #define PROBE_FILL_reduce c.reduce = *s;
+#define PROBE_FILL_window c.window = *s;
 
 #define SB_OP(name, area, params, outputs, inputs, ...)                                   \
     sb_status sb_probe_##name(sb_probes *pc, int64_t step, const char *probe,             \

@@ -82,6 +82,14 @@ START_TEST(test_pool_and_classifier_batch_invariant)
     check_batch_invariant(&c);
     c.op = SB_OP_maxpool_bwd;
     check_batch_invariant(&c);
+    /* overlapping 3x3 windows at stride 2, and 2x4 at strides 3, 1 */
+    c = (sb_op_call){.op = SB_OP_avgpool_fwd,
+                     .window = {.c = 8, .h = 13, .w = 13, .kh = 3, .kw = 3, .sh = 2, .sw = 2}};
+    check_batch_invariant(&c);
+    c.op = SB_OP_maxpool_window_fwd;
+    check_batch_invariant(&c);
+    c.window = (sb_window_shape){.c = 3, .h = 10, .w = 9, .kh = 2, .kw = 4, .sh = 3, .sw = 1};
+    check_batch_invariant(&c);
     c = (sb_op_call){.op = SB_OP_softmax_fwd, .cls = {.k = 10}};
     check_batch_invariant(&c);
     c.op = SB_OP_log_softmax_fwd;
@@ -124,7 +132,8 @@ START_TEST(test_every_per_sample_op_covered)
     static const sb_op covered[] = {SB_OP_dense_fwd, SB_OP_dense_bwd_data, SB_OP_conv2d_fwd,
                                     SB_OP_conv2d_bwd_data, SB_OP_maxpool_fwd,
                                     SB_OP_maxpool_bwd, SB_OP_softmax_fwd, SB_OP_log_softmax_fwd,
-                                    SB_OP_nll_loss_none,
+                                    SB_OP_nll_loss_none, SB_OP_avgpool_fwd,
+                                    SB_OP_maxpool_window_fwd,
                                     SB_OP_layernorm_fwd, SB_OP_layernorm_bwd_data,
                                     SB_OP_rmsnorm_fwd, SB_OP_rmsnorm_bwd_data,
                                     SB_OP_layernorm_mean, SB_OP_layernorm_rstd,
