@@ -166,6 +166,8 @@ static bool shapes_window(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
     set(&shape[SB_ROLE_x], 4, wn->n, wn->c, wn->h, wn->w);
     set(&shape[SB_ROLE_y], 4, wn->n, wn->c, (wn->h - wn->kh) / wn->sh + 1,
         (wn->w - wn->kw) / wn->sw + 1);
+    shape[SB_ROLE_index] = shape[SB_ROLE_y];
+    shape[SB_ROLE_index].dtype = SB_DTYPE_I32;
     return true;
 }
 

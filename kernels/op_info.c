@@ -102,6 +102,7 @@ static const role_info roles[SB_ROLE_COUNT] = {
     [SB_ROLE_param] = {"param", SB_DTYPE_F32, true, false},
     [SB_ROLE_moment] = {"moment", SB_DTYPE_F32, true, false},
     [SB_ROLE_square] = {"square", SB_DTYPE_F32, true, true},
+    [SB_ROLE_index] = {"index", SB_DTYPE_I32, false, true},
     [SB_ROLE_row] = {"row", SB_DTYPE_F32, false, false},
 };
 

@@ -223,6 +223,9 @@ typedef enum sb_role {
     SB_ROLE_param,      /* optimiser: the parameter, updated in place (either sign) */
     SB_ROLE_moment,     /* optimiser: a velocity or first moment, in place (either sign) */
     SB_ROLE_square,     /* optimiser: a mean of squares, in place (never negative) */
+    SB_ROLE_index,      /* window: int32 [n][c][p][q], an output's argmax as an index
+                         * into the whole of x (never negative; not per sample: a
+                         * sample's indices count the samples before it) */
     SB_ROLE_row,        /* one value per row: norm: [n] (a row's mean, its rstd);
                          * nll: [n][d] (a position's loss) */
     SB_ROLE_COUNT

@@ -138,7 +138,17 @@ static sb_status probe_call(sb_probes *pc, int64_t step, const char *name, const
 #define PROBE_IN_labels const int32_t *
 #define PROBE_IN_scalar const float *
 #define PROBE_IN_v const float *
-#define PROBE_DECL_OUT1(a) float *o0
+/* one output's type: float, but for an argmax's index (a one-output op) */
+#define PROBE_OUT_x float *
+#define PROBE_OUT_w float *
+#define PROBE_OUT_b float *
+#define PROBE_OUT_y float *
+#define PROBE_OUT_z float *
+#define PROBE_OUT_scalar float *
+#define PROBE_OUT_v float *
+#define PROBE_OUT_row float *
+#define PROBE_OUT_index int32_t *
+#define PROBE_DECL_OUT1(a) PROBE_OUT_##a o0
 #define PROBE_DECL_OUT2(a, b) float *o0, float *o1
 #define PROBE_DECL_OUT3(a, b, c_) float *o0, float *o1, float *o2
 #define PROBE_DECL_IN0()

@@ -252,6 +252,10 @@ sb_status sb_probe_avgpool_fwd(sb_probes *pc, int64_t step, const char *name,
 sb_status sb_probe_maxpool_window_fwd(sb_probes *pc, int64_t step, const char *name,
     float *y, const float *x, const sb_window_shape *s);
 
+/* maxpool_window_indices (kernels/pool/) */
+sb_status sb_probe_maxpool_window_indices(sb_probes *pc, int64_t step, const char *name,
+    int32_t *indices, const float *x, const sb_window_shape *s);
+
 /* layernorm_mean (kernels/norm/) */
 void sb_layernorm_mean_bound(float *mean, const float *x, const sb_norm_shape *s);
 sb_status sb_probe_layernorm_mean(sb_probes *pc, int64_t step, const char *name,

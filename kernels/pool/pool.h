@@ -6,7 +6,8 @@
  *            by kh kw
  *   max      the first maximum in row-major order; a later element wins
  *            only if larger or the first NaN (maxpool_fwd's tie and NaN
- *            rules, elementwise.h): exact, no order changes it */
+ *            rules, elementwise.h): exact, no order changes it; its index
+ *            into x (int32: x has at most 2^28 elements) is the argmax */
 #ifndef SB_POOL_H
 #define SB_POOL_H
 
@@ -46,16 +47,32 @@ static inline float sb_window_mean(const float *top, const sb_window_shape *s)
     return sum / (float)(s->kh * s->kw);
 }
 
-static inline float sb_window_maximum(const float *top, const sb_window_shape *s)
+/* the offset from top of the window's maximum (its argmax) */
+static inline size_t sb_window_argmax(const float *top, const sb_window_shape *s)
 {
-    float best = top[0];
+    size_t best = 0;
     for (int a = 0; a < s->kh; a++)
         for (int b = 0; b < s->kw; b++) {
-            const float v = top[(size_t)a * (size_t)s->w + (size_t)b];
-            if (v > best || (isnan(v) && !isnan(best)))
-                best = v;
+            const size_t at = (size_t)a * (size_t)s->w + (size_t)b;
+            if (top[at] > top[best] || (isnan(top[at]) && !isnan(top[best])))
+                best = at;
         }
     return best;
+}
+
+static inline float sb_window_maximum(const float *top, const sb_window_shape *s)
+{
+    return top[sb_window_argmax(top, s)];
+}
+
+/* ONNX's MaxPool Indices (storage_order 0): the argmax of output (i, j) of
+ * plane `plane` as an index into the whole of x [n][c][h][w], row-major */
+static inline int32_t sb_window_index(const float *x, const sb_window_shape *s, size_t plane,
+                                      int i, int j)
+{
+    const float *xp = x + plane * (size_t)s->h * (size_t)s->w;
+    const float *top = sb_window_at(xp, s, i, j);
+    return (int32_t)((size_t)(top - x) + sb_window_argmax(top, s));
 }
 
 typedef float sb_window_fn(const float *top, const sb_window_shape *s);

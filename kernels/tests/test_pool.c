@@ -1,6 +1,7 @@
 /* Average and max pooling with any window and stride: hand values exact in
  * every family (overlapping windows, a stride past the window, a window of
- * the whole plane), the tie and NaN rules of the max, 2x2 at stride 2 with
+ * the whole plane), the tie and NaN rules of the max, the argmax indices
+ * into x, 2x2 at stride 2 with
  * maxpool_fwd's bits, det and loose within the bound of ref and det bitwise
  * at 1..8 threads, every family within its double evaluation's bound. */
 #include <check.h>
@@ -70,6 +71,65 @@ START_TEST(test_ties_and_nan)
 }
 END_TEST
 
+/* The argmax's index into the whole of x (ONNX's MaxPool Indices): two
+ * planes of the 4x5 plane above, the second 20 elements on, every maximum
+ * at its window's bottom-right, 5 (2a + 1) + b + 2 in its plane; a tie
+ * keeps the first, a NaN window points at its first NaN. */
+START_TEST(test_indices)
+{
+    const sb_window_shape s = {.n = 1, .c = 2, .h = 4, .w = 5, .kh = 2, .kw = 3, .sh = 2, .sw = 1};
+    float x[40];
+    for (int i = 0; i < 40; i++)
+        x[i] = (float)i;
+    int32_t want[12];
+    for (int plane = 0; plane < 2; plane++)
+        for (int a = 0; a < 2; a++)
+            for (int b = 0; b < 3; b++)
+                want[plane * 6 + a * 3 + b] = plane * 20 + 5 * (2 * a + 1) + b + 2;
+    const sb_window_shape t = {.n = 2, .c = 1, .h = 2, .w = 2, .kh = 2, .kw = 2, .sh = 1, .sw = 1};
+    const float ties[8] = {1, 3, 3, 0, -1, NAN, 2, NAN};
+    for (int f = 0; f < SB_FAMILY_COUNT; f++)
+        for (int threads = 1; threads <= 3; threads += 2) {
+            int32_t got[12], tie[2];
+            omp_set_num_threads(threads);
+            sb_kernels((sb_family)f)->maxpool_window_indices(got, x, &s);
+            ck_assert(memcmp(got, want, sizeof want) == 0);
+            sb_kernels((sb_family)f)->maxpool_window_indices(tie, ties, &t);
+            ck_assert_int_eq(tie[0], 1);
+            ck_assert_int_eq(tie[1], 5);
+        }
+}
+END_TEST
+
+/* The indices point at the maxima: x[index] has the max pool's bits, at
+ * every shape, in every family and thread count. */
+START_TEST(test_indices_point_at_max)
+{
+    sb_op_call c;
+    memset(&c, 0, sizeof c);
+    c.op = SB_OP_maxpool_window_fwd;
+    c.window = shapes[_i];
+    op_test_call_alloc(&c);
+    const float *x = c.in[0].data;
+    const size_t n = sb_tensor_count(&c.out[0]);
+    float *max = op_test_run(&c, SB_FAMILY_REF, 1), *at = op_test_alloc_floats(n);
+    int32_t *idx = malloc(n * sizeof *idx);
+    ck_assert_ptr_nonnull(idx);
+    for (int f = 0; f < SB_FAMILY_COUNT; f++)
+        for (int threads = 1; threads <= 8; threads++) {
+            omp_set_num_threads(threads);
+            sb_kernels((sb_family)f)->maxpool_window_indices(idx, x, &c.window);
+            for (size_t e = 0; e < n; e++) {
+                ck_assert(idx[e] >= 0 && (size_t)idx[e] < sb_tensor_count(&c.in[0]));
+                at[e] = x[idx[e]];
+            }
+            ck_assert(op_test_same_bits(at, max, n));
+        }
+    free(max), free(at), free(idx);
+    op_test_call_free(&c);
+}
+END_TEST
+
 /* 2x2 windows at stride 2 are maxpool_fwd's: the same bits */
 START_TEST(test_two_by_two_is_maxpool)
 {
@@ -133,6 +193,8 @@ Suite *make_pool_suite(void)
     tcase_add_test(tc, test_hand_values);
     tcase_add_test(tc, test_ties_and_nan);
     tcase_add_test(tc, test_two_by_two_is_maxpool);
+    tcase_add_test(tc, test_indices);
+    tcase_add_loop_test(tc, test_indices_point_at_max, 0, N_SHAPES);
     tcase_add_loop_test(tc, test_families, 0, N_SHAPES);
     tcase_add_loop_test(tc, test_within_double_bound, 0, N_SHAPES);
     suite_add_tcase(s, tc);
