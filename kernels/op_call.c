@@ -122,6 +122,52 @@ static bool shapes_norm(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
     set(&shape[SB_ROLE_y], 2, nm->n, nm->c, 1, 1);
     set(&shape[SB_ROLE_w], 1, nm->c, 1, 1, 1);
     set(&shape[SB_ROLE_b], 1, nm->c, 1, 1, 1);
+    set(&shape[SB_ROLE_row], 1, nm->n, 1, 1, 1);
+    return true;
+}
+
+static bool shapes_nll(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
+{
+    const sb_nll_shape *nl = &c->nll;
+    if (!dims_positive(nl->n, nl->k, nl->d, 1))
+        return false;
+    /* ONNX's (N, C) without positions, (N, C, d) with */
+    if (nl->d == 1) {
+        set(&shape[SB_ROLE_z], 2, nl->n, nl->k, 1, 1);
+        set(&shape[SB_ROLE_labels], 1, nl->n, 1, 1, 1);
+        set(&shape[SB_ROLE_row], 1, nl->n, 1, 1, 1);
+    } else {
+        set(&shape[SB_ROLE_z], 3, nl->n, nl->k, nl->d, 1);
+        set(&shape[SB_ROLE_labels], 2, nl->n, nl->d, 1, 1);
+        set(&shape[SB_ROLE_row], 2, nl->n, nl->d, 1, 1);
+    }
+    shape[SB_ROLE_labels].dtype = SB_DTYPE_I32;
+    set(&shape[SB_ROLE_w], 1, nl->k, 1, 1, 1);
+    set(&shape[SB_ROLE_scalar], 1, 1, 1, 1, 1);
+    return true;
+}
+
+static bool shapes_reduce(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
+{
+    const sb_reduce_shape *rd = &c->reduce;
+    if (!dims_positive(rd->outer, rd->r, rd->inner, 1))
+        return false;
+    set(&shape[SB_ROLE_x], 3, rd->outer, rd->r, rd->inner, 1);
+    set(&shape[SB_ROLE_y], 2, rd->outer, rd->inner, 1, 1);
+    return true;
+}
+
+static bool shapes_window(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
+{
+    const sb_window_shape *wn = &c->window;
+    if (!dims_positive(wn->n, wn->c, wn->h, wn->w) ||
+        !dims_positive(wn->kh, wn->kw, wn->sh, wn->sw) || wn->kh > wn->h || wn->kw > wn->w)
+        return false;
+    set(&shape[SB_ROLE_x], 4, wn->n, wn->c, wn->h, wn->w);
+    set(&shape[SB_ROLE_y], 4, wn->n, wn->c, (wn->h - wn->kh) / wn->sh + 1,
+        (wn->w - wn->kw) / wn->sw + 1);
+    shape[SB_ROLE_index] = shape[SB_ROLE_y];
+    shape[SB_ROLE_index].dtype = SB_DTYPE_I32;
     return true;
 }
 

@@ -102,6 +102,8 @@ static const role_info roles[SB_ROLE_COUNT] = {
     [SB_ROLE_param] = {"param", SB_DTYPE_F32, true, false},
     [SB_ROLE_moment] = {"moment", SB_DTYPE_F32, true, false},
     [SB_ROLE_square] = {"square", SB_DTYPE_F32, true, true},
+    [SB_ROLE_index] = {"index", SB_DTYPE_I32, false, true},
+    [SB_ROLE_row] = {"row", SB_DTYPE_F32, false, false},
 };
 
 static const role_info *role_of(sb_role r)
@@ -119,7 +121,8 @@ bool sb_role_per_sample(sb_op op, sb_role r)
 {
     if (!params_info_of(sb_op_params_of(op))->batched)
         return false;
-    return r == SB_ROLE_x || r == SB_ROLE_y || r == SB_ROLE_z || r == SB_ROLE_labels;
+    return r == SB_ROLE_x || r == SB_ROLE_y || r == SB_ROLE_z || r == SB_ROLE_labels ||
+           r == SB_ROLE_row;
 }
 
 bool sb_op_per_sample(sb_op op)
@@ -131,6 +134,6 @@ bool sb_op_per_sample(sb_op op)
 
 void sb_op_call_set_batch(sb_op_call *c, int n)
 {
-    c->conv.n = c->dense.n = c->pool.n = c->cls.n = c->norm.n = n;
+    c->conv.n = c->dense.n = c->pool.n = c->cls.n = c->norm.n = c->nll.n = c->window.n = n;
     c->attn.b = n;
 }

@@ -85,9 +85,16 @@ static inline void sb_err_sum_add(sb_err_sum *s, sb_err t)
     s->magnitude += fabs(t.v) + t.e;
 }
 
+/* ... whose every term reaches the result through at most `path` additions */
+static inline sb_err sb_err_sum_end_path(const sb_err_sum *s, size_t path)
+{
+    return (sb_err){s->v, s->e + sb_gamma((double)path) * s->magnitude};
+}
+
+/* ... in any order: paths of m - 1 additions */
 static inline sb_err sb_err_sum_end(const sb_err_sum *s, size_t m)
 {
-    return (sb_err){s->v, s->e + sb_gamma(m > 0 ? (double)(m - 1) : 0.0) * s->magnitude};
+    return sb_err_sum_end_path(s, m > 0 ? m - 1 : 0);
 }
 
 /* sb_tanhf's error analysis (elementwise/tanh.h) bounds it by 2.04 of these

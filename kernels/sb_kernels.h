@@ -45,6 +45,31 @@ typedef struct sb_norm_shape {
     int n, c;
     float eps;
 } sb_norm_shape;
+/* Negative log-likelihood over n rows of k classes at d positions each
+ * (ONNX's (N, C, d) layout: logprob [n][k][d], labels int32 [n][d]); a
+ * label equal to ignore_index adds nothing, not even to the mean's
+ * denominator (-100 by default, PyTorch's); weighted: each term is scaled
+ * by its class's weight w [k], and the mean divides by the weights' sum,
+ * else every weight is 1 (w is not read) and the mean divides by the count. */
+typedef struct sb_nll_shape {
+    int n, k, d;
+    int ignore_index;
+    bool weighted;
+} sb_nll_shape;
+
+/* Pooling with any window kh x kw and stride (sh, sw), no padding: x
+ * [n][c][h][w], y [n][c][(h - kh) / sh + 1][(w - kw) / sw + 1]. */
+typedef struct sb_window_shape {
+    int n, c, h, w;
+    int kh, kw, sh, sw;
+} sb_window_shape;
+
+/* ReduceMean over the middle axis of x [outer][r][inner] (ONNX's over one
+ * axis, or over consecutive axes folded into r): y [outer][inner]. */
+typedef struct sb_reduce_shape {
+    int outer, r, inner;
+} sb_reduce_shape;
+
 /* Rotary position embedding of n rows, row i at position i % t, each row h
  * heads of width d (even), the pairs (2k, 2k + 1) of a head rotated by the
  * angle position * base^(-2k/d). */
@@ -185,21 +210,27 @@ sb_op sb_optimizer_update_op(sb_optimizer kind);
  * (a data gradient has the role of the data), its dtype, and for optimiser
  * state, that the op updates it in place. */
 typedef enum sb_role {
-    SB_ROLE_x,          /* conv, dense, pool, norm: the data (images, rows);
+    SB_ROLE_x,          /* conv, dense, pool, window, norm, reduce: the data (images, rows);
                          * attn: qkv [b][t][3c] */
     SB_ROLE_w,          /* conv, dense: filters, weights; embed: token table
-                         * [vocab][c]; norm: gamma [c] */
+                         * [vocab][c]; norm: gamma [c]; nll: class weights [k] */
     SB_ROLE_b,          /* conv, dense: bias; embed: position table [t][c];
                          * norm: beta [c] */
-    SB_ROLE_y,          /* conv, dense, pool, embed, norm, attn: the output */
-    SB_ROLE_z,          /* classifier: logits or probabilities [n][k] */
+    SB_ROLE_y,          /* conv, dense, pool, window, embed, norm, attn, reduce: the output */
+    SB_ROLE_z,          /* classifier: logits or probabilities [n][k]; nll: log-probabilities
+                         * [n][k][d] */
     SB_ROLE_labels,     /* classifier: int32 [n] in [0, k); embed: the tokens,
-                         * int32 [n] in [0, vocab) */
+                         * int32 [n] in [0, vocab); nll: int32 [n][d] in [0, k) */
     SB_ROLE_scalar,     /* classifier: one value over the batch; count: over the vector */
     SB_ROLE_v,          /* a vector of n */
     SB_ROLE_param,      /* optimiser: the parameter, updated in place (either sign) */
     SB_ROLE_moment,     /* optimiser: a velocity or first moment, in place (either sign) */
     SB_ROLE_square,     /* optimiser: a mean of squares, in place (never negative) */
+    SB_ROLE_index,      /* window: int32 [n][c][p][q], an output's argmax as an index
+                         * into the whole of x (never negative; not per sample: a
+                         * sample's indices count the samples before it) */
+    SB_ROLE_row,        /* one value per row: norm: [n] (a row's mean, its rstd);
+                         * nll: [n][d] (a position's loss) */
     SB_ROLE_COUNT
 } sb_role;
 
@@ -275,6 +306,9 @@ typedef struct sb_op_call {
     sb_norm_shape norm;
     sb_attn_shape attn;
     sb_rope_shape rope;
+    sb_nll_shape nll;
+    sb_reduce_shape reduce;
+    sb_window_shape window;
     /* tensors, in the order of the op's signature; optimiser state updated in
      * place (w, accumulators) is an output */
     int n_in, n_out;

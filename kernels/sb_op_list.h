@@ -62,6 +62,9 @@
 #define SB_TAIL_attn &(c)->attn
 #define SB_TAIL_rope &(c)->rope
 #define SB_TAIL_adamw &(c)->optim, (c)->t, (c)->n
+#define SB_TAIL_nll &(c)->nll
+#define SB_TAIL_reduce &(c)->reduce
+#define SB_TAIL_window &(c)->window
 
 /* An op's call of kernel `fn` with the tensors and params of `c`. */
 #define SB_OP_CALL(fn, params, outputs, inputs)                                \

@@ -29,6 +29,9 @@ sb_status sb_case_load_kernel(case_loader *ld, sb_case *c)
     call->dropout.stream = SB_STREAM_DROPOUT;
     call->norm.eps = 1e-5f;
     call->rope.base = 10000.0f;
+    call->nll.d = 1;
+    call->nll.ignore_index = -100;
+    call->window.sh = call->window.sw = 1;
     if (kind != SB_OPTIM_COUNT)
         sb_optim_defaults(&call->optim, kind);
 

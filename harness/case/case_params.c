@@ -57,6 +57,33 @@ static const case_param norm_params[] = {
     {"eps", P_REAL, CALL(norm.eps), 0, 1, false, false},
     {NULL, P_INT, 0, 0, 0, false, false},
 };
+/* ignore_index: -100 unless given (load_kernel_section) */
+static const case_param nll_params[] = {
+    {"n", P_INT, CALL(nll.n), 1, IMAX, false, true},
+    {"k", P_INT, CALL(nll.k), 1, IMAX, false, true},
+    {"d", P_INT, CALL(nll.d), 1, IMAX, false, false},
+    {"ignore_index", P_INT, CALL(nll.ignore_index), -IMAX, IMAX, false, false},
+    {"weighted", P_BOOL, CALL(nll.weighted), 0, 0, false, false},
+    {NULL, P_INT, 0, 0, 0, false, false},
+};
+/* sh, sw: 1 unless given (load_kernel_section) */
+static const case_param window_params[] = {
+    {"n", P_INT, CALL(window.n), 1, IMAX, false, true},
+    {"c", P_INT, CALL(window.c), 1, IMAX, false, true},
+    {"h", P_INT, CALL(window.h), 1, IMAX, false, true},
+    {"w", P_INT, CALL(window.w), 1, IMAX, false, true},
+    {"kh", P_INT, CALL(window.kh), 1, IMAX, false, true},
+    {"kw", P_INT, CALL(window.kw), 1, IMAX, false, true},
+    {"sh", P_INT, CALL(window.sh), 1, IMAX, false, false},
+    {"sw", P_INT, CALL(window.sw), 1, IMAX, false, false},
+    {NULL, P_INT, 0, 0, 0, false, false},
+};
+static const case_param reduce_params[] = {
+    {"outer", P_INT, CALL(reduce.outer), 1, IMAX, false, true},
+    {"r", P_INT, CALL(reduce.r), 1, IMAX, false, true},
+    {"inner", P_INT, CALL(reduce.inner), 1, IMAX, false, true},
+    {NULL, P_INT, 0, 0, 0, false, false},
+};
 /* base: 10000 unless given (load_kernel_section), > 1 (sb_op_call_describe) */
 static const case_param rope_params[] = {
     {"n", P_INT, CALL(rope.n), 1, IMAX, false, true},
@@ -196,6 +223,9 @@ const case_param *sb_case_op_params(sb_op op)
     case SB_PARAMS_attn: return attn_params;
     case SB_PARAMS_rope: return rope_params;
     case SB_PARAMS_adamw: return adamw_params;
+    case SB_PARAMS_nll: return nll_params;
+    case SB_PARAMS_reduce: return reduce_params;
+    case SB_PARAMS_window: return window_params;
     case SB_PARAMS_count:
     case SB_PARAMS_sgd:
     case SB_PARAMS_rmsprop:

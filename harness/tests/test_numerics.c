@@ -86,6 +86,17 @@ static const sb_op_call attn_shapes[] = {
     {.attn = {.b = 2, .t = 37, .h = 4, .d = 8, .kv_heads = 2}},
     {.attn = {.b = 1, .t = 37, .h = 4, .d = 8, .kv_heads = 1, .noncausal = true}}};
 static const sb_op_call rope_shapes[] = {{.rope = {.n = 70, .t = 33, .h = 3, .d = 16, .base = 1e4f}}};
+static const sb_op_call reduce_shapes[] = {
+    {.reduce = {.outer = 3, .r = 1000, .inner = 5}}, {.reduce = {.outer = 1, .r = 100003, .inner = 1}},
+};
+static const sb_op_call window_shapes[] = {
+    {.window = {.n = 2, .c = 3, .h = 11, .w = 9, .kh = 3, .kw = 2, .sh = 2, .sw = 1}},
+    {.window = {.n = 1, .c = 2, .h = 20, .w = 20, .kh = 7, .kw = 7, .sh = 3, .sw = 3}},
+};
+static const sb_op_call nll_shapes[] = {
+    {.nll = {.n = 300, .k = 10, .d = 1, .ignore_index = -100}},
+    {.nll = {.n = 40, .k = 7, .d = 9, .ignore_index = 2, .weighted = true}},
+};
 
 typedef struct shape_set {
     const sb_op_call *calls;
@@ -97,7 +108,8 @@ static const shape_set shapes_of_params[SB_PARAMS_COUNT] = {
     [SB_PARAMS_pool] = SHAPES(pool_shapes),   [SB_PARAMS_cls] = SHAPES(cls_shapes),
     [SB_PARAMS_count] = SHAPES(count_shapes), [SB_PARAMS_embed] = SHAPES(embed_shapes),
     [SB_PARAMS_norm] = SHAPES(norm_shapes),   [SB_PARAMS_attn] = SHAPES(attn_shapes),
-    [SB_PARAMS_rope] = SHAPES(rope_shapes),
+    [SB_PARAMS_rope] = SHAPES(rope_shapes),   [SB_PARAMS_nll] = SHAPES(nll_shapes),
+    [SB_PARAMS_reduce] = SHAPES(reduce_shapes), [SB_PARAMS_window] = SHAPES(window_shapes),
 };
 
 /* Every op the kernel list marks REFD. */

@@ -138,7 +138,17 @@ static sb_status probe_call(sb_probes *pc, int64_t step, const char *name, const
 #define PROBE_IN_labels const int32_t *
 #define PROBE_IN_scalar const float *
 #define PROBE_IN_v const float *
-#define PROBE_DECL_OUT1(a) float *o0
+/* one output's type: float, but for an argmax's index (a one-output op) */
+#define PROBE_OUT_x float *
+#define PROBE_OUT_w float *
+#define PROBE_OUT_b float *
+#define PROBE_OUT_y float *
+#define PROBE_OUT_z float *
+#define PROBE_OUT_scalar float *
+#define PROBE_OUT_v float *
+#define PROBE_OUT_row float *
+#define PROBE_OUT_index int32_t *
+#define PROBE_DECL_OUT1(a) PROBE_OUT_##a o0
 #define PROBE_DECL_OUT2(a, b) float *o0, float *o1
 #define PROBE_DECL_OUT3(a, b, c_) float *o0, float *o1, float *o2
 #define PROBE_DECL_IN0()
@@ -171,6 +181,9 @@ static sb_status probe_call(sb_probes *pc, int64_t step, const char *name, const
 #define PROBE_TAIL_attn , const sb_attn_shape *s
 #define PROBE_TAIL_rope , const sb_rope_shape *s
 #define PROBE_TAIL_adamw , const sb_optim_params *o, int64_t t, size_t n
+#define PROBE_TAIL_nll , const sb_nll_shape *s
+#define PROBE_TAIL_reduce , const sb_reduce_shape *s
+#define PROBE_TAIL_window , const sb_window_shape *s
 #define PROBE_FILL_conv c.conv = *s;
 #define PROBE_FILL_dense c.dense = *s;
 #define PROBE_FILL_pool c.pool = *s;
@@ -186,6 +199,9 @@ static sb_status probe_call(sb_probes *pc, int64_t step, const char *name, const
 #define PROBE_FILL_attn c.attn = *s;
 #define PROBE_FILL_rope c.rope = *s;
 #define PROBE_FILL_adamw c.optim = *o; c.t = t; c.n = n;
+#define PROBE_FILL_nll c.nll = *s;
+#define PROBE_FILL_reduce c.reduce = *s;
+#define PROBE_FILL_window c.window = *s;
 
 #define SB_OP(name, area, params, outputs, inputs, ...)                                   \
     sb_status sb_probe_##name(sb_probes *pc, int64_t step, const char *probe,             \

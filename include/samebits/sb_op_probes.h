@@ -211,4 +211,59 @@ sb_status sb_probe_rope_fwd(sb_probes *pc, int64_t step, const char *name,
 sb_status sb_probe_rope_bwd(sb_probes *pc, int64_t step, const char *name,
     float *dx, const float *dy, const sb_rope_shape *s);
 
+/* gelu_erf_fwd (kernels/elementwise/) */
+sb_status sb_probe_gelu_erf_fwd(sb_probes *pc, int64_t step, const char *name,
+    float *y, const float *x, size_t n);
+
+/* gelu_erf_bwd (kernels/elementwise/) */
+sb_status sb_probe_gelu_erf_bwd(sb_probes *pc, int64_t step, const char *name,
+    float *dx, const float *dy, const float *x, size_t n);
+
+/* log_softmax_fwd (kernels/classifier/) */
+void sb_log_softmax_fwd_bound(float *logprob, const float *logits, const sb_class_shape *s);
+sb_status sb_probe_log_softmax_fwd(sb_probes *pc, int64_t step, const char *name,
+    float *logprob, const float *logits, const sb_class_shape *s);
+
+/* nll_loss_mean (kernels/loss/) */
+void sb_nll_loss_mean_bound(float *loss, const float *logprob, const int32_t *labels, const float *weight, const sb_nll_shape *s);
+sb_status sb_probe_nll_loss_mean(sb_probes *pc, int64_t step, const char *name,
+    float *loss, const float *logprob, const int32_t *labels, const float *weight, const sb_nll_shape *s);
+
+/* nll_loss_sum (kernels/loss/) */
+void sb_nll_loss_sum_bound(float *loss, const float *logprob, const int32_t *labels, const float *weight, const sb_nll_shape *s);
+sb_status sb_probe_nll_loss_sum(sb_probes *pc, int64_t step, const char *name,
+    float *loss, const float *logprob, const int32_t *labels, const float *weight, const sb_nll_shape *s);
+
+/* nll_loss_none (kernels/loss/) */
+sb_status sb_probe_nll_loss_none(sb_probes *pc, int64_t step, const char *name,
+    float *loss, const float *logprob, const int32_t *labels, const float *weight, const sb_nll_shape *s);
+
+/* reduce_mean (kernels/reduce/) */
+void sb_reduce_mean_bound(float *y, const float *x, const sb_reduce_shape *s);
+sb_status sb_probe_reduce_mean(sb_probes *pc, int64_t step, const char *name,
+    float *y, const float *x, const sb_reduce_shape *s);
+
+/* avgpool_fwd (kernels/pool/) */
+void sb_avgpool_fwd_bound(float *y, const float *x, const sb_window_shape *s);
+sb_status sb_probe_avgpool_fwd(sb_probes *pc, int64_t step, const char *name,
+    float *y, const float *x, const sb_window_shape *s);
+
+/* maxpool_window_fwd (kernels/pool/) */
+sb_status sb_probe_maxpool_window_fwd(sb_probes *pc, int64_t step, const char *name,
+    float *y, const float *x, const sb_window_shape *s);
+
+/* maxpool_window_indices (kernels/pool/) */
+sb_status sb_probe_maxpool_window_indices(sb_probes *pc, int64_t step, const char *name,
+    int32_t *indices, const float *x, const sb_window_shape *s);
+
+/* layernorm_mean (kernels/norm/) */
+void sb_layernorm_mean_bound(float *mean, const float *x, const sb_norm_shape *s);
+sb_status sb_probe_layernorm_mean(sb_probes *pc, int64_t step, const char *name,
+    float *mean, const float *x, const sb_norm_shape *s);
+
+/* layernorm_rstd (kernels/norm/) */
+void sb_layernorm_rstd_bound(float *rstd, const float *x, const sb_norm_shape *s);
+sb_status sb_probe_layernorm_rstd(sb_probes *pc, int64_t step, const char *name,
+    float *rstd, const float *x, const sb_norm_shape *s);
+
 #endif

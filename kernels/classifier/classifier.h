@@ -69,6 +69,15 @@ static inline void sb_softmax_row(float *p, const float *z, int k)
         p[j] = expf(z[j] - m) / s;
 }
 
+/* One row of the log-softmax, (z_j - m) - logf(S) (PyTorch's order). */
+static inline void sb_log_softmax_row(float *lp, const float *z, int k)
+{
+    const float m = sb_row_max(z, k);
+    const float ls = logf(sb_row_expsum(z, m, k));
+    for (int j = 0; j < k; j++)
+        lp[j] = (z[j] - m) - ls;
+}
+
 /* One row's cross-entropy, l_i. */
 static inline float sb_row_loss(const float *z, int32_t label, int k)
 {

@@ -29,6 +29,12 @@
  *   times (1 + 2*gamma(n-1))*(1 + 8u) for the second-order products (the
  *   rounding of already perturbed values) left out above.
  *
+ * log-softmax, lp_j = fl(d_j - fl(logf(S^))), d_j = fl(z_j - m) the same in
+ * every order: the two logs differ by at most 2g/(1-g) + 4u*(lambda + g) as
+ * for xent (l below), and each order's subtraction rounds once, u times
+ * |d_j| + lambda + l at most:
+ *   bound_j = l + 2u*(|d_j| + lambda + l), times (1 + 8u).
+ *
  * Both are evaluated in double; the factor (1 + 2^-30) covers the O(k*2^-53)
  * relative error of that evaluation, and the result is rounded up to float.
  * Where an output is not finite (NaN or Inf logits) the bound is 0: no order
@@ -73,6 +79,27 @@ void sb_softmax_fwd_bound(float *bound,         /* [n][k] */
         for (size_t j = 0; j < k; j++) {
             const double q = (double)expf(z[j] - m) / sum;
             b[j] = isfinite(q) ? round_up(q * factor) : 0.0f;
+        }
+    }
+}
+
+void sb_log_softmax_fwd_bound(float *bound,         /* [n][k] */
+                              const float *logits,  /* [n][k] */
+                              const sb_class_shape *s)
+{
+    SB_ASSERT(s->n >= 0 && s->k > 0);
+    const size_t k = (size_t)s->k;
+    const double g = sb_gamma(s->k - 1);
+    for (int i = 0; i < s->n; i++) {
+        const float *z = logits + (size_t)i * k;
+        float *b = bound + (size_t)i * k;
+        const float m = sb_row_max(z, s->k);
+        const double lambda = log(expsum_exact(z, m, s->k));
+        const double l = 2.0 * g / (1.0 - g) + 4.0 * u * (lambda + g);
+        for (size_t j = 0; j < k; j++) {
+            const double d = fabs((double)(z[j] - m));
+            const double bj = (l + 2.0 * u * (d + lambda + l)) * (1.0 + 8.0 * u) * eval_slack;
+            b[j] = isfinite(bj) ? round_up(bj) : 0.0f;
         }
     }
 }

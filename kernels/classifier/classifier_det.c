@@ -1,4 +1,4 @@
-/* The classifier ops, det family. softmax and the gradient are parallel
+/* The classifier ops, det family. softmax, log-softmax and the gradient are parallel
  * over rows, which is also how they are usually written, so no thread ever
  * splits a row: loose runs them too, and they match ref bit for bit (the
  * softmax bound still covers any other order of a row's sum). The batch
@@ -16,6 +16,17 @@ void sb_softmax_fwd_det(float *prob,            /* [n][k] */
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < s->n; i++)
         sb_softmax_row(prob + (size_t)i * k, logits + (size_t)i * k, s->k);
+}
+
+void sb_log_softmax_fwd_det(float *logprob,         /* [n][k] */
+                            const float *logits,    /* [n][k] */
+                            const sb_class_shape *s)
+{
+    sb_class_shape_check(s, 0);
+    const size_t k = (size_t)s->k;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < s->n; i++)
+        sb_log_softmax_row(logprob + (size_t)i * k, logits + (size_t)i * k, s->k);
 }
 
 void sb_xent_block_sums(float part[SB_ROW_BLOCKS], const float *logits, const int32_t *labels,

@@ -12,6 +12,16 @@ void sb_softmax_fwd_ref(float *prob,            /* [n][k] */
         sb_softmax_row(prob + (size_t)i * k, logits + (size_t)i * k, s->k);
 }
 
+void sb_log_softmax_fwd_ref(float *logprob,         /* [n][k] */
+                            const float *logits,    /* [n][k] */
+                            const sb_class_shape *s)
+{
+    sb_class_shape_check(s, 0);
+    const size_t k = (size_t)s->k;
+    for (int i = 0; i < s->n; i++)
+        sb_log_softmax_row(logprob + (size_t)i * k, logits + (size_t)i * k, s->k);
+}
+
 void sb_xent_loss_ref(float *loss,              /* [1] */
                       const float *logits,      /* [n][k] */
                       const int32_t *labels,    /* [n] in [0, k) */

@@ -76,6 +76,28 @@ void sb_softmax_fwd_refd(double *value, double *bound, const sb_op_call *c, sb_f
     }
 }
 
+/* log-softmax: d_j = fl(z_j - m) errs by u|d_j|, logf(S^) by
+ * dlog + 2u (lambda + dlog) as in the cross-entropy, and the subtraction
+ * rounds once. */
+void sb_log_softmax_fwd_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
+{
+    (void)f;
+    const int k = c->cls.k;
+    for (int i = 0; i < c->cls.n; i++) {
+        const float *z = SB_REFD_IN(c, 0) + (size_t)i * (size_t)k;
+        const row_eval r = row_evaluate(z, k);
+        const double lambda = log(r.sum), dlog = r.sigma / (1.0 - r.sigma);
+        const double e_log = dlog + 2.0 * SB_REFD_U * (lambda + dlog);
+        for (int j = 0; j < k; j++) {
+            const size_t e = (size_t)i * (size_t)k + (size_t)j;
+            const double d = (double)z[j] - r.m, v = d - lambda;
+            const double e0 = SB_REFD_U * fabs(d) + e_log;
+            value[e] = v;
+            bound[e] = (e0 + SB_REFD_U * (fabs(v) + e0)) * slack;
+        }
+    }
+}
+
 void sb_xent_loss_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
 {
     (void)f;

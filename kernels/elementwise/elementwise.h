@@ -146,6 +146,30 @@ static inline float sb_gelu_grad(float dy, float x)
     return dy * (left + right);
 }
 
+/* ---- GELU, erf form (PyTorch's default, ONNX's Gelu):
+ *   y = (x 0.5) (1 + erf(x sqrt(1/2)))
+ *   dy/dx = cdf + x pdf,  cdf = 0.5 (1 + erf(x sqrt(1/2))),
+ *           pdf = (1/sqrt(2 pi)) exp((x x) (-0.5))
+ * each operation in float, in the order PyTorch's CPU kernels write it,
+ * erff and expf from libm (each within 1 ulp in glibc; no vector variant
+ * is called, the loop is scalar). A NaN passes through; erf saturates, so
+ * large |x| give x or -0, and the slope 1 or 0. */
+
+#define SB_GELU_ERF_ALPHA 0.70710678118654752f   /* sqrt(1/2) */
+#define SB_GELU_ERF_BETA 0.39894228040143268f    /* 1/sqrt(2 pi) */
+
+static inline float sb_gelu_erf(float x)
+{
+    return (x * 0.5f) * (1.0f + erff(x * SB_GELU_ERF_ALPHA));
+}
+
+static inline float sb_gelu_erf_grad(float dy, float x)
+{
+    const float cdf = 0.5f * (1.0f + erff(x * SB_GELU_ERF_ALPHA));
+    const float pdf = SB_GELU_ERF_BETA * expf((x * x) * -0.5f);
+    return dy * (cdf + x * pdf);
+}
+
 /* ---- SiLU and the SwiGLU product:
  *   silu(x) = x sigmoid(x) = (x / 2) (1 + t),  t = tanh(x / 2)
  *   silu'(x) = s + x s (1 - s),  s = (1 + t) / 2,  1 - s = (1 - t) / 2

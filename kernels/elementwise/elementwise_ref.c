@@ -96,6 +96,23 @@ void sb_gelu_bwd_ref(float *dx,         /* [n] */
         dx[i] = sb_gelu_grad(dy[i], x[i]);
 }
 
+void sb_gelu_erf_fwd_ref(float *y,          /* [n] */
+                         const float *x,    /* [n] */
+                         size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = sb_gelu_erf(x[i]);
+}
+
+void sb_gelu_erf_bwd_ref(float *dx,         /* [n] */
+                         const float *dy,   /* [n] */
+                         const float *x,    /* [n] forward input */
+                         size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dx[i] = sb_gelu_erf_grad(dy[i], x[i]);
+}
+
 /* y may be a (the residual stream updated in place) */
 void sb_residual_add_ref(float *y,       /* [n] */
                          const float *a, /* [n] */

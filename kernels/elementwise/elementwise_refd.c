@@ -168,6 +168,72 @@ void sb_gelu_bwd_refd(double *value, double *bound, const sb_op_call *c, sb_fami
     }
 }
 
+/* GELU's erf form, the float operations of elementwise.h in order. erf is
+ * Lipschitz with constant 2/sqrt(pi) and exp's error grows as exp(a.e) - 1
+ * relative; libm's erff and expf each add at most SB_ERR_LIBM_ULPS ulps
+ * (2u |v| each, glibc documents 1), and a result near 0 one subnormal. */
+
+#define SB_ERR_LIBM_ULPS 2.0
+
+static sb_err err_erf(sb_err a)
+{
+    const double v = erf(a.v);
+    return (sb_err){v, 1.1283791670955126 * a.e + SB_ERR_LIBM_ULPS * 2.0 * SB_ERR_U * fabs(v) +
+                           0x1p-149};
+}
+
+static sb_err err_exp(sb_err a)
+{
+    const double v = exp(a.v);
+    return (sb_err){v, v * expm1(a.e) * (1.0 + SB_ERR_LIBM_ULPS * 2.0 * SB_ERR_U) +
+                           SB_ERR_LIBM_ULPS * 2.0 * SB_ERR_U * v + 0x1p-149};
+}
+
+static sb_err gelu_erf_of(sb_err x)
+{
+    return err_erf(sb_err_mul(x, sb_err_exact((double)SB_GELU_ERF_ALPHA)));
+}
+
+static sb_err gelu_erf(float x)
+{
+    const sb_err xe = sb_err_exact((double)x);
+    const sb_err half_x = sb_err_mul(xe, sb_err_exact(0.5));
+    return sb_err_mul(half_x, sb_err_add(sb_err_exact(1.0), gelu_erf_of(xe)));
+}
+
+static sb_err gelu_erf_grad(float dy, float x)
+{
+    const sb_err xe = sb_err_exact((double)x);
+    const sb_err cdf = sb_err_mul(sb_err_exact(0.5), sb_err_add(sb_err_exact(1.0), gelu_erf_of(xe)));
+    const sb_err sq = sb_err_mul(sb_err_mul(xe, xe), sb_err_exact(-0.5));
+    const sb_err pdf = sb_err_mul(sb_err_exact((double)SB_GELU_ERF_BETA), err_exp(sq));
+    return sb_err_mul(sb_err_exact((double)dy), sb_err_add(cdf, sb_err_mul(xe, pdf)));
+}
+
+void sb_gelu_erf_fwd_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
+{
+    (void)f;
+    const size_t count = sb_tensor_count(&c->out[0]);
+    const float *x = SB_REFD_IN(c, 0);
+    for (size_t e = 0; e < count; e++) {
+        const sb_err y = gelu_erf(x[e]);
+        value[e] = y.v;
+        bound[e] = y.e * SB_ERR_SLACK + SB_REFD_UNDERFLOW;
+    }
+}
+
+void sb_gelu_erf_bwd_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
+{
+    (void)f;
+    const size_t count = sb_tensor_count(&c->out[0]);
+    const float *dy = SB_REFD_IN(c, 0), *x = SB_REFD_IN(c, 1);
+    for (size_t e = 0; e < count; e++) {
+        const sb_err d = gelu_erf_grad(dy[e], x[e]);
+        value[e] = d.v;
+        bound[e] = d.e * SB_ERR_SLACK + SB_REFD_UNDERFLOW;
+    }
+}
+
 /* SiLU and the SwiGLU product, the float operations of elementwise.h in
  * order, through the running error analysis as GELU's. Each result goes
  * through at most four rounded products, each of which may underflow. */

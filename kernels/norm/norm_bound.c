@@ -8,8 +8,8 @@
  *   bwd_gamma      dgamma[j] = sum over the n rows of t_i = dy * xhat, the
  *                  terms computed by every family with the same row
  *                  arithmetic: 2 gamma(n) sum |t_i| (sb_dot_bound)
- * RMSNorm's are the same, its rows analysed by rmsnorm_error.h with row sums
- * in any order (paths of c - 1 additions).
+ * Both norms' rows are analysed with row sums in any order (paths of c - 1
+ * additions), which covers the blocked orders every family runs.
  * Evaluated in double, one writer per element, rounded up to float. */
 #include <math.h>
 #include <stdlib.h>
@@ -36,9 +36,9 @@ static void rows_bound(float *bound, const float *dy, const float *x, const floa
             else if (rms)
                 sb_err_rmsnorm_row(row, x + at, gamma, c, s->eps, c - 1);
             else if (dy)
-                sb_err_layernorm_row_bwd(row, dy + at, x + at, gamma, c, s->eps);
+                sb_err_layernorm_row_bwd(row, dy + at, x + at, gamma, c, s->eps, c - 1);
             else
-                sb_err_layernorm_row(row, x + at, gamma, beta, c, s->eps);
+                sb_err_layernorm_row(row, x + at, gamma, beta, c, s->eps, c - 1);
             for (size_t j = 0; j < c; j++)
                 bound[at + j] = sb_err_bound_float(row[j].e, 2.0);
         }
@@ -95,4 +95,25 @@ void sb_rmsnorm_bwd_gamma_bound(float *dgamma, const float *dy, const float *x,
                                 const sb_norm_shape *s)
 {
     gamma_bound(dgamma, dy, x, s, sb_rms_row_stats);
+}
+
+/* a row's mean or rstd: twice its running error bound, row sums in any order */
+static void stats_bound(float *bound, const float *x, const sb_norm_shape *s, bool rstd)
+{
+    const size_t c = (size_t)s->c;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < s->n; i++) {
+        const sb_err_stats st = sb_err_row_stats(x + (size_t)i * c, c, s->eps, c - 1);
+        bound[i] = sb_err_bound_float(rstd ? st.rstd.e : st.mean.e, 2.0);
+    }
+}
+
+void sb_layernorm_mean_bound(float *mean, const float *x, const sb_norm_shape *s)
+{
+    stats_bound(mean, x, s, false);
+}
+
+void sb_layernorm_rstd_bound(float *rstd, const float *x, const sb_norm_shape *s)
+{
+    stats_bound(rstd, x, s, true);
 }

@@ -137,3 +137,24 @@ void sb_rmsnorm_bwd_gamma_det(float *dgamma, const float *dy, const float *x,
 {
     gamma_det(dgamma, dy, x, s, rms_group_stats);
 }
+
+/* A row's mean or rstd: rows in parallel, each the ref arithmetic. */
+static void stats_det(float *out, const float *x, const sb_norm_shape *s, bool rstd)
+{
+    const size_t c = (size_t)s->c;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < s->n; i++) {
+        const sb_norm_stats st = sb_norm_row_stats(x + (size_t)i * c, c, s->eps);
+        out[i] = rstd ? st.rstd : st.mean;
+    }
+}
+
+void sb_layernorm_mean_det(float *mean, const float *x, const sb_norm_shape *s)
+{
+    stats_det(mean, x, s, false);
+}
+
+void sb_layernorm_rstd_det(float *rstd, const float *x, const sb_norm_shape *s)
+{
+    stats_det(rstd, x, s, true);
+}

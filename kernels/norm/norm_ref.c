@@ -75,3 +75,23 @@ void sb_rmsnorm_bwd_gamma_ref(float *dgamma,        /* [c] */
 {
     gamma_ref(dgamma, dy, x, s, sb_rms_row_stats);
 }
+
+/* a row's mean or rstd (the stats ONNX's LayerNormalization also outputs),
+ * rows in order */
+void sb_layernorm_mean_ref(float *mean,         /* [n] */
+                           const float *x,      /* [n][c] */
+                           const sb_norm_shape *s)
+{
+    const size_t c = (size_t)s->c;
+    for (size_t i = 0; i < (size_t)s->n; i++)
+        mean[i] = sb_norm_row_stats(x + i * c, c, s->eps).mean;
+}
+
+void sb_layernorm_rstd_ref(float *rstd,         /* [n] */
+                           const float *x,      /* [n][c] */
+                           const sb_norm_shape *s)
+{
+    const size_t c = (size_t)s->c;
+    for (size_t i = 0; i < (size_t)s->n; i++)
+        rstd[i] = sb_norm_row_stats(x + i * c, c, s->eps).rstd;
+}

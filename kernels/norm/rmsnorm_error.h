@@ -10,11 +10,6 @@
 #include "rmsnorm.h"
 #include "running_error.h"
 
-static inline sb_err sb_err_rms_sum_end(const sb_err_sum *s, size_t path)
-{
-    return (sb_err){s->v, s->e + sb_gamma((double)path) * s->magnitude};
-}
-
 static inline sb_err sb_err_rms_rstd(const float *x, size_t c, float eps, size_t path)
 {
     sb_err_sum ss = {0};
@@ -22,7 +17,7 @@ static inline sb_err sb_err_rms_rstd(const float *x, size_t c, float eps, size_t
         const sb_err v = sb_err_exact((double)x[j]);
         sb_err_sum_add(&ss, sb_err_mul(v, v));
     }
-    const sb_err ms = sb_err_div(sb_err_rms_sum_end(&ss, path), sb_err_exact((double)c));
+    const sb_err ms = sb_err_div(sb_err_sum_end_path(&ss, path), sb_err_exact((double)c));
     const sb_err root = sb_err_sqrt(sb_err_add(ms, sb_err_exact((double)eps)));
     return sb_err_div(sb_err_exact(1.0), root);
 }
@@ -51,7 +46,7 @@ static inline void sb_err_rmsnorm_row_bwd(sb_err *dx, const float *dy, const flo
         const sb_err g = sb_err_mul(sb_err_exact((double)gamma[j]), sb_err_exact((double)dy[j]));
         sb_err_sum_add(&sum, sb_err_mul(g, sb_err_rms_xhat(x[j], rstd)));
     }
-    const sb_err b = sb_err_div(sb_err_rms_sum_end(&sum, path), sb_err_exact((double)c));
+    const sb_err b = sb_err_div(sb_err_sum_end_path(&sum, path), sb_err_exact((double)c));
     for (size_t j = 0; j < c; j++) {
         const sb_err g = sb_err_mul(sb_err_exact((double)gamma[j]), sb_err_exact((double)dy[j]));
         dx[j] = sb_err_mul(rstd, sb_err_sub(g, sb_err_mul(sb_err_rms_xhat(x[j], rstd), b)));

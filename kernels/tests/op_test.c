@@ -184,7 +184,7 @@ float *op_test_batch_rows(const sb_op_call *base, const sb_kernel_table *k, int 
         for (int r = 0; r < n; r++)
             batch_input_fill(&c.in[i], i, n, r,
                              row_listed(r, rows, n_rows) ? 0u : (uint32_t)(1 + r + rows[0] * n),
-                             c.cls.k);
+                             sb_op_call_label_range(&c));
     }
     c.out[0].data = malloc(sb_tensor_bytes(&c.out[0]));
     ck_assert_ptr_nonnull(c.out[0].data);

@@ -82,14 +82,28 @@ START_TEST(test_pool_and_classifier_batch_invariant)
     check_batch_invariant(&c);
     c.op = SB_OP_maxpool_bwd;
     check_batch_invariant(&c);
+    /* overlapping 3x3 windows at stride 2, and 2x4 at strides 3, 1 */
+    c = (sb_op_call){.op = SB_OP_avgpool_fwd,
+                     .window = {.c = 8, .h = 13, .w = 13, .kh = 3, .kw = 3, .sh = 2, .sw = 2}};
+    check_batch_invariant(&c);
+    c.op = SB_OP_maxpool_window_fwd;
+    check_batch_invariant(&c);
+    c.window = (sb_window_shape){.c = 3, .h = 10, .w = 9, .kh = 2, .kw = 4, .sh = 3, .sw = 1};
+    check_batch_invariant(&c);
     c = (sb_op_call){.op = SB_OP_softmax_fwd, .cls = {.k = 10}};
+    check_batch_invariant(&c);
+    c.op = SB_OP_log_softmax_fwd;
+    check_batch_invariant(&c);
+    /* the unreduced NLL of a row's positions, weighted, one class ignored */
+    c = (sb_op_call){.op = SB_OP_nll_loss_none,
+                     .nll = {.k = 10, .d = 5, .ignore_index = 2, .weighted = true}};
     check_batch_invariant(&c);
 }
 END_TEST
 
 /* The char GPT's per-row and per-sequence ops: a layer norm's (or an
- * RMSNorm's) row and an attention's sequence (all its heads) are one sample
- * each. */
+ * RMSNorm's) row, its mean and rstd, and an attention's sequence (all its
+ * heads) are one sample each. */
 START_TEST(test_norm_and_attention_batch_invariant)
 {
     sb_op_call c = {.op = SB_OP_layernorm_fwd, .norm = {.c = 128, .eps = 1e-5f}};
@@ -99,6 +113,10 @@ START_TEST(test_norm_and_attention_batch_invariant)
     c.op = SB_OP_rmsnorm_fwd;
     check_batch_invariant(&c);
     c.op = SB_OP_rmsnorm_bwd_data;
+    check_batch_invariant(&c);
+    c.op = SB_OP_layernorm_mean;
+    check_batch_invariant(&c);
+    c.op = SB_OP_layernorm_rstd;
     check_batch_invariant(&c);
     c = (sb_op_call){.op = SB_OP_attention_fwd, .attn = {.t = 64, .h = 4, .d = 32}};
     check_batch_invariant(&c);
@@ -113,9 +131,12 @@ START_TEST(test_every_per_sample_op_covered)
 {
     static const sb_op covered[] = {SB_OP_dense_fwd, SB_OP_dense_bwd_data, SB_OP_conv2d_fwd,
                                     SB_OP_conv2d_bwd_data, SB_OP_maxpool_fwd,
-                                    SB_OP_maxpool_bwd, SB_OP_softmax_fwd,
+                                    SB_OP_maxpool_bwd, SB_OP_softmax_fwd, SB_OP_log_softmax_fwd,
+                                    SB_OP_nll_loss_none, SB_OP_avgpool_fwd,
+                                    SB_OP_maxpool_window_fwd,
                                     SB_OP_layernorm_fwd, SB_OP_layernorm_bwd_data,
                                     SB_OP_rmsnorm_fwd, SB_OP_rmsnorm_bwd_data,
+                                    SB_OP_layernorm_mean, SB_OP_layernorm_rstd,
                                     SB_OP_attention_fwd, SB_OP_attention_bwd};
     for (int op = 0; op < SB_OP_COUNT; op++) {
         bool listed = false;

@@ -36,6 +36,79 @@ static int32_t *make_labels(int n, int k, uint32_t step)
     return y;
 }
 
+/* ---- log-softmax ---------------------------------------------------------- */
+
+/* det and loose within the bound of ref at 1..8 threads, det bitwise */
+START_TEST(test_log_softmax_families)
+{
+    const sb_class_shape shapes[] = {{.n = 1001, .k = 10}, {.n = 7, .k = 1000}, {.n = 1, .k = 1}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        sb_op_call c = {.op = SB_OP_log_softmax_fwd, .cls = shapes[i]};
+        op_test_call_alloc(&c);
+        op_test_check_families_within_bound(&c, 8);
+        op_test_check_det_bitwise(&c, 8);
+        op_test_call_free(&c);
+    }
+}
+END_TEST
+
+/* Hand values: a row of four equal logits is -logf(4) throughout, bit for
+ * bit; logits (1000, 0, 1000, 0) give -logf(2) and -1000 - logf(2)
+ * (exp(-1000) is 0 in float, the sum 2), where log(softmax) would take the
+ * log of 0; a NaN logit makes its row NaN. */
+START_TEST(test_log_softmax_values)
+{
+    const sb_class_shape s = {.n = 3, .k = 4};
+    const float z[12] = {5, 5, 5, 5, 1000, 0, 1000, 0, 1, NAN, 2, 3};
+    const float quarter = -logf(4.0f);
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        float lp[12];
+        sb_kernels((sb_family)f)->log_softmax_fwd(lp, z, &s);
+        for (int j = 0; j < 4; j++)
+            ck_assert(op_test_feq(lp[j], quarter));
+        ck_assert(op_test_feq(lp[4], -logf(2.0f)) && op_test_feq(lp[5], -1000.0f - logf(2.0f)));
+        for (int j = 8; j < 12; j++)
+            ck_assert(isnan(lp[j]));
+    }
+}
+END_TEST
+
+/* The row sum in reverse, with the kernels' own steps, is another order: it
+ * stays within the bound, and differs from ref's somewhere on 2000 rows. */
+START_TEST(test_log_softmax_bound_covers_reordering)
+{
+    const sb_class_shape s = {.n = 2000, .k = 13};
+    const size_t nk = (size_t)s.n * (size_t)s.k;
+    float *z = op_test_alloc_floats(nk), *want = op_test_alloc_floats(nk);
+    float *bound = op_test_alloc_floats(nk);
+    op_test_fill_rng(z, nk, -4.0f, 4.0f, INPUT_SEED, 5);
+    sb_kernels(SB_FAMILY_REF)->log_softmax_fwd(want, z, &s);
+    sb_log_softmax_fwd_bound(bound, z, &s);
+    size_t differ = 0;
+    for (int i = 0; i < s.n; i++) {
+        const float *r = z + (size_t)i * s.k;
+        float m = r[0], rev = 0.0f;
+        for (int j = 1; j < s.k; j++)
+            m = r[j] > m ? r[j] : m;
+        for (int j = s.k - 1; j >= 0; j--)
+            rev += expf(r[j] - m);
+        const float ls = logf(rev);
+        for (int j = 0; j < s.k; j++) {
+            const size_t at = (size_t)i * s.k + (size_t)j;
+            const float a = (r[j] - m) - ls;
+            ck_assert_msg(fabsf(a - want[at]) <= bound[at], "reverse order beyond bound at %zu", at);
+            /* a bound of 0 would call every reordering a bug, a huge one
+             * would excuse every bug: about 2(k-1)u plus the roundings */
+            ck_assert(bound[at] > 0.0f &&
+                      bound[at] <= 2.0f * (float)(s.k + 4) * (float)U * (1.0f + fabsf(want[at])));
+            differ += !op_test_feq(a, want[at]);
+        }
+    }
+    ck_assert_uint_gt(differ, 0);
+    free(z), free(want), free(bound);
+}
+END_TEST
+
 /* ---- softmax -------------------------------------------------------------- */
 
 START_TEST(test_softmax_families_within_bound)
@@ -498,6 +571,9 @@ Suite *make_classifier_suite(void)
     Suite *s = suite_create("classifier");
     TCase *soft = tcase_create("softmax");
     tcase_add_test(soft, test_softmax_families_within_bound);
+    tcase_add_test(soft, test_log_softmax_families);
+    tcase_add_test(soft, test_log_softmax_values);
+    tcase_add_test(soft, test_log_softmax_bound_covers_reordering);
     tcase_add_test(soft, test_softmax_bound_covers_reordering);
     tcase_add_test(soft, test_softmax_extreme_logits);
     tcase_add_test(soft, test_softmax_nan_row);

@@ -1,4 +1,5 @@
-/* GELU (tanh form) and the residual add: values against PyTorch's, special
+/* GELU (tanh and erf forms) and the residual add: values against PyTorch's
+ * (tanh) and the definition in double (erf), special
  * values, every family and thread count with ref's bits (no reduction), the
  * float kernels within their double evaluation's bound over a sweep of
  * inputs, the backward against finite differences of the forward in double,
@@ -54,7 +55,7 @@ static double refd_bound(sb_op op, float *x, float *dy)
 {
     sb_op_call c = {.op = op, .n = 1};
     ck_assert_int_eq(sb_op_call_describe(&c), SB_OK);
-    c.in[0].data = op == SB_OP_gelu_fwd ? x : dy;
+    c.in[0].data = op == SB_OP_gelu_fwd || op == SB_OP_gelu_erf_fwd ? x : dy;
     c.in[1].data = x;
     double value, bound;
     sb_refd_eval(&value, &bound, &c, 0, SB_FAMILY_REF);
@@ -104,10 +105,56 @@ START_TEST(test_gelu_special_values)
 }
 END_TEST
 
+/* The erf form against its definition in double, x Phi(x) and its slope
+ * Phi(x) + x phi(x), at the points of the tanh form's table and further
+ * out. Ours rounds sqrt(1/2) and 1/sqrt(2 pi) to float (each within u
+ * relatively): sqrt(1/2) moves erf's argument by at most u |x| sqrt(1/2)
+ * and erf by 2/sqrt(pi) times that, which moves y by |x|/2 and the slope's
+ * cdf by 1/2 of it; 1/sqrt(2 pi) moves x pdf by at most u |x| pdf. The
+ * tolerance is that plus our double evaluation's bound. */
+START_TEST(test_gelu_erf_against_definition)
+{
+    const double xs[] = {1.0, -1.0, 0.5, -0.75, 2.5, -3.0, 5.0, -5.5};
+    for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+        float x = (float)xs[i], y, dx, one = 1.0f;
+        sb_gelu_erf_fwd_ref(&y, &x, 1);
+        sb_gelu_erf_bwd_ref(&dx, &one, &x, 1);
+        const double cdf = 0.5 * (1.0 + erf(xs[i] / sqrt(2.0)));
+        const double pdf = exp(-xs[i] * xs[i] / 2.0) / sqrt(6.283185307179586);
+        const double ax = fabs(xs[i]), moved_erf = 1.1283791670955126 * U * ax * sqrt(0.5);
+        ck_assert_msg(fabs((double)y - xs[i] * cdf) <=
+                          refd_bound(SB_OP_gelu_erf_fwd, &x, NULL) + ax / 2 * moved_erf,
+                      "gelu_erf(%g) = %.9g, want %.9g", xs[i], (double)y, xs[i] * cdf);
+        ck_assert_msg(fabs((double)dx - (cdf + xs[i] * pdf)) <=
+                          refd_bound(SB_OP_gelu_erf_bwd, &x, &one) + moved_erf / 2 +
+                              U * ax * pdf,
+                      "gelu_erf'(%g) = %.9g, want %.9g", xs[i], (double)dx,
+                      cdf + xs[i] * pdf);
+    }
+}
+END_TEST
+
+/* 0 -> 0 with slope 1/2; erf saturates to +-1 and exp to 0, so gelu(x) is x
+ * far right (slope 1) and -0 far left (slope 0); NaN passes through both. */
+START_TEST(test_gelu_erf_special_values)
+{
+    const float x[4] = {0.0f, 100.0f, -100.0f, NAN};
+    const float dy[4] = {2.0f, 1.0f, 1.0f, 1.0f};
+    float y[4], dx[4];
+    sb_gelu_erf_fwd_ref(y, x, 4);
+    sb_gelu_erf_bwd_ref(dx, dy, x, 4);
+    ck_assert(op_test_feq(y[0], 0.0f) && op_test_feq(dx[0], 1.0f));
+    ck_assert(op_test_feq(y[1], 100.0f) && op_test_feq(dx[1], 1.0f));
+    ck_assert(op_test_same_bits(&y[2], &(float){-0.0f}, 1) && op_test_feq(dx[2], 0.0f));
+    ck_assert(isnan(y[3]) && isnan(dx[3]));
+}
+END_TEST
+
 /* No reduction: det and loose are ref's bits at every thread count. */
 START_TEST(test_families_have_ref_bits)
 {
-    const sb_op ops[] = {SB_OP_gelu_fwd, SB_OP_gelu_bwd, SB_OP_residual_add};
+    const sb_op ops[] = {SB_OP_gelu_fwd, SB_OP_gelu_bwd, SB_OP_residual_add, SB_OP_gelu_erf_fwd,
+                         SB_OP_gelu_erf_bwd};
     const size_t lengths[] = {1, 1000, 3 * 4096 + 5};
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
         for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
@@ -130,7 +177,8 @@ END_TEST
  * bound, over 2^16 inputs in [-8, 8) (both tails of tanh and the middle). */
 START_TEST(test_within_double_bound)
 {
-    const sb_op ops[] = {SB_OP_gelu_fwd, SB_OP_gelu_bwd, SB_OP_residual_add};
+    const sb_op ops[] = {SB_OP_gelu_fwd, SB_OP_gelu_bwd, SB_OP_residual_add, SB_OP_gelu_erf_fwd,
+                         SB_OP_gelu_erf_bwd};
     const size_t n = (size_t)1 << 16;
     double *value = malloc(n * sizeof *value), *bound = malloc(n * sizeof *bound);
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
@@ -218,6 +266,8 @@ Suite *make_gelu_suite(void)
     TCase *tc = tcase_create("gelu");
     tcase_add_test(tc, test_gelu_against_torch);
     tcase_add_test(tc, test_gelu_special_values);
+    tcase_add_test(tc, test_gelu_erf_against_definition);
+    tcase_add_test(tc, test_gelu_erf_special_values);
     tcase_add_test(tc, test_families_have_ref_bits);
     tcase_add_test(tc, test_within_double_bound);
     tcase_add_test(tc, test_gelu_bwd_finite_difference);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "norm/norm.h"
 #include "op_test.h"
 #include "sb_kernels.h"
 #include "sb_refd.h"
@@ -16,7 +17,8 @@ Suite *make_norm_suite(void);
 
 static const sb_op norm_ops[] = {SB_OP_layernorm_fwd, SB_OP_layernorm_bwd_data,
                                  SB_OP_layernorm_bwd_gamma, SB_OP_rmsnorm_fwd,
-                                 SB_OP_rmsnorm_bwd_data, SB_OP_rmsnorm_bwd_gamma};
+                                 SB_OP_rmsnorm_bwd_data, SB_OP_rmsnorm_bwd_gamma,
+                                 SB_OP_layernorm_mean, SB_OP_layernorm_rstd};
 #define N_OPS (sizeof norm_ops / sizeof norm_ops[0])
 
 /* the model's shape (1024 rows of 128), more rows than one summation chunk
@@ -68,6 +70,36 @@ START_TEST(test_hand_values)
             ck_assert_msg(op_test_same_bits(y, want_y, 8), "%s fwd", name);
             ck_assert_msg(op_test_same_bits(dx, want_dx, 8), "%s bwd_data", name);
             ck_assert_msg(op_test_same_bits(dgamma, want_dgamma, 4), "%s bwd_gamma", name);
+        }
+}
+END_TEST
+
+/* The stats of the same rows, as ONNX's LayerNormalization outputs them:
+ * mean 2 and rstd 1/2 for both rows, in every family, exact. A row of
+ * (-1, 3) with eps = 1: mean 1, variance 4, rstd 1 / sqrt(5), the float
+ * quotient of 1 by sqrtf(5). */
+START_TEST(test_stats_hand_values)
+{
+    const sb_norm_shape s = {.n = 3, .c = 4, .eps = 1.0f};
+    const float x[12] = {-1, 3, 3, 3, -1, 3, 3, 3, 0, 0, 0, 0};
+    const float want_mean[3] = {2, 2, 0}, want_rstd[3] = {0.5f, 0.5f, 1};
+    const sb_norm_shape s2 = {.n = 1, .c = 2, .eps = 1.0f};
+    const float x2[2] = {-1, 3};
+    const float rstd2 = 1.0f / sqrtf(5.0f);
+    for (int f = 0; f < SB_FAMILY_COUNT; f++)
+        for (int threads = 1; threads <= 3; threads += 2) {
+            const sb_kernel_table *k = sb_kernels((sb_family)f);
+            float mean[3], rstd[3], m2, r2;
+            omp_set_num_threads(threads);
+            k->layernorm_mean(mean, x, &s);
+            k->layernorm_rstd(rstd, x, &s);
+            k->layernorm_mean(&m2, x2, &s2);
+            k->layernorm_rstd(&r2, x2, &s2);
+            const char *name = sb_family_name((sb_family)f);
+            ck_assert_msg(op_test_same_bits(mean, want_mean, 3), "%s mean", name);
+            ck_assert_msg(op_test_same_bits(rstd, want_rstd, 3), "%s rstd", name);
+            ck_assert_msg(op_test_feq(m2, 1.0f) && op_test_feq(r2, rstd2), "%s: %a %a", name,
+                          (double)m2, (double)r2);
         }
 }
 END_TEST
@@ -129,6 +161,71 @@ START_TEST(test_rms_sums_in_blocks)
 }
 END_TEST
 
+/* Layer norm's row sums: blocks of 32 from +0, the block sums added
+ * pairwise. Block sums (2^24, 1, 1, 1, 1): one chain keeps 2^24 (each + 1
+ * ties to even); the tree ((2^24 + 1) + (1 + 1)) + 1 is 2^24 + 2 + 1, a tie
+ * that rounds to 2^24 + 4. The longest paths: 31 in a block, then
+ * ceil(log2(blocks)). */
+START_TEST(test_layernorm_pairwise_tree)
+{
+    sb_norm_pairwise p = {.blocks = 0};
+    const float blocks[5] = {0x1p24f, 1, 1, 1, 1};
+    for (int k = 0; k < 5; k++)
+        sb_norm_pairwise_add(&p, blocks[k]);
+    ck_assert(op_test_feq(sb_norm_pairwise_end(&p), 0x1p24f + 4.0f));
+    const sb_norm_pairwise none = {.blocks = 0};
+    ck_assert(op_test_feq(sb_norm_pairwise_end(&none), 0.0f));
+    const size_t c[] = {1, 2, 32, 33, 64, 65, 96, 128, 129, 768};
+    const size_t path[] = {0, 1, 31, 32, 32, 33, 33, 33, 34, 36};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+        ck_assert_msg(sb_norm_sum_path(c[i]) == path[i], "c %zu: path %zu", c[i],
+                      sb_norm_sum_path(c[i]));
+}
+END_TEST
+
+/* A row of 128: 2^24 at 0, 1 at 32, 64 and 96, zeros elsewhere. Its block
+ * sums are (2^24, 1, 1, 1): the tree gives 2^24 + 2 exactly, one chain 2^24,
+ * so the mean is (2^24 + 2) / 128, exact. Nine such rows: a group of eight
+ * and one row alone, and every family's forward pass has the bits of the
+ * one-row arithmetic with that mean. */
+START_TEST(test_layernorm_sums_pairwise)
+{
+    enum { C = 128, N = 9 };
+    const sb_norm_shape s = {.n = N, .c = C, .eps = 1e-5f};
+    float *x = calloc(N * C, sizeof *x), *y = malloc(N * C * sizeof *y);
+    float *want = malloc(C * sizeof *want), gamma[C], beta[C];
+    ck_assert(x && y && want);
+    for (int i = 0; i < N; i++) {
+        x[i * C] = 0x1p24f;
+        x[i * C + 32] = x[i * C + 64] = x[i * C + 96] = 1.0f;
+    }
+    for (int j = 0; j < C; j++) {
+        gamma[j] = 1.0f + (float)j / 64.0f;
+        beta[j] = (float)(j % 3) - 1.0f;
+    }
+    const float mean = (0x1p24f + 2.0f) / 128.0f;
+    ck_assert(op_test_feq(sb_norm_row_stats(x, C, s.eps).mean, mean));
+    sb_norm_stats group[SB_NORM_GROUP];
+    sb_norm_group_stats(group, x, C, s.eps);
+    for (int r = 0; r < SB_NORM_GROUP; r++) {
+        ck_assert(op_test_feq(group[r].mean, mean));
+        ck_assert(op_test_feq(group[r].rstd, sb_norm_row_stats(x, C, s.eps).rstd));
+    }
+    sb_layernorm_row(want, x, gamma, beta, C, s.eps);
+    for (int f = 0; f < SB_FAMILY_COUNT; f++)
+        for (int threads = 1; threads <= 3; threads++) {
+            omp_set_num_threads(threads);
+            sb_kernels((sb_family)f)->layernorm_fwd(y, x, gamma, beta, &s);
+            for (int i = 0; i < N; i++)
+                ck_assert_msg(op_test_same_bits(y + i * C, want, C), "%s, %d threads, row %d",
+                              sb_family_name((sb_family)f), threads, i);
+        }
+    free(x);
+    free(y);
+    free(want);
+}
+END_TEST
+
 /* A constant row has variance 0: xhat is 0, y is beta, and eps keeps rstd
  * finite (1/sqrt(eps)); a NaN in a row makes that row NaN and only it. */
 START_TEST(test_constant_and_nan_rows)
@@ -167,7 +264,7 @@ END_TEST
 START_TEST(test_row_ops_have_ref_bits)
 {
     const sb_op row_ops[] = {SB_OP_layernorm_fwd, SB_OP_layernorm_bwd_data, SB_OP_rmsnorm_fwd,
-                             SB_OP_rmsnorm_bwd_data};
+                             SB_OP_rmsnorm_bwd_data, SB_OP_layernorm_mean, SB_OP_layernorm_rstd};
     for (size_t o = 0; o < sizeof row_ops / sizeof row_ops[0]; o++) {
         sb_op_call c;
         call_new(&c, row_ops[o], shapes[_i]);
@@ -359,7 +456,10 @@ Suite *make_norm_suite(void)
     TCase *def = tcase_create("definitions");
     tcase_add_test(def, test_hand_values);
     tcase_add_test(def, test_rms_hand_values);
+    tcase_add_test(def, test_stats_hand_values);
     tcase_add_test(def, test_rms_sums_in_blocks);
+    tcase_add_test(def, test_layernorm_pairwise_tree);
+    tcase_add_test(def, test_layernorm_sums_pairwise);
     tcase_add_test(def, test_constant_and_nan_rows);
     tcase_add_loop_test(def, test_gradients_finite_difference, 0, 2);
     suite_add_tcase(s, def);

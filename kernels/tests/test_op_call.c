@@ -40,6 +40,10 @@ static sb_op_call valid_call(sb_op op)
     c.embed = (sb_embed_shape){.n = 1024, .t = 64, .vocab = 65, .c = 128};
     c.norm = (sb_norm_shape){.n = 1024, .c = 128, .eps = 1e-5f};
     c.rope = (sb_rope_shape){.n = 1024, .t = 64, .h = 4, .d = 32, .base = 10000.0f};
+    c.nll = (sb_nll_shape){.n = 1024, .k = 65, .d = 1, .ignore_index = -100};
+    c.reduce = (sb_reduce_shape){.outer = 16, .r = 64, .inner = 128};
+    c.window = (sb_window_shape){.n = 8, .c = 32, .h = 26, .w = 26, .kh = 3, .kw = 3, .sh = 2,
+                                 .sw = 2};
     return c;
 }
 
@@ -145,14 +149,14 @@ static void zero_dims(sb_op_call *c)
 {
     c->conv.n = 0, c->dense.in = 0, c->pool.c = 0, c->cls.k = 0, c->n = 0;
     c->embed.vocab = 0, c->norm.c = 0;
-    c->attn.d = 0, c->rope.t = 0;
+    c->attn.d = 0, c->rope.t = 0, c->nll.k = 0, c->reduce.r = 0, c->window.sh = 0;
 }
 
 static void negative_dims(sb_op_call *c)
 {
     c->conv.k = -3, c->dense.out = -1, c->pool.n = -8, c->cls.n = -1, c->attn.h = -2;
     c->n = (size_t)-1; /* -1 as a size: beyond any limit */
-    c->embed.t = -2, c->norm.n = -1, c->rope.h = -1;
+    c->embed.t = -2, c->norm.n = -1, c->rope.h = -1, c->nll.d = -1, c->reduce.inner = -1, c->window.kw = -3;
 }
 
 /* Each dimension fine, the product beyond 2^28 elements in some tensor every
@@ -168,6 +172,9 @@ static void too_large(sb_op_call *c)
     c->embed.n = 1 << 15, c->embed.t = 1 << 15, c->embed.vocab = 1 << 15, c->embed.c = 1 << 14;
     c->norm.n = 1 << 15, c->norm.c = 1 << 14;
     c->rope.n = 1 << 15, c->rope.h = 1 << 7, c->rope.d = 1 << 7;
+    c->nll.n = 1 << 15, c->nll.k = 1 << 10, c->nll.d = 1 << 5;
+    c->reduce.outer = 1 << 15, c->reduce.r = 1 << 10, c->reduce.inner = 1 << 5;
+    c->window.n = 1 << 10, c->window.c = 1 << 10, c->window.h = c->window.w = 1 << 5;
 }
 
 /* A kernel larger than the padded input (pool: input smaller than its
@@ -179,6 +186,8 @@ static void kernel_too_large(sb_op_call *c)
     c->dense.n = 0, c->cls.n = 0, c->n = 0, c->attn.t = 0;
     c->embed.n = 0, c->norm.eps = 0.0f; /* norm: eps 0, 1/sqrt(0) on a constant row */
     c->rope.d = 33;                      /* rope: a head of odd width has no pairs */
+    c->nll.n = 0, c->reduce.outer = 0;
+    c->window.kh = 27; /* window: taller than the input */
 }
 
 START_TEST(test_absurd_shapes_refused)

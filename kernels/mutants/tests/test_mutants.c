@@ -32,12 +32,12 @@ static int entries_replaced(const sb_kernel_table *t, sb_op *which)
     return n;
 }
 
-START_TEST(registry_lists_twenty_seven_mutants_each_replacing_one_op)
+START_TEST(registry_lists_twenty_eight_mutants_each_replacing_one_op)
 {
     int kinds[2] = {0, 0};
     for (int i = 0; i < sb_mutant_count(); i++)
         kinds[sb_mutant_kind_of(i)]++;
-    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 23);
+    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 24);
     ck_assert_int_eq(kinds[SB_MUTANT_NUMERICS], 4);
     for (int i = 0; i < sb_mutant_count(); i++) {
         const char *name = sb_mutant_name(i);
@@ -171,6 +171,13 @@ static const trigger triggers[] = {
      * rounded to a 10-bit mantissa */
     {"dense_weights_tf32_partials", {.op = SB_OP_dense_bwd_weights,
                                      .dense = {.n = 1024, .in = 64, .out = 64}},
+     2, 1, 1, {1}, 1},
+    /* 1000 positions in 64 blocks, weighted: one run of blocks at 1 thread is
+     * det's order, two runs of 32 at 2 threads bracket the weights' sum
+     * otherwise */
+    {"nll_mean_weight_thread_split", {.op = SB_OP_nll_loss_mean,
+                                      .nll = {.n = 250, .k = 10, .d = 4, .ignore_index = 3,
+                                              .weighted = true}},
      2, 1, 1, {1}, 1},
 };
 #define N_TRIGGERS ((int)(sizeof triggers / sizeof triggers[0]))
@@ -434,7 +441,7 @@ Suite *make_mutants_suite(void)
 {
     Suite *s = suite_create("mutants");
     TCase *tc = tcase_create("registry");
-    tcase_add_test(tc, registry_lists_twenty_seven_mutants_each_replacing_one_op);
+    tcase_add_test(tc, registry_lists_twenty_eight_mutants_each_replacing_one_op);
     tcase_add_test(tc, install_replaces_one_entry);
     tcase_add_test(tc, registry_lists_three_decode_mutants);
     tcase_add_test(tc, unknown_mutant_is_refused);

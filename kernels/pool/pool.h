@@ -1,0 +1,80 @@
+/* Average and max pooling with any window (kh x kw) and stride (sh, sw),
+ * no padding (ONNX's AveragePool and MaxPool with pads 0, ceil_mode 0):
+ * x [n][c][h][w], y [n][c][p][q], p = (h - kh) / sh + 1, q = (w - kw) / sw
+ * + 1 (floor). One output's window, which every family computes alike:
+ *   average  the window's sum from +0 in row-major order, then one division
+ *            by kh kw
+ *   max      the first maximum in row-major order; a later element wins
+ *            only if larger or the first NaN (maxpool_fwd's tie and NaN
+ *            rules, elementwise.h): exact, no order changes it; its index
+ *            into x (int32: x has at most 2^28 elements) is the argmax */
+#ifndef SB_POOL_H
+#define SB_POOL_H
+
+#include <math.h>
+
+#include "op_kernels.h"
+
+static inline void sb_window_shape_check(const sb_window_shape *s)
+{
+    SB_ASSERT(s->n > 0 && s->c > 0 && s->kh > 0 && s->kw > 0 && s->sh > 0 && s->sw > 0 &&
+              s->h >= s->kh && s->w >= s->kw);
+}
+
+static inline int sb_window_p(const sb_window_shape *s)
+{
+    return (s->h - s->kh) / s->sh + 1;
+}
+
+static inline int sb_window_q(const sb_window_shape *s)
+{
+    return (s->w - s->kw) / s->sw + 1;
+}
+
+/* the window of output (i, j) of a plane: its top-left element */
+static inline const float *sb_window_at(const float *plane, const sb_window_shape *s, int i,
+                                        int j)
+{
+    return plane + (size_t)i * (size_t)s->sh * (size_t)s->w + (size_t)j * (size_t)s->sw;
+}
+
+static inline float sb_window_mean(const float *top, const sb_window_shape *s)
+{
+    float sum = 0.0f;
+    for (int a = 0; a < s->kh; a++)
+        for (int b = 0; b < s->kw; b++)
+            sum += top[(size_t)a * (size_t)s->w + (size_t)b];
+    return sum / (float)(s->kh * s->kw);
+}
+
+/* the offset from top of the window's maximum (its argmax) */
+static inline size_t sb_window_argmax(const float *top, const sb_window_shape *s)
+{
+    size_t best = 0;
+    for (int a = 0; a < s->kh; a++)
+        for (int b = 0; b < s->kw; b++) {
+            const size_t at = (size_t)a * (size_t)s->w + (size_t)b;
+            if (top[at] > top[best] || (isnan(top[at]) && !isnan(top[best])))
+                best = at;
+        }
+    return best;
+}
+
+static inline float sb_window_maximum(const float *top, const sb_window_shape *s)
+{
+    return top[sb_window_argmax(top, s)];
+}
+
+/* ONNX's MaxPool Indices (storage_order 0): the argmax of output (i, j) of
+ * plane `plane` as an index into the whole of x [n][c][h][w], row-major */
+static inline int32_t sb_window_index(const float *x, const sb_window_shape *s, size_t plane,
+                                      int i, int j)
+{
+    const float *xp = x + plane * (size_t)s->h * (size_t)s->w;
+    const float *top = sb_window_at(xp, s, i, j);
+    return (int32_t)((size_t)(top - x) + sb_window_argmax(top, s));
+}
+
+typedef float sb_window_fn(const float *top, const sb_window_shape *s);
+
+#endif

@@ -1,0 +1,202 @@
+/* Average and max pooling with any window and stride: hand values exact in
+ * every family (overlapping windows, a stride past the window, a window of
+ * the whole plane), the tie and NaN rules of the max, the argmax indices
+ * into x, 2x2 at stride 2 with
+ * maxpool_fwd's bits, det and loose within the bound of ref and det bitwise
+ * at 1..8 threads, every family within its double evaluation's bound. */
+#include <check.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_test.h"
+#include "sb_kernels.h"
+#include "sb_refd.h"
+
+Suite *make_pool_suite(void);
+
+static const sb_op pool_ops[] = {SB_OP_avgpool_fwd, SB_OP_maxpool_window_fwd};
+#define N_OPS (sizeof pool_ops / sizeof pool_ops[0])
+
+static const sb_window_shape shapes[] = {
+    {.n = 4, .c = 5, .h = 13, .w = 11, .kh = 3, .kw = 3, .sh = 2, .sw = 2},
+    {.n = 2, .c = 3, .h = 9, .w = 10, .kh = 2, .kw = 5, .sh = 3, .sw = 1},
+    {.n = 3, .c = 2, .h = 7, .w = 7, .kh = 7, .kw = 7, .sh = 1, .sw = 1},
+    {.n = 1, .c = 1, .h = 1, .w = 1, .kh = 1, .kw = 1, .sh = 1, .sw = 1},
+};
+#define N_SHAPES (sizeof shapes / sizeof shapes[0])
+
+/* A 4x5 plane x[i][j] = 5i + j, windows 2x3 at stride (2, 1): outputs 2 x 3,
+ * window (a, b) covering rows 2a, 2a+1 and columns b..b+2: its mean is the
+ * value at its centre, 5 (2a + 0.5) + b + 1 = 10a + b + 3.5, its max the
+ * bottom-right 5 (2a + 1) + b + 2 = 10a + b + 7. Every step exact. */
+START_TEST(test_hand_values)
+{
+    const sb_window_shape s = {.n = 1, .c = 1, .h = 4, .w = 5, .kh = 2, .kw = 3, .sh = 2, .sw = 1};
+    float x[20];
+    for (int i = 0; i < 20; i++)
+        x[i] = (float)i;
+    float want_mean[6], want_max[6];
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 3; b++) {
+            want_mean[a * 3 + b] = (float)(10 * a + b) + 3.5f;
+            want_max[a * 3 + b] = (float)(10 * a + b + 7);
+        }
+    for (int f = 0; f < SB_FAMILY_COUNT; f++)
+        for (int threads = 1; threads <= 3; threads += 2) {
+            float mean[6], max[6];
+            omp_set_num_threads(threads);
+            sb_kernels((sb_family)f)->avgpool_fwd(mean, x, &s);
+            sb_kernels((sb_family)f)->maxpool_window_fwd(max, x, &s);
+            ck_assert(op_test_same_bits(mean, want_mean, 6));
+            ck_assert(op_test_same_bits(max, want_max, 6));
+        }
+}
+END_TEST
+
+/* Ties: the first maximum in row-major order keeps its bits (+0 before -0
+ * gives +0, -0 before +0 gives -0); a NaN anywhere in a window makes it NaN. */
+START_TEST(test_ties_and_nan)
+{
+    const sb_window_shape s = {.n = 1, .c = 3, .h = 2, .w = 2, .kh = 2, .kw = 2, .sh = 1, .sw = 1};
+    const float x[12] = {0.0f, -0.0f, -1, -2, -0.0f, 0.0f, -1, -2, 1, 2, NAN, 3};
+    float y[3];
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        sb_kernels((sb_family)f)->maxpool_window_fwd(y, x, &s);
+        ck_assert(op_test_same_bits(&y[0], &(float){0.0f}, 1));
+        ck_assert(op_test_same_bits(&y[1], &(float){-0.0f}, 1));
+        ck_assert(isnan(y[2]));
+    }
+}
+END_TEST
+
+/* The argmax's index into the whole of x (ONNX's MaxPool Indices): two
+ * planes of the 4x5 plane above, the second 20 elements on, every maximum
+ * at its window's bottom-right, 5 (2a + 1) + b + 2 in its plane; a tie
+ * keeps the first, a NaN window points at its first NaN. */
+START_TEST(test_indices)
+{
+    const sb_window_shape s = {.n = 1, .c = 2, .h = 4, .w = 5, .kh = 2, .kw = 3, .sh = 2, .sw = 1};
+    float x[40];
+    for (int i = 0; i < 40; i++)
+        x[i] = (float)i;
+    int32_t want[12];
+    for (int plane = 0; plane < 2; plane++)
+        for (int a = 0; a < 2; a++)
+            for (int b = 0; b < 3; b++)
+                want[plane * 6 + a * 3 + b] = plane * 20 + 5 * (2 * a + 1) + b + 2;
+    const sb_window_shape t = {.n = 2, .c = 1, .h = 2, .w = 2, .kh = 2, .kw = 2, .sh = 1, .sw = 1};
+    const float ties[8] = {1, 3, 3, 0, -1, NAN, 2, NAN};
+    for (int f = 0; f < SB_FAMILY_COUNT; f++)
+        for (int threads = 1; threads <= 3; threads += 2) {
+            int32_t got[12], tie[2];
+            omp_set_num_threads(threads);
+            sb_kernels((sb_family)f)->maxpool_window_indices(got, x, &s);
+            ck_assert(memcmp(got, want, sizeof want) == 0);
+            sb_kernels((sb_family)f)->maxpool_window_indices(tie, ties, &t);
+            ck_assert_int_eq(tie[0], 1);
+            ck_assert_int_eq(tie[1], 5);
+        }
+}
+END_TEST
+
+/* The indices point at the maxima: x[index] has the max pool's bits, at
+ * every shape, in every family and thread count. */
+START_TEST(test_indices_point_at_max)
+{
+    sb_op_call c;
+    memset(&c, 0, sizeof c);
+    c.op = SB_OP_maxpool_window_fwd;
+    c.window = shapes[_i];
+    op_test_call_alloc(&c);
+    const float *x = c.in[0].data;
+    const size_t n = sb_tensor_count(&c.out[0]);
+    float *max = op_test_run(&c, SB_FAMILY_REF, 1), *at = op_test_alloc_floats(n);
+    int32_t *idx = malloc(n * sizeof *idx);
+    ck_assert_ptr_nonnull(idx);
+    for (int f = 0; f < SB_FAMILY_COUNT; f++)
+        for (int threads = 1; threads <= 8; threads++) {
+            omp_set_num_threads(threads);
+            sb_kernels((sb_family)f)->maxpool_window_indices(idx, x, &c.window);
+            for (size_t e = 0; e < n; e++) {
+                ck_assert(idx[e] >= 0 && (size_t)idx[e] < sb_tensor_count(&c.in[0]));
+                at[e] = x[idx[e]];
+            }
+            ck_assert(op_test_same_bits(at, max, n));
+        }
+    free(max), free(at), free(idx);
+    op_test_call_free(&c);
+}
+END_TEST
+
+/* 2x2 windows at stride 2 are maxpool_fwd's: the same bits */
+START_TEST(test_two_by_two_is_maxpool)
+{
+    const sb_pool_shape ps = {.n = 2, .c = 3, .h = 9, .w = 8};
+    const sb_window_shape ws = {.n = 2, .c = 3, .h = 9, .w = 8, .kh = 2, .kw = 2, .sh = 2, .sw = 2};
+    const size_t n = 2 * 3 * 9 * 8, out = 2 * 3 * 4 * 4;
+    float *x = op_test_alloc_floats(n), *a = op_test_alloc_floats(out), *b = op_test_alloc_floats(out);
+    op_test_fill_rng(x, n, -1.0f, 1.0f, 9, 0);
+    sb_kernels(SB_FAMILY_DET)->maxpool_fwd(a, x, &ps);
+    sb_kernels(SB_FAMILY_DET)->maxpool_window_fwd(b, x, &ws);
+    ck_assert(op_test_same_bits(a, b, out));
+    free(x), free(a), free(b);
+}
+END_TEST
+
+static void call_new(sb_op_call *c, sb_op op, sb_window_shape s)
+{
+    memset(c, 0, sizeof *c);
+    c->op = op;
+    c->window = s;
+    op_test_call_alloc(c);
+}
+
+START_TEST(test_families)
+{
+    for (size_t o = 0; o < N_OPS; o++) {
+        sb_op_call c;
+        call_new(&c, pool_ops[o], shapes[_i]);
+        op_test_check_families_within_bound(&c, 8);
+        op_test_check_det_bitwise(&c, 8);
+        op_test_call_free(&c);
+    }
+}
+END_TEST
+
+START_TEST(test_within_double_bound)
+{
+    for (size_t o = 0; o < N_OPS; o++) {
+        sb_op_call c;
+        call_new(&c, pool_ops[o], shapes[_i]);
+        const size_t n = sb_tensor_count(&c.out[0]);
+        double *value = malloc(n * sizeof *value), *bound = malloc(n * sizeof *bound);
+        float *got = op_test_run(&c, SB_FAMILY_DET, 3);
+        sb_refd_eval(value, bound, &c, 0, SB_FAMILY_DET);
+        for (size_t e = 0; e < n; e++)
+            ck_assert_msg(fabs((double)got[e] - value[e]) <= bound[e], "%s [%zu]: %a vs %a",
+                          sb_op_name(pool_ops[o]), e, (double)got[e], value[e]);
+        free(got);
+        free(value);
+        free(bound);
+        op_test_call_free(&c);
+    }
+}
+END_TEST
+
+Suite *make_pool_suite(void)
+{
+    Suite *s = suite_create("pool");
+    TCase *tc = tcase_create("pool");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_hand_values);
+    tcase_add_test(tc, test_ties_and_nan);
+    tcase_add_test(tc, test_two_by_two_is_maxpool);
+    tcase_add_test(tc, test_indices);
+    tcase_add_loop_test(tc, test_indices_point_at_max, 0, N_SHAPES);
+    tcase_add_loop_test(tc, test_families, 0, N_SHAPES);
+    tcase_add_loop_test(tc, test_within_double_bound, 0, N_SHAPES);
+    suite_add_tcase(s, tc);
+    return s;
+}
