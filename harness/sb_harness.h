@@ -99,6 +99,8 @@ bool sb_case_kind_from_name(const char *name, sb_case_kind *k);
 #define SB_MAX_BATCH_SAMPLES 8      /* samples followed through every batch */
 #define SB_MAX_RANKS 16     /* rank counts of a [parallel] case, each at most this */
 
+#define SB_MAX_RESUME 16       /* [sweep] resume steps at most */
+
 typedef struct sb_case {
     char path[512];
     char name[128];
@@ -168,6 +170,12 @@ typedef struct sb_case {
     sb_verdict_set expect_ranks[SB_MAX_RANKS + 1]; /* by rank count above 1: accepted verdicts */
     int run_ranks;              /* the rank count this case's children run at: set per
                                  * configuration by the sweep; 0, one process without mpirun */
+    /* [sweep] resume (FORMATS.md): the steps a training case is stopped at,
+     * checkpointed and resumed from in a new process. Not in the digest. */
+    int64_t resume[SB_MAX_RESUME];
+    int n_resume;
+    int64_t run_resume_at;      /* the step this case's children stop and resume at (two
+                                 * processes, harness/run/resume.c); 0: uninterrupted */
 } sb_case;
 
 /* err gets "path:line: what was expected". The syntax is in FORMATS.md. */
@@ -248,6 +256,10 @@ typedef struct sb_run_options {
                                  * (harness/mpi/); NULL: the only rank */
     bool external_inputs;       /* the run's probes name inputs they never probe: a
                                  * warning, not an error (sb_trace_check_graph) */
+    const char *checkpoint;     /* a training case: NULL, or with stop_at > 0 the checkpoint
+                                 * it writes after stop_at steps and stops; with stop_at 0
+                                 * the checkpoint it resumes from (FORMATS.md) */
+    int64_t stop_at;
 } sb_run_options;
 
 /* The case's kernel table: its family's, or for a mutant case the det table

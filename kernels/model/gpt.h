@@ -51,6 +51,7 @@ typedef struct sb_gpt {
     int batch;                  /* windows of the largest pass */
     int rows;                   /* batch * context */
 
+    sb_train_counters ctr;      /* the loop's counters (gpt_train.c); the update reads optim_t */
     int n_params;
     sb_gpt_param param[SB_GPT_MAX_PARAMS];
     size_t total;               /* floats in all parameters */
@@ -90,6 +91,13 @@ void sb_gpt_free(sb_gpt *g);
  * projections' by 1/sqrt(2 layers), zero biases, LN gamma 1 and beta 0);
  * probes init.<param> at p->step. */
 void sb_gpt_init(sb_gpt *g, const sb_model_probe *p);
+
+/* The training state a checkpoint holds: g->ctr, the parameter buffer
+ * ("params") and AdamW's moments ("adamw.m", "adamw.v"). */
+void sb_gpt_state(sb_gpt *g, sb_train_state *s);
+/* After a checkpoint's state was loaded into g: the probes the next update
+ * lists name the values of the last update before it. */
+void sb_gpt_resumed(sb_gpt *g);
 
 /* A training pass has no eval batch; evaluation pass k has eval_batch k. */
 #define SB_GPT_TRAIN (-1)
