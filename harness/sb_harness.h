@@ -172,8 +172,9 @@ typedef struct sb_case {
                                  * configuration by the sweep; 0, one process without mpirun */
     /* [sweep] resume (FORMATS.md): the steps a training case is stopped at,
      * checkpointed and resumed from in a new process. Not in the digest. */
-    int64_t resume[SB_MAX_RESUME];
+    int resume[SB_MAX_RESUME];
     int n_resume;
+    sb_verdict_set resume_expect; /* [sweep] resume_expect; 0: the thread count's expect */
     int64_t run_resume_at;      /* the step this case's children stop and resume at (two
                                  * processes, harness/run/resume.c); 0: uninterrupted */
 } sb_case;
@@ -548,16 +549,18 @@ sb_status sb_trace_stream_read(sb_trace *t, sb_crash_site *site, const char *pat
  * (one thread, the case's own batch, one rank): the thread count; the batch
  * a sample is computed in (its size, with the sample at several positions);
  * the number of processes of a data-parallel job. */
-typedef enum sb_axis { SB_AXIS_THREADS, SB_AXIS_BATCH, SB_AXIS_RANKS, SB_AXIS_COUNT } sb_axis;
+typedef enum sb_axis {
+    SB_AXIS_THREADS, SB_AXIS_BATCH, SB_AXIS_RANKS, SB_AXIS_RESUME, SB_AXIS_COUNT
+} sb_axis;
 
-const char *sb_axis_name(sb_axis a);     /* "threads", "batch", "ranks" */
+const char *sb_axis_name(sb_axis a);     /* "threads", "batch", "ranks", "resume" */
 /* The axis a name says; SB_AXIS_COUNT if unknown. */
 sb_axis sb_axis_from_name(const char *name);
 
 typedef struct sb_run_result sb_run_result;
 /* A run's configuration as the reports name it: "threads=2" on the threads
  * axis, "batch=16 threads=1" on the batch axis, "ranks=3 threads=2" on the
- * ranks axis. */
+ * ranks axis, "resume=3 threads=2" on the resume axis. */
 void sb_run_config_name(const sb_run_result *r, char *out, size_t len);
 /* Fills x->crash from how the child ended (*cr), the stream at stream_path
  * and the child's stderr file,
@@ -578,6 +581,8 @@ struct sb_run_result {
                                  * run of a thread sweep */
     int batch;                  /* SB_AXIS_BATCH: the batch size the samples ran in; else 0 */
     int ranks;                  /* processes; 1 except on SB_AXIS_RANKS */
+    int resume_at;              /* SB_AXIS_RESUME: the step the run stopped and resumed at
+                                 * (harness/run/resume.h); else 0 */
     int ranks_disagree;         /* SB_AXIS_RANKS: the first rank whose trace parts from rank
                                  * 0's (the run is then nondeterministic, its message says
                                  * where); 0: every rank agrees */
@@ -753,6 +758,9 @@ typedef struct sb_sweep_options {
     unsigned axes;
     const int *batch;
     int n_batch;
+    const int *resume;          /* resume steps in place of the case's [sweep] resume; NULL:
+                                 * the case's */
+    int n_resume;
 } sb_sweep_options;
 
 #define SB_AXIS_BIT(a) (1u << (unsigned)(a))

@@ -101,6 +101,12 @@ typedef struct sb_train_counters {
 /* A resume mutant's fault (kernels/mutants/mutants.def, SB_RESUME_MUTANT):
  * what a restore does to the counters a checkpoint held. NULL: nothing. */
 typedef void sb_resume_fault_fn(sb_train_counters *c);
+/* The resume mutants (SB_RESUME_MUTANT of kernels/mutants/mutants.def). */
+int sb_resume_mutant_count(void);
+int sb_resume_mutant_find(const char *name);            /* index, or -1 if unknown */
+const char *sb_resume_mutant_name(int i);               /* i in [0, sb_resume_mutant_count()) */
+sb_resume_fault_fn *sb_resume_mutant_restore(int i);    /* the faulty restore */
+const char *sb_resume_mutant_fault(int i);              /* one line */
 
 /* One tensor of a model's training state, as a checkpoint holds it. */
 typedef struct sb_train_tensor {

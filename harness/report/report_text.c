@@ -99,6 +99,8 @@ static void text_cells_fill(text_cells *t, const sb_case_result *cr, const sb_ru
     sb_run_expected_name(r, set, sizeof set);
     if (r->axis == SB_AXIS_THREADS)
         snprintf(t->c[COL_AXIS], sizeof t->c[0], "threads");
+    else if (r->axis == SB_AXIS_RESUME)
+        snprintf(t->c[COL_AXIS], sizeof t->c[0], "resume at %d", r->resume_at);
     else
         snprintf(t->c[COL_AXIS], sizeof t->c[0], "%s %d", sb_axis_name(r->axis),
                  r->axis == SB_AXIS_BATCH ? r->batch : r->ranks);

@@ -8,6 +8,7 @@ static const char *const axis_names[SB_AXIS_COUNT] = {
     [SB_AXIS_THREADS] = "threads",
     [SB_AXIS_BATCH] = "batch",
     [SB_AXIS_RANKS] = "ranks",
+    [SB_AXIS_RESUME] = "resume",
 };
 
 const char *sb_axis_name(sb_axis a)
@@ -31,6 +32,9 @@ void sb_run_config_name(const sb_run_result *r, char *out, size_t len)
         return;
     case SB_AXIS_RANKS:
         snprintf(out, len, "ranks=%d threads=%d", r->ranks, r->threads);
+        return;
+    case SB_AXIS_RESUME:
+        snprintf(out, len, "resume=%d threads=%d", r->resume_at, r->threads);
         return;
     case SB_AXIS_COUNT:
         break;

@@ -91,7 +91,7 @@ static void origins_locate(sweep_judge *j, sb_run_result *x, const sb_trace *t,
     sb_status st = all && ds ? SB_OK : SB_ERR_NOMEM;
     int n = 0;
     if (st == SB_OK) {
-        sb_trace_origins_list(j->golden, t, x->max_steps, all, m);
+        sb_trace_origins_list_from_step(j->golden, t, x->resume_at, x->max_steps, all, m);
         for (; n < m; n++)
             ds[n] = &all[n];
         if (x->div.found && !x->div.structural && !first_is_origin)
@@ -124,11 +124,9 @@ static void origins_locate(sweep_judge *j, sb_run_result *x, const sb_trace *t,
 static void run_judge(sweep_judge *j, sb_run_result *x, const sb_trace *t, const run_paths *p,
                       bool locate)
 {
-    if (x->max_steps > 0)
-        sb_trace_compare_steps(j->golden, t, x->max_steps, &x->div);
-    else
-        sb_trace_compare(j->golden, t, &x->div);
-    sb_trace_origins(j->golden, t, x->max_steps, &x->origins);
+    /* a resumed run: the steps from its resume on */
+    sb_trace_compare_from_step(j->golden, t, x->resume_at, x->max_steps, &x->div);
+    sb_trace_origins_from_step(j->golden, t, x->resume_at, x->max_steps, &x->origins);
     sb_origins *g = &x->origins;
     bool first_is_origin = g->n > 0 && x->div.found && g->list[0].index == x->div.index;
     if (locate)
@@ -303,12 +301,17 @@ static sb_status count_sweep(sweep_judge *j, sb_case_result *r, int threads, int
         x->repeat = k;
         const sb_case *c = j->c;
         x->axis = c->run_batch > 0 ? SB_AXIS_BATCH
-                  : c->run_ranks > 0 ? SB_AXIS_RANKS : SB_AXIS_THREADS;
+                  : c->run_ranks > 0 ? SB_AXIS_RANKS
+                  : c->run_resume_at > 0 ? SB_AXIS_RESUME : SB_AXIS_THREADS;
         x->batch = c->run_batch;
         x->ranks = c->run_ranks > 0 ? c->run_ranks : 1;
+        x->resume_at = (int)c->run_resume_at;
         /* one rank is the golden's computation: its thread count's expectation */
         x->expected_set = x->ranks > 1 ? c->expect_ranks[x->ranks] : c->expect_set[threads];
-        x->expected = x->ranks > 1 ? sb_verdict_set_first(x->expected_set) : c->expect[threads];
+        if (x->resume_at > 0 && c->resume_expect)
+            x->expected_set = c->resume_expect;
+        x->expected = x->ranks > 1 || x->expected_set != c->expect_set[threads]
+                          ? sb_verdict_set_first(x->expected_set) : c->expect[threads];
         x->max_steps = max_steps;
         if (o->progress)
             progress_show(j->c, threads, k, r->n_runs, total, j->started);
@@ -336,6 +339,51 @@ static sb_status count_sweep(sweep_judge *j, sb_case_result *r, int threads, int
     free(t);
     free(done);
     return st;
+}
+
+/* The resume axis: every (resume step, threads) of the case (o->resume in
+ * place of its [sweep] resume), each "resume at K, T threads" run through
+ * run/resume.h's hook (c->run_resume_at on a copy of the case) and judged
+ * from step K on. */
+static sb_status resume_sweep(sweep_judge *j, sb_case_result *r, const int *threads,
+                              int n_threads, double timeout, int64_t max_steps, long *item,
+                              int total, char *err, size_t errlen)
+{
+    const sb_case *c = j->c;
+    const int *steps = j->o->resume ? j->o->resume : c->resume;
+    int n = j->o->resume ? j->o->n_resume : c->n_resume;
+    const int64_t last = max_steps > 0 ? max_steps : sb_case_train_steps(c);
+    for (int k = 0; k < n; k++)
+        if (c->kind != SB_CASE_TRAIN || steps[k] >= last) {
+            sb_err_set(err, errlen, "%s: resume at %d: a training case's own run stops and "
+                       "resumes before its last step (%lld)", c->path, steps[k],
+                       (long long)last);
+            return SB_ERR_USAGE;
+        }
+    if (n == 0)
+        return SB_OK;
+    sb_case *at = malloc(sizeof *at);
+    if (!at)
+        return SB_ERR_NOMEM;
+    *at = *c;
+    j->c = at;
+    sb_status st = SB_OK;
+    for (int k = 0; k < n && st == SB_OK; k++) {
+        at->run_resume_at = steps[k];
+        for (int i = 0; i < n_threads && st == SB_OK; i++)
+            st = count_sweep(j, r, threads[i], sb_sweep_repeats(c, j->o, threads[i]), timeout,
+                             max_steps, item, total, err, errlen);
+    }
+    j->c = c;
+    free(at);
+    return st;
+}
+
+/* The resume configurations of c the sweep makes: every resume step (the
+ * options' or the case's) at every thread count; 0 for a case of ranks. */
+static int resume_configs(const sb_case *c, const sb_sweep_options *o, int n_ranks)
+{
+    return n_ranks > 0 ? 0 : o->resume ? o->n_resume : c->n_resume;
 }
 
 sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
@@ -386,6 +434,7 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
     }
     if (n_ranks > 0)
         total *= n_ranks;
+    total *= 1 + resume_configs(c, o, n_ranks);
     r->runs = calloc((size_t)total, sizeof *r->runs);
     if (!r->runs)
         return SB_ERR_NOMEM;
@@ -403,6 +452,9 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
         for (int i = 0; i < n_threads && st == SB_OK; i++)
             st = count_sweep(j, r, threads[i], sb_sweep_repeats(c, o, threads[i]), timeout,
                              max_steps, &item, total, err, errlen);
+        if (st == SB_OK)
+            st = resume_sweep(j, r, threads, n_threads, timeout, max_steps, &item, total, err,
+                              errlen);
     }
     /* a [parallel] case: every (ranks, threads), each an mpirun job */
     sb_case *at = n_ranks > 0 ? malloc(sizeof *at) : NULL;
