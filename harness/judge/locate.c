@@ -73,13 +73,15 @@ static sb_status reference_rerun(const sb_case *c, const char *self_exe, const c
     sb_status st = SB_OK;
     if (n_need > 0) {
         /* on the batch axis the reference is the run at the reference batch
-         * size; the reference of a rank configuration is one rank, one process */
+         * size; the reference of a rank configuration is one rank, one process;
+         * of a resumed configuration the run that never stopped */
         sb_case *ref_case = malloc(sizeof *ref_case);
         st = ref_case ? SB_OK : SB_ERR_NOMEM;
         if (st == SB_OK) {
             *ref_case = *c;
             ref_case->run_batch = c->run_batch > 0 ? c->reference_batch : 0;
             ref_case->run_ranks = 0;
+            ref_case->run_resume_at = 0;
         }
         sb_rerun ref;
         if (st == SB_OK)
