@@ -176,22 +176,20 @@ static sb_status text_range(const sb_model_run *r, const sb_text *all, sb_text *
     return SB_OK;
 }
 
-/* Fresh weights (probed at step 0), or the checkpoint's state. */
-static sb_status start(sb_gpt *g, const sb_model_run *r, const sb_model_probe *p, char *err,
-                       size_t errlen)
+/* The GPT's side of checkpoint and resume (resume.h). */
+static void gpt_init(void *g, const sb_model_probe *p)
 {
-    if (!sb_train_resuming(r->checkpoint)) {
-        sb_gpt_init(g, p);
-        return SB_OK;
-    }
-    sb_train_state s;
-    sb_gpt_state(g, &s);
-    sb_status st = sb_train_restore(r->checkpoint, r->cfg, &s, err, errlen);
-    if (st == SB_OK) {
-        g->ctr = s.ctr;
-        sb_gpt_resumed(g);
-    }
-    return st;
+    sb_gpt_init(g, p);
+}
+
+static void gpt_state(void *g, sb_train_state *s)
+{
+    sb_gpt_state(g, s);
+}
+
+static void gpt_resumed(void *g)
+{
+    sb_gpt_resumed(g);
 }
 
 /* The counters of a whole run: the windows of the next step drawn at
@@ -233,7 +231,9 @@ sb_status sb_gpt_run(const sb_model_run *r, sb_epoch_metrics *metrics, int *n_me
 
     sb_model_probe p = {.hook = r->hook, .ctx = r->hook_ctx, .op_start = r->op_start,
                         .leaf_hash = r->leaf_hash, .step = 0};
-    if ((st = start(&g, r, &p, err, errlen)) != SB_OK)
+    const sb_train_model tm = {.m = &g, .ctr = &g.ctr, .init = gpt_init, .state = gpt_state,
+                               .resumed = gpt_resumed};
+    if ((st = sb_train_start(&tm, r, &p, err, errlen)) != SB_OK)
         goto done;
     sb_train_counters *c = &g.ctr;
     p.step = c->step;
@@ -260,9 +260,7 @@ sb_status sb_gpt_run(const sb_model_run *r, sb_epoch_metrics *metrics, int *n_me
             c->rng_step++;
             p.step = ++c->step;
             if (sb_train_stop_due(r->checkpoint, c->step)) {
-                sb_train_state state;
-                sb_gpt_state(&g, &state);
-                st = r->checkpoint->save(r->checkpoint->ctx, &state, err, errlen);
+                st = sb_train_save(&tm, r->checkpoint, err, errlen);
                 goto done;
             }
         }

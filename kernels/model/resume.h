@@ -4,6 +4,7 @@
 #ifndef SB_MODEL_RESUME_H
 #define SB_MODEL_RESUME_H
 
+#include "model_ops.h"
 #include "sb_model.h"
 
 /* The run stops for its checkpoint now that `steps` steps are done. */
@@ -18,11 +19,26 @@ static inline bool sb_train_resuming(const sb_train_checkpoint *ck)
     return ck && ck->load;
 }
 
-/* Loads the checkpoint into s (the model's own tensors, by name and
- * count) and its counters, then lets cfg->resume_fault (a resume mutant)
- * change the counters. SB_ERR_INPUT with err when the checkpoint does not
- * fit the model. */
-sb_status sb_train_restore(const sb_train_checkpoint *ck, const sb_train_config *cfg,
-                           sb_train_state *s, char *err, size_t errlen);
+/* A model's side of checkpoint and resume: its counters, and its own
+ * functions on it (m): fresh weights probed at step 0, its training state
+ * (sb_cnn_state, sb_gpt_state), and what follows a restore (the probes the
+ * next update lists name the last update's). */
+typedef struct sb_train_model {
+    void *m;
+    sb_train_counters *ctr;
+    void (*init)(void *m, const sb_model_probe *p);
+    void (*state)(void *m, sb_train_state *s);
+    void (*resumed)(void *m);
+} sb_train_model;
+
+/* The run's start: fresh weights, or (r->checkpoint loads) the
+ * checkpoint's tensors and counters, the counters then passed through
+ * r->cfg->resume_fault (a resume mutant). SB_ERR_INPUT with err when the
+ * checkpoint does not read or does not fit the model. */
+sb_status sb_train_start(const sb_train_model *tm, const sb_model_run *r,
+                         const sb_model_probe *p, char *err, size_t errlen);
+/* Saves the model's state to the run's checkpoint (its stop is due). */
+sb_status sb_train_save(const sb_train_model *tm, const sb_train_checkpoint *ck, char *err,
+                        size_t errlen);
 
 #endif

@@ -111,22 +111,20 @@ static void evaluate(sb_cnn *m, const sb_dataset *test, eval_set *e, const sb_mo
                       &e->loss, &e->accuracy);
 }
 
-/* Fresh weights (probed at step 0), or the checkpoint's state. */
-static sb_status start(sb_cnn *m, const sb_model_run *r, const sb_model_probe *p, char *err,
-                       size_t errlen)
+/* The CNN's side of checkpoint and resume (resume.h). */
+static void cnn_init(void *m, const sb_model_probe *p)
 {
-    if (!sb_train_resuming(r->checkpoint)) {
-        sb_cnn_init(m, p);
-        return SB_OK;
-    }
-    sb_train_state s;
-    sb_cnn_state(m, &s);
-    sb_status st = sb_train_restore(r->checkpoint, r->cfg, &s, err, errlen);
-    if (st == SB_OK) {
-        m->ctr = s.ctr;
-        sb_cnn_resumed(m);
-    }
-    return st;
+    sb_cnn_init(m, p);
+}
+
+static void cnn_state(void *m, sb_train_state *s)
+{
+    sb_cnn_state(m, s);
+}
+
+static void cnn_resumed(void *m)
+{
+    sb_cnn_resumed(m);
 }
 
 /* The counters of a whole run: an epoch's order drawn at order_key (the
@@ -160,7 +158,9 @@ sb_status sb_cnn_train(const sb_model_run *r, const sb_dataset *train, const sb_
 
     sb_model_probe p = {.hook = r->hook, .ctx = r->hook_ctx, .op_start = r->op_start,
                         .leaf_hash = r->leaf_hash, .step = 0};
-    if ((st = start(&m, r, &p, err, errlen)) != SB_OK)
+    const sb_train_model tm = {.m = &m, .ctr = &m.ctr, .init = cnn_init, .state = cnn_state,
+                               .resumed = cnn_resumed};
+    if ((st = sb_train_start(&tm, r, &p, err, errlen)) != SB_OK)
         goto done;
     sb_train_counters *c = &m.ctr;
     p.step = c->step;
@@ -196,9 +196,7 @@ sb_status sb_cnn_train(const sb_model_run *r, const sb_dataset *train, const sb_
             c->rng_step++;
             p.step = ++c->step;
             if (sb_train_stop_due(ck, c->step)) {
-                sb_train_state s;
-                sb_cnn_state(&m, &s);
-                st = ck->save(ck->ctx, &s, err, errlen);
+                st = sb_train_save(&tm, ck, err, errlen);
                 goto done;
             }
         }
