@@ -159,10 +159,8 @@ static sb_status file_read(parsed *p, const char *path, char *err, size_t errlen
         p->size += got;
         if (p->size == cap) {
             char *more = realloc(p->buf, cap *= 2);
-            if (!more) {
+            if (!more)
                 free(p->buf);
-                p->buf = NULL;
-            }
             p->buf = more;
         }
     }

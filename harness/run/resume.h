@@ -30,7 +30,9 @@ sb_status sb_resume_run(const sb_child_run *run, int64_t at, sb_child_result *cr
 /* sb_child_spawn of a case with run->c->run_resume_at > 0 (and no
  * run->checkpoint): both processes, their traces joined into
  * run->trace_path. A dumping re-run whose dumps are all before the resume
- * step is one uninterrupted process (those steps are the same in both). */
+ * step is one uninterrupted process (those steps are the same in both);
+ * otherwise the resuming process dumps, and a listed probe before the
+ * resume step never comes to it (it fails, naming the probe). */
 sb_status sb_resume_spawn(const sb_child_run *run, sb_child_result *cr, char *err,
                           size_t errlen);
 

@@ -306,12 +306,12 @@ static sb_status count_sweep(sweep_judge *j, sb_case_result *r, int threads, int
         x->batch = c->run_batch;
         x->ranks = c->run_ranks > 0 ? c->run_ranks : 1;
         x->resume_at = (int)c->run_resume_at;
-        /* one rank is the golden's computation: its thread count's expectation */
-        x->expected_set = x->ranks > 1 ? c->expect_ranks[x->ranks] : c->expect_set[threads];
-        if (x->resume_at > 0 && c->resume_expect)
-            x->expected_set = c->resume_expect;
-        x->expected = x->ranks > 1 || x->expected_set != c->expect_set[threads]
-                          ? sb_verdict_set_first(x->expected_set) : c->expect[threads];
+        /* one rank is the golden's computation: its thread count's expectation;
+         * so is a resumed run, unless the case says otherwise (resume_expect) */
+        bool own = x->ranks > 1 || (x->resume_at > 0 && c->resume_expect);
+        x->expected_set = x->ranks > 1 ? c->expect_ranks[x->ranks]
+                          : own ? c->resume_expect : c->expect_set[threads];
+        x->expected = own ? sb_verdict_set_first(x->expected_set) : c->expect[threads];
         x->max_steps = max_steps;
         if (o->progress)
             progress_show(j->c, threads, k, r->n_runs, total, j->started);
