@@ -114,6 +114,7 @@ typedef struct sb_env_axis {
 } sb_env_axis;
 /* One variable of a configuration: "NAME=value". */
 typedef char sb_env_setting[SB_ENV_NAME_CHARS + SB_ENV_VALUE_CHARS];
+#define SB_MAX_RESUME 16       /* [sweep] resume steps at most */
 
 typedef struct sb_case {
     char path[512];
@@ -192,6 +193,13 @@ typedef struct sb_case {
      * the sweep (the environment and instruction-set axes); 0: none. */
     sb_env_setting run_env[SB_ENV_AXES_MAX];
     int n_run_env;
+    /* [sweep] resume (FORMATS.md): the steps a training case is stopped at,
+     * checkpointed and resumed from in a new process. Not in the digest. */
+    int resume[SB_MAX_RESUME];
+    int n_resume;
+    sb_verdict_set resume_expect; /* [sweep] resume_expect; 0: the thread count's expect */
+    int64_t run_resume_at;      /* the step this case's children stop and resume at (two
+                                 * processes, harness/run/resume.c); 0: uninterrupted */
 } sb_case;
 
 /* err gets "path:line: what was expected". The syntax is in FORMATS.md. */
@@ -272,6 +280,10 @@ typedef struct sb_run_options {
                                  * (harness/mpi/); NULL: the only rank */
     bool external_inputs;       /* the run's probes name inputs they never probe: a
                                  * warning, not an error (sb_trace_check_graph) */
+    const char *checkpoint;     /* a training case: NULL, or with stop_at > 0 the checkpoint
+                                 * it writes after stop_at steps and stops; with stop_at 0
+                                 * the checkpoint it resumes from (FORMATS.md) */
+    int64_t stop_at;
 } sb_run_options;
 
 /* The case's kernel table: its family's, or for a mutant case the det table
@@ -569,10 +581,13 @@ sb_status sb_trace_stream_read(sb_trace *t, sb_crash_site *site, const char *pat
  * What a configuration varies against the case's reference configuration
  * (one thread, the case's own batch, one rank): the thread count; the batch
  * a sample is computed in (its size, with the sample at several positions);
- * the number of processes of a data-parallel job. */
-typedef enum sb_axis { SB_AXIS_THREADS, SB_AXIS_BATCH, SB_AXIS_RANKS, SB_AXIS_COUNT } sb_axis;
+ * the number of processes of a data-parallel job; the step a training run
+ * is stopped, checkpointed and resumed at in a new process. */
+typedef enum sb_axis {
+    SB_AXIS_THREADS, SB_AXIS_BATCH, SB_AXIS_RANKS, SB_AXIS_RESUME, SB_AXIS_COUNT
+} sb_axis;
 
-const char *sb_axis_name(sb_axis a);     /* "threads", "batch", "ranks" */
+const char *sb_axis_name(sb_axis a);     /* "threads", "batch", "ranks", "resume" */
 /* The axis a name says; SB_AXIS_COUNT if unknown. */
 sb_axis sb_axis_from_name(const char *name);
 
@@ -580,8 +595,8 @@ typedef struct sb_run_result sb_run_result;
 /* A run's configuration as the reports name it, each axis it is on in the
  * order of the axis table (harness/sweep/config.c): "threads=2" on the
  * threads axis, "batch=16 threads=1" on the batch axis, "ranks=3
- * threads=2" on the ranks axis, "threads=2 isa=avx2 OMP_SCHEDULE=dynamic"
- * on the environment axes. */
+ * threads=2" on the ranks axis, "resume=3 threads=2" on the resume axis,
+ * "threads=2 isa=avx2 OMP_SCHEDULE=dynamic" on the environment axes. */
 void sb_run_config_name(const sb_run_result *r, char *out, size_t len);
 /* Fills x->crash from how the child ended (*cr), the stream at stream_path
  * and the child's stderr file,
@@ -602,6 +617,8 @@ struct sb_run_result {
                                  * run of a thread sweep */
     int batch;                  /* SB_AXIS_BATCH: the batch size the samples ran in; else 0 */
     int ranks;                  /* processes; 1 except on SB_AXIS_RANKS */
+    int resume_at;              /* SB_AXIS_RESUME: the step the run stopped and resumed at
+                                 * (harness/run/resume.h); else 0 */
     int ranks_disagree;         /* SB_AXIS_RANKS: the first rank whose trace parts from rank
                                  * 0's (the run is then nondeterministic, its message says
                                  * where); 0: every rank agrees */
@@ -783,6 +800,9 @@ typedef struct sb_sweep_options {
      * an axis to it) */
     const sb_env_axis *env;
     int n_env;
+    const int *resume;          /* resume steps in place of the case's [sweep] resume; NULL:
+                                 * the case's */
+    int n_resume;
 } sb_sweep_options;
 
 #define SB_AXIS_BIT(a) (1u << (unsigned)(a))

@@ -93,6 +93,65 @@ void sb_chunks_owned(int rank, int ranks, int chunks, int *first, int *count);
 /* The samples of an n-sample batch a loose rank computes: [*first, *first + *count). */
 void sb_share_owned(int rank, int ranks, int n, int *first, int *count);
 
+/* ---- checkpoint and resume -----------------------------------------------------
+ * A training loop's counters: everything besides the tensors that the next
+ * step reads. In a run that never stopped they move together (optim_t and
+ * rng_step equal step; the CNN's order_key equals epoch; the GPT's
+ * order_key equals step); a checkpoint holds each one, and a resume
+ * restores each one (harness/FORMATS.md, "Checkpoints"). */
+typedef struct sb_train_counters {
+    int64_t step;           /* steps done: the number of the next step */
+    int64_t optim_t;        /* optimiser updates done: Adam's and AdamW's next t is optim_t + 1 */
+    int64_t rng_step;       /* the step counter the next step's dropout masks are drawn at */
+    int64_t epoch;          /* the CNN: the epoch of the next step (0 for the GPT) */
+    int64_t epoch_first;    /* the CNN: the step its epoch began at (0 for the GPT) */
+    int64_t order_key;      /* the counter the data order is drawn at: the CNN's epoch
+                             * shuffle; the GPT's windows of the next step */
+    int64_t position;       /* the CNN: samples of the epoch's order consumed (0 for the GPT) */
+    int64_t losses;         /* training losses summed since the last evaluation */
+    double loss_sum;        /* their sum, for the next metrics line */
+} sb_train_counters;
+
+/* A resume mutant's fault (kernels/mutants/mutants.def, SB_RESUME_MUTANT):
+ * what a restore does to the counters a checkpoint held. NULL: nothing. */
+typedef void sb_resume_fault_fn(sb_train_counters *c);
+/* The resume mutants (SB_RESUME_MUTANT of kernels/mutants/mutants.def). */
+int sb_resume_mutant_count(void);
+int sb_resume_mutant_find(const char *name);            /* index, or -1 if unknown */
+const char *sb_resume_mutant_name(int i);               /* i in [0, sb_resume_mutant_count()) */
+sb_resume_fault_fn *sb_resume_mutant_restore(int i);    /* the faulty restore */
+const char *sb_resume_mutant_fault(int i);              /* one line */
+
+/* One tensor of a model's training state, as a checkpoint holds it. */
+typedef struct sb_train_tensor {
+    const char *name;       /* "conv1.W", "conv1.W.acc", "adamw.m" ... */
+    float *data;
+    size_t count;
+} sb_train_tensor;
+
+#define SB_TRAIN_MAX_TENSORS 32
+
+/* A model's training state at a step boundary: its counters and every
+ * tensor the next step reads (parameters, optimiser state). */
+typedef struct sb_train_state {
+    sb_train_counters ctr;
+    sb_train_tensor tensor[SB_TRAIN_MAX_TENSORS];
+    int n_tensors;
+} sb_train_state;
+
+/* Where a run stops and from where it resumes (harness/run/checkpoint.c
+ * writes and reads the file). stop_at > 0: after step stop_at - 1 (before
+ * the evaluation that step may close) save() the state and end the run.
+ * load non-NULL: instead of the initial weights (and their step-0 probes),
+ * load() fills the state's tensors, whose names and counts it must check,
+ * and counters; the run goes on from ctr.step. Either says why in err. */
+typedef struct sb_train_checkpoint {
+    int64_t stop_at;
+    sb_status (*save)(void *ctx, const sb_train_state *s, char *err, size_t errlen);
+    sb_status (*load)(void *ctx, sb_train_state *s, char *err, size_t errlen);
+    void *ctx;
+} sb_train_checkpoint;
+
 typedef struct sb_train_config {
     sb_optim_params optim;
     int batch;          /* 128 */
@@ -108,6 +167,7 @@ typedef struct sb_train_config {
     int chunk;          /* SB_REDUCE_DET: samples per chunk (16) */
     const sb_grad_combine *combine; /* data parallel: the ranks' hook; NULL: one rank */
     sb_rank_fault rank_fault;   /* SB_REDUCE_DET: a rank mutant's fault; SB_RANK_FAULT_NONE */
+    sb_resume_fault_fn *resume_fault; /* a resume mutant's restore fault; NULL */
 } sb_train_config;
 
 /* One evaluation: for the CNN after each epoch; for char_gpt every
@@ -177,6 +237,7 @@ typedef struct sb_model_run {
     sb_op_start_fn *op_start;   /* NULL, or called with hook_ctx before every op */
     sb_leaf_hash_fn *leaf_hash; /* NULL, or the hook's leaf hash (sb_model_train) */
     const char *what;           /* names the run in messages (the case file) */
+    const sb_train_checkpoint *checkpoint; /* NULL: from fresh weights to the end */
 } sb_model_run;
 
 /* A model's samples for the batch axis: the run they belong to (its

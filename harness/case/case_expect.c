@@ -19,6 +19,10 @@ sb_status sb_case_load_expect(case_loader *ld, sb_case *c)
     c->expect_op = kernel_mutant >= 0 ? sb_mutant_op(kernel_mutant) : SB_OP_COUNT;
     c->expect_probe[0] = '\0';
     c->expect_step = -1;
+    if (at == 0 && c->mutant[0] && sb_resume_mutant_find(c->mutant) >= 0)
+        return sb_case_fail(ld, sb_case_find(ld, "case", "mutant")->line,
+                            "an [expect] section (step, probe) in a case of resume "
+                            "mutant %s", c->mutant);
     if (at == 0)
         return SB_OK;
     if (c->mutant[0] == '\0')
@@ -46,7 +50,13 @@ sb_status sb_case_load_expect(case_loader *ld, sb_case *c)
             (int)sizeof c->expect_probe)
         return sb_case_fail(ld, e->line, "probe as a name of at most %zu characters",
                             sizeof c->expect_probe - 1);
-    if ((e = sb_case_find(ld, "expect", "step")) != NULL)
-        return sb_case_get_i64(ld, e, 0, INT64_MAX, &c->expect_step);
+    if ((e = sb_case_find(ld, "expect", "step")) != NULL &&
+        sb_case_get_i64(ld, e, 0, INT64_MAX, &c->expect_step) != SB_OK)
+        return SB_ERR_INPUT;
+    /* a restore's fault is in no op of its own: where it shows is the point */
+    if (sb_resume_mutant_find(c->mutant) >= 0 && (c->expect_step < 0 || !c->expect_probe[0]))
+        return sb_case_fail(ld, at, "[expect] step and probe in a case of resume mutant %s (the "
+                            "first step after the resume, and its first divergent probe)",
+                            c->mutant);
     return SB_OK;
 }

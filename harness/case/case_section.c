@@ -61,8 +61,8 @@ sb_status sb_case_load_case(case_loader *ld, sb_case *c)
     if ((e = sb_case_find(ld, "case", "mutant")) != NULL) {
         const int m = sb_mutant_find(e->value);
         if ((m < 0 || sb_mutant_kind_of(m) != SB_MUTANT_DETERMINISM) &&
-            sb_rank_mutant_find(e->value) < 0)
-            return sb_case_fail(ld, e->line, "mutant as a DETERMINISM or rank mutant of "
+            sb_rank_mutant_find(e->value) < 0 && sb_resume_mutant_find(e->value) < 0)
+            return sb_case_fail(ld, e->line, "mutant as a DETERMINISM, rank or resume mutant of "
                                      "kernels/mutants/mutants.def, found \"%s\"", e->value);
         if (c->kind == SB_CASE_COMMAND)
             return sb_case_fail(ld, e->line, "no mutant in a kind = command case (a mutant is "

@@ -1,5 +1,5 @@
 /* Case files: the [sweep] section (thread counts, repeats, timeout,
- * expectations, golden path). */
+ * expectations, golden path, environment axes, resume steps). */
 #include <string.h>
 
 #include "case/case_loader.h"
@@ -18,7 +18,43 @@ static sb_status get_threads(case_loader *ld, const case_entry *e, sb_case *c)
 }
 
 static const char *const sweep_keys[] = {"threads", "repeats", "timeout", "reference_threads",
-                                         "expect", "golden", "isa", NULL};
+                                         "expect", "golden", "isa", "resume",
+                                         "resume_expect", NULL};
+
+/* resume: the steps a training case of its own (no [parallel]) is stopped
+ * at and resumed from, each before the run's last step; resume_expect: the
+ * verdicts of those runs (default: their thread count's). A resume
+ * mutant's case must have them: its fault is in the restore. */
+static sb_status resume_load(case_loader *ld, sb_case *c, int at)
+{
+    const case_entry *e = sb_case_find(ld, "sweep", "resume");
+    const case_entry *x = sb_case_find(ld, "sweep", "resume_expect");
+    const int m = c->mutant[0] ? sb_resume_mutant_find(c->mutant) : -1;
+    if (m >= 0 && e == NULL)
+        return sb_case_fail(ld, at, "key resume (the steps to resume at) in [sweep] of a case "
+                                    "of resume mutant %s", c->mutant);
+    if (x != NULL && e == NULL)
+        return sb_case_fail(ld, x->line, "resume_expect only with resume");
+    if (m >= 0)
+        c->train.resume_fault = sb_resume_mutant_restore(m);
+    if (x != NULL && sb_case_get_verdicts(ld, x, &c->resume_expect) != SB_OK)
+        return SB_ERR_INPUT;
+    if (e == NULL)
+        return SB_OK;
+    if (c->kind != SB_CASE_TRAIN || sb_case_section_line(ld, "parallel") != 0)
+        return sb_case_fail(ld, e->line, "resume only in a kind = train case without "
+                                         "[parallel] (a checkpoint is of the model's own run)");
+    char why[160];
+    if (!sb_resume_list_parse(e->value, c->resume, &c->n_resume, why, sizeof why))
+        return sb_case_fail(ld, e->line, "resume as steps in [1, %d] and ranges a..b, each "
+                                         "once (%s)", SB_MAX_RESUME_STEP, why);
+    const int64_t steps = sb_case_train_steps(c);
+    for (int i = 0; i < c->n_resume; i++)
+        if (c->resume[i] >= steps)
+            return sb_case_fail(ld, e->line, "resume steps below the run's %lld steps, found "
+                                             "%d", (long long)steps, c->resume[i]);
+    return SB_OK;
+}
 
 /* The repository the case lives in: the parent of the case file's directory. */
 static int repo_of(char *out, size_t size, const char *path)
@@ -182,12 +218,15 @@ sb_status sb_case_load_sweep(case_loader *ld, sb_case *c)
     static const char *const per_count[] = {"expect", "repeats", "env", NULL};
     sb_status st = sb_case_keys_check(ld, "sweep", sweep_keys, per_count,
                                       "threads repeats repeats.<T> timeout reference_threads "
-                                      "expect expect.<T> golden isa env.<NAME>");
+                                      "expect expect.<T> golden isa env.<NAME> resume "
+                                      "resume_expect");
     if (st == SB_OK)
         st = counts_load(ld, c, at);
     if (st == SB_OK)
         st = env_axes_load(ld, c);
     if (st == SB_OK)
         st = expectations_load(ld, c);
+    if (st == SB_OK)
+        st = resume_load(ld, c, at);
     return st == SB_OK ? golden_load(ld, c, at) : st;
 }

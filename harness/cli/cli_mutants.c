@@ -88,10 +88,13 @@ static const char *run_fault_op(const sb_run_result *x)
     return x->crash.in_op ? x->crash.op : NULL;
 }
 
-/* Where a mutant case's divergence must be: an op of the kernel list, or for
- * a rank mutant the combined gradients. */
+/* Where a mutant case's divergence must be: an op of the kernel list, for
+ * a rank mutant the combined gradients, for a resume mutant (a fault of no
+ * op) whatever made its [expect] probe: "" (any). */
 static const char *expect_op_name(const sb_case *c)
 {
+    if (c->expect_op == SB_OP_COUNT && sb_resume_mutant_find(c->mutant) >= 0)
+        return "";
     return c->expect_op == SB_OP_COUNT ? SB_ALLREDUCE_OP : sb_op_name(c->expect_op);
 }
 
@@ -109,7 +112,8 @@ static bool at_expected_probe(const sb_case *c, const sb_divergence *d)
  * step S probe P" with what [expect] names. */
 static void expect_where(const sb_case *c, char *out, size_t len)
 {
-    int n = snprintf(out, len, "%s", expect_op_name(c));
+    const char *op = expect_op_name(c);
+    int n = snprintf(out, len, "%s", op[0] ? op : "the restored run");
     if (c->expect_step >= 0 && n >= 0 && (size_t)n < len)
         n += snprintf(out + n, len - (size_t)n, " at step %" PRId64, c->expect_step);
     if (c->expect_probe[0] && n >= 0 && (size_t)n < len)
@@ -123,6 +127,12 @@ static void mutant_what(const sb_case *c, const char **replaces, const char **fa
     if (m >= 0) {
         *replaces = sb_op_name(sb_mutant_op(m));
         *fault = sb_mutant_fault(m);
+        return;
+    }
+    m = sb_resume_mutant_find(c->mutant);
+    if (m >= 0) {
+        *replaces = "the restore of a checkpoint";
+        *fault = sb_resume_mutant_fault(m);
         return;
     }
     m = sb_rank_mutant_find(c->mutant);
@@ -150,7 +160,7 @@ static void score_case(mutant_score *s, const sb_case_result *r)
         if (x->verdict == SB_VERDICT_NONDETERMINISTIC && !at)
             continue;
         s->n_divergent++;
-        if (at && strcmp(at, op) == 0 && at_expected_probe(c, d))
+        if (at && (op[0] == '\0' || strcmp(at, op) == 0) && at_expected_probe(c, d))
             s->n_in_op++;
         if (!d->found && x->crash.in_op && !s->died)
             s->died = x;
@@ -169,15 +179,24 @@ static void score_case(mutant_score *s, const sb_case_result *r)
  * cases, so the mutant's effect on training shows at a glance. */
 static void seed_table(FILE *f, const sb_case_result *r)
 {
-    /* a rank case's runs differ by their rank count too */
-    bool ranked = r->c->n_ranks > 0;
+    /* a rank case's runs differ by their rank count too, a resume case's by
+     * the step they resumed at (-: the run that never stopped) */
+    bool ranked = r->c->n_ranks > 0, resumed = false;
+    for (int i = 0; i < r->n_runs; i++)
+        resumed = resumed || r->runs[i].resume_at > 0;
     if (ranked)
         fprintf(f, "%5s ", "ranks");
+    if (resumed)
+        fprintf(f, "%6s ", "resume");
     fprintf(f, "%7s %6s  %9s  %13s\n", "threads", "repeat", "test loss", "test accuracy");
     for (int i = 0; i < r->n_runs; i++) {
         const sb_run_result *x = &r->runs[i];
         if (ranked)
             fprintf(f, "%5d ", x->ranks);
+        if (resumed && x->resume_at > 0)
+            fprintf(f, "%6d ", x->resume_at);
+        else if (resumed)
+            fprintf(f, "%6s ", "-");
         if (x->have_metrics)
             fprintf(f, "%7d %6d  %9.4f  %13.4f\n", x->threads, x->repeat, x->metrics.test_loss,
                     x->metrics.test_accuracy);

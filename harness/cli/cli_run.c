@@ -10,6 +10,7 @@ static const char run_usage[] =
     "                    [--dump PROBE | --dump-all] [--dump-step S --dump-dir DIR]\n"
     "                    [--dump-list FILE --dump-dir DIR]\n"
     "                    [--max-steps N] [--data-dir DIR] [--stream FILE] [--batch B]\n"
+    "                    [--stop-at K --checkpoint FILE | --resume FILE]\n"
     "\n"
     "Runs the case once at N threads and writes its trace to FILE. With --dump,\n"
     "also writes DIR/PROBE.npy, DIR/PROBE.bound.npy and DIR/PROBE.in<i>.npy at\n"
@@ -23,6 +24,10 @@ static const char run_usage[] =
     "so a run that dies leaves where it was.\n"
     "--batch B runs the case on its batch axis ([invariance], FORMATS.md): its\n"
     "samples inside batches of B, a trace of each sample's slice.\n"
+    "--stop-at K --checkpoint FILE trains a training case's steps 0..K-1, writes\n"
+    "its state to FILE and ends; --resume FILE restores that state in this\n"
+    "process and trains on from step K, its trace holding the steps from K on\n"
+    "(FORMATS.md, \"Checkpoints\").\n"
     "--data-dir (or $SAMEBITS_DATA_DIR) says where the data sets of training\n"
     "cases are. SAMEBITS_ISA=avx512|avx2|baseline caps the instruction set of the\n"
     "det kernels' paths (refused when this CPU or build lacks it).\n"
@@ -56,7 +61,8 @@ int cli_run_rank(int argc, char **argv, const sb_grad_combine *combine)
 {
     const char *case_path = NULL, *trace_path = NULL, *threads_s = NULL, *dump = NULL,
                *dump_step_s = NULL, *dump_dir = NULL, *data_dir = NULL, *max_steps_s = NULL,
-               *stream = NULL, *batch_s = NULL, *dump_list_s = NULL;
+               *stream = NULL, *batch_s = NULL, *dump_list_s = NULL, *stop_at_s = NULL,
+               *checkpoint = NULL, *resume = NULL;
     bool dump_all = false;
     const sb_option options[] = {
         {"--threads", &threads_s, NULL},     {"--trace", &trace_path, NULL},
@@ -64,7 +70,9 @@ int cli_run_rank(int argc, char **argv, const sb_grad_combine *combine)
         {"--dump", &dump, NULL},             {"--dump-all", NULL, &dump_all},
         {"--max-steps", &max_steps_s, NULL}, {"--data-dir", &data_dir, NULL},
         {"--stream", &stream, NULL},         {"--batch", &batch_s, NULL},
-        {"--dump-list", &dump_list_s, NULL}, {NULL, NULL, NULL},
+        {"--dump-list", &dump_list_s, NULL}, {"--stop-at", &stop_at_s, NULL},
+        {"--checkpoint", &checkpoint, NULL}, {"--resume", &resume, NULL},
+        {NULL, NULL, NULL},
     };
     cli_line l = {.cmd = "run", .usage = run_usage, .options = options,
                   .positional = &case_path, .min_positional = 1, .max_positional = 1};
@@ -82,16 +90,23 @@ int cli_run_rank(int argc, char **argv, const sb_grad_combine *combine)
                         "--dump-dir DIR");
         return SB_EXIT_INPUT;
     }
-    int64_t threads, dump_step = 0, max_steps = 0, batch = 0;
+    if (!stop_at_s != !checkpoint || (resume && (stop_at_s || batch_s))) {
+        cli_usage_error("run", "--stop-at K goes with --checkpoint FILE, and --resume FILE "
+                        "with neither nor --batch");
+        return SB_EXIT_INPUT;
+    }
+    int64_t threads, dump_step = 0, max_steps = 0, batch = 0, stop_at = 0;
     if (!cli_parse_int(threads_s, 1, SB_MAX_THREADS, &threads, "--threads") ||
         (batch_s && !cli_parse_int(batch_s, 1, SB_MAX_BATCH, &batch, "--batch")) ||
         (dump_step_s && !cli_parse_int(dump_step_s, 0, INT32_MAX, &dump_step, "--dump-step")) ||
-        (max_steps_s && !cli_parse_max_steps(max_steps_s, &max_steps)))
+        (max_steps_s && !cli_parse_max_steps(max_steps_s, &max_steps)) ||
+        (stop_at_s && !cli_parse_int(stop_at_s, 1, INT32_MAX, &stop_at, "--stop-at")))
         return SB_EXIT_INPUT;
 
     char err[1200] = "";
     /* the trace's path before the run, as a sweep checks its reports' */
-    if (!sb_out_check(trace_path, err, sizeof err)) {
+    if (!sb_out_check(trace_path, err, sizeof err) ||
+        (checkpoint && !sb_out_check(checkpoint, err, sizeof err))) {
         fprintf(stderr, "%s\n", err);
         return SB_EXIT_INPUT;
     }
@@ -142,7 +157,8 @@ int cli_run_rank(int argc, char **argv, const sb_grad_combine *combine)
     sb_run_options o = {.threads = (int)threads, .dump_probe = dump, .dump_step = dump_step,
                         .dump_dir = dump_dir, .data_dir = cli_data_dir(data_dir),
                         .dump_all = dump_all, .max_steps = max_steps, .stream_path = stream,
-                        .combine = combine, .dump_list = dump_list_s ? &list : NULL};
+                        .combine = combine, .dump_list = dump_list_s ? &list : NULL,
+                        .checkpoint = checkpoint ? checkpoint : resume, .stop_at = stop_at};
     sb_trace t;
     sb_trace_init(&t);
     sb_status st = sb_run_case(&c, &o, &t, err, sizeof err);

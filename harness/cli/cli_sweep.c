@@ -16,7 +16,8 @@ static const char sweep_usage[] =
     "                      [--shard I/N|auto|auto/N] [--max-steps N] [--max-origins N]\n"
     "                      [--census] [--census-json FILE] [--census-md FILE]\n"
     "                      [--axis threads|batch] [--batch LIST]\n"
-    "                      [--ranks LIST] [--isa all|LIST] [--env NAME=v1,v2]...\n"
+    "                      [--ranks LIST] [--resume LIST]\n"
+    "                      [--isa all|LIST] [--env NAME=v1,v2]...\n"
     "\n"
     "Runs each case at every thread count (LIST like 1,2,4, 1-8, 1..8, primes\n"
     "(2,3,5,7), primes..13 or 1,primes; default the case's) and repeat, each in\n"
@@ -62,8 +63,8 @@ static const char sweep_usage[] =
     "with rank 0's (a rank that parts from it makes the run nondeterministic).\n"
     "--ranks LIST (like --threads) replaces the case's rank counts; without MPI\n"
     "in the build a rank case is an error (exit status 5).\n"
-    "--isa all|LIST (SAMEBITS_ISA) and --env NAME=v1,v2 (repeatable) add the\n"
-    "instruction-set and environment axes (harness/CLI.md).\n"
+    "--isa all|LIST, --env NAME=v1,v2 (repeatable) and --resume LIST (steps K:\n"
+    "stopped and resumed at K) add axes (harness/CLI.md).\n"
     "exit status: 0 all as expected, 1 a divergence or verdict not expected,\n"
     "             2 usage or input error, 3 a crash or timeout,\n"
     "             4 a configuration nondeterministic where the case does not expect it,\n"
@@ -75,6 +76,7 @@ typedef struct sweep_args {
     int threads[SB_MAX_THREADS];
     int batch[SB_MAX_BATCH_SIZES];
     int ranks[SB_MAX_THREADS];  /* --ranks, parsed like a thread list */
+    int resume[SB_MAX_RESUME];
     sb_sweep_reports reports;
     bool census, keep_traces;
     sb_env_axis env[SB_ENV_AXES_MAX];   /* --isa, then each --env */
@@ -110,9 +112,10 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
     a->b.o.env = a->env;
     const char *threads_s = NULL, *repeat_s = NULL, *timeout_s = NULL, *shard_s = NULL,
                *max_steps_s = NULL, *max_origins_s = NULL, *batch_s = NULL, *axis_s = NULL,
-               *ranks_s = NULL;
+               *ranks_s = NULL, *resume_s = NULL;
     const sb_option options[] = {
         {"--max-origins", &max_origins_s, NULL}, {"--ranks", &ranks_s, NULL},
+        {"--resume", &resume_s, NULL},
         {"--threads", &threads_s, NULL},     {"--repeat", &repeat_s, NULL},
         {"--timeout", &timeout_s, NULL},     {"--json", &a->reports.json, NULL},
         {"--junit", &a->reports.junit, NULL}, {"--data-dir", &a->b.data_dir, NULL},
@@ -156,6 +159,14 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
          !cli_parse_int(max_origins_s, 1, SB_ORIGINS_LOCATE_MAX, &max_origins,
                         "--max-origins")))
         return false;
+    if (resume_s) {
+        char why[160];
+        if (!sb_resume_list_parse(resume_s, a->resume, &a->b.o.n_resume, why, sizeof why)) {
+            fprintf(stderr, "--resume: %s\n", why);
+            return false;
+        }
+        a->b.o.resume = a->resume;
+    }
     if (batch_s && !cli_parse_batch(batch_s, a->batch, &a->b.o.n_batch))
         return false;
     if (batch_s)

@@ -85,11 +85,14 @@ void sb_divergence_at(sb_divergence *d, const sb_trace *golden, const sb_trace *
     d->run_hash = r->hash;
 }
 
-void sb_trace_compare(const sb_trace *golden, const sb_trace *run, sb_divergence *d)
+/* The first divergence at record `first` or later; the records before it
+ * are not compared, but an input of a later record is found among them. */
+static void compare_from(const sb_trace *golden, const sb_trace *run, size_t first,
+                         sb_divergence *d)
 {
     memset(d, 0, sizeof *d);
     size_t common = golden->n_records < run->n_records ? golden->n_records : run->n_records;
-    for (size_t i = 0; i < common; i++) {
+    for (size_t i = first; i < common; i++) {
         const sb_record *g = &golden->records[i], *r = &run->records[i];
         bool place = sb_records_same_place(g, r);
         if (place && sb_hash_equal(&g->hash, &r->hash))
@@ -110,8 +113,12 @@ void sb_trace_compare(const sb_trace *golden, const sb_trace *run, sb_divergence
     d->inputs_untraced = inputs_untraced(rec, rec);
 }
 
-/* The records before the first one of step `steps` or later. */
-static size_t records_before_step(const sb_trace *t, int64_t steps)
+void sb_trace_compare(const sb_trace *golden, const sb_trace *run, sb_divergence *d)
+{
+    compare_from(golden, run, 0, d);
+}
+
+size_t sb_trace_records_before_step(const sb_trace *t, int64_t steps)
 {
     size_t n = 0;
     while (n < t->n_records && t->records[n].step < steps)
@@ -119,11 +126,29 @@ static size_t records_before_step(const sb_trace *t, int64_t steps)
     return n;
 }
 
+size_t sb_trace_first_of_step(const sb_trace *golden, const sb_trace *run, int64_t from)
+{
+    size_t gb = sb_trace_records_before_step(golden, from);
+    size_t rb = sb_trace_records_before_step(run, from);
+    /* with as many records before step `from` in both, the first of `from`;
+     * else the first record of `from` in one faces one of an earlier step
+     * in the other, a structural difference */
+    return gb < rb ? gb : rb;
+}
+
+void sb_trace_compare_from_step(const sb_trace *golden, const sb_trace *run, int64_t from,
+                                int64_t steps, sb_divergence *d)
+{
+    sb_trace g = steps > 0 ? sb_trace_steps_view(golden, steps) : *golden;
+    sb_trace r = steps > 0 ? sb_trace_steps_view(run, steps) : *run;
+    compare_from(&g, &r, sb_trace_first_of_step(&g, &r, from), d);
+}
+
 sb_trace sb_trace_steps_view(const sb_trace *t, int64_t steps)
 {
     /* a shallow view of the prefix: same records, fewer of them */
     sb_trace v = *t;
-    v.n_records = records_before_step(t, steps);
+    v.n_records = sb_trace_records_before_step(t, steps);
     return v;
 }
 

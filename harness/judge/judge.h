@@ -13,6 +13,32 @@ bool sb_records_same_place(const sb_record *a, const sb_record *b);
  * later: the same records, fewer of them (not to be freed). */
 sb_trace sb_trace_steps_view(const sb_trace *t, int64_t steps);
 
+/* The records of t before its first record of step `steps` or later. */
+size_t sb_trace_records_before_step(const sb_trace *t, int64_t steps);
+/* The index where a comparison from step `from` starts in both traces:
+ * their first record of that step when both have as many records before
+ * it, else the shorter prefix's end. */
+size_t sb_trace_first_of_step(const sb_trace *golden, const sb_trace *run, int64_t from);
+
+/* The first divergence of run from golden among the records of step
+ * `from` on (steps > 0: and before step `steps`, as sb_trace_compare_steps):
+ * a run resumed at step `from` against the uninterrupted golden. run is
+ * the whole run (run/resume.h: the records before `from` come from the
+ * process that wrote the checkpoint); those records are not compared, but
+ * the inputs of the later ones are looked up among them, in both traces, so
+ * an op of step `from` on whose inputs are the golden's is an origin. A
+ * run with another count of records before `from` parts at the first
+ * record after the shorter prefix (structural). */
+void sb_trace_compare_from_step(const sb_trace *golden, const sb_trace *run, int64_t from,
+                                int64_t steps, sb_divergence *d);
+/* sb_trace_origins among the records of step `from` on, as
+ * sb_trace_compare_from_step compares them. */
+void sb_trace_origins_from_step(const sb_trace *golden, const sb_trace *run, int64_t from,
+                                int64_t steps, sb_origins *o);
+/* sb_trace_origins_list among the records of step `from` on (0: all). */
+int sb_trace_origins_list_from_step(const sb_trace *golden, const sb_trace *run, int64_t from,
+                                    int64_t steps, sb_divergence *out, int cap);
+
 /* One re-run of a configuration that dumps the probes of divergences:
  * <dir>/run.trace, <dir>/dump.list (the probes asked for), for each
  * divergence <dir>/<step>/<probe>.npy and <probe>.bound.npy, and

@@ -74,8 +74,9 @@ static sb_status reference_rerun(const sb_case *c, const char *self_exe, const c
     if (n_need > 0) {
         /* on the batch axis the reference is the run at the reference batch
          * size (in the configuration's environment); the reference of a rank
-         * configuration is one rank, one process; of any other, the golden's
-         * configuration, in the sweep's own environment */
+         * configuration is one rank, one process; of a resumed one, the run
+         * that never stopped; of any other, the golden's configuration, in the
+         * sweep's own environment */
         sb_case *ref_case = malloc(sizeof *ref_case);
         st = ref_case ? SB_OK : SB_ERR_NOMEM;
         if (st == SB_OK) {
@@ -84,6 +85,7 @@ static sb_status reference_rerun(const sb_case *c, const char *self_exe, const c
             ref_case->run_ranks = 0;
             if (c->run_batch == 0)
                 ref_case->n_run_env = 0;
+            ref_case->run_resume_at = 0;
         }
         sb_rerun ref;
         if (st == SB_OK)

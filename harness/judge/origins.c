@@ -5,14 +5,14 @@
 
 #include "judge/judge.h"
 
-int sb_trace_origins_list(const sb_trace *golden, const sb_trace *run, int64_t steps,
-                          sb_divergence *out, int cap)
+int sb_trace_origins_list_from_step(const sb_trace *golden, const sb_trace *run, int64_t from,
+                                    int64_t steps, sb_divergence *out, int cap)
 {
     int count = 0;
     sb_trace g = steps > 0 ? sb_trace_steps_view(golden, steps) : *golden;
     sb_trace r = steps > 0 ? sb_trace_steps_view(run, steps) : *run;
     size_t common = g.n_records < r.n_records ? g.n_records : r.n_records;
-    for (size_t i = 0; i < common; i++) {
+    for (size_t i = from > 0 ? sb_trace_first_of_step(&g, &r, from) : 0; i < common; i++) {
         const sb_record *a = &g.records[i], *b = &r.records[i];
         /* past a structural difference the records no longer line up */
         if (!sb_records_same_place(a, b))
@@ -30,13 +30,26 @@ int sb_trace_origins_list(const sb_trace *golden, const sb_trace *run, int64_t s
     return count;
 }
 
-void sb_trace_origins(const sb_trace *golden, const sb_trace *run, int64_t steps,
-                      sb_origins *o)
+int sb_trace_origins_list(const sb_trace *golden, const sb_trace *run, int64_t steps,
+                          sb_divergence *out, int cap)
+{
+    return sb_trace_origins_list_from_step(golden, run, 0, steps, out, cap);
+}
+
+void sb_trace_origins_from_step(const sb_trace *golden, const sb_trace *run, int64_t from,
+                                int64_t steps, sb_origins *o)
 {
     memset(o, 0, sizeof *o);
     o->worst = -1;
-    o->count = sb_trace_origins_list(golden, run, steps, o->list, SB_ORIGINS_KEPT);
+    o->count = sb_trace_origins_list_from_step(golden, run, from, steps, o->list,
+                                               SB_ORIGINS_KEPT);
     o->n = o->count < SB_ORIGINS_KEPT ? o->count : SB_ORIGINS_KEPT;
+}
+
+void sb_trace_origins(const sb_trace *golden, const sb_trace *run, int64_t steps,
+                      sb_origins *o)
+{
+    sb_trace_origins_from_step(golden, run, 0, steps, o);
 }
 
 /* Whether origin a is worse than origin b. */

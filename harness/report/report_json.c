@@ -149,10 +149,11 @@ json_t *sb_report_crash_json(const sb_crash_site *s)
 static json_t *run_json(const sb_run_result *r)
 {
     json_t *o = run_core_json(r);
-    if (!sb_json_keys_add(o, json_pack("{s:o, s:s, s:i, s:i}", "crash",
+    if (!sb_json_keys_add(o, json_pack("{s:o, s:s, s:i, s:i, s:i}", "crash",
                                        sb_report_crash_json(&r->crash),
                                        "axis", sb_axis_name(r->axis), "batch", r->batch,
-                                       "ranks", r->ranks > 0 ? r->ranks : 1))) {
+                                       "ranks", r->ranks > 0 ? r->ranks : 1,
+                                       "resume_at", r->resume_at))) {
         json_decref(o);
         return NULL;
     }
@@ -435,7 +436,9 @@ static bool expected_set_read(sb_run_result *r, const json_t *list)
 
 /* "axis", "batch", "ranks": absent in a report of before the axes (a
  * threads run of one process); else a known axis, a batch size >= 1 on the
- * batch axis and 0 off it, and at least one rank. */
+ * batch axis and 0 off it, and at least one rank; "resume_at" (absent in a
+ * report of before the resume axis: 0) a step >= 1 on the resume axis and
+ * 0 off it. */
 static bool axis_read(sb_run_result *r, const json_t *o)
 {
     const json_t *axis = json_object_get(o, "axis");
@@ -445,7 +448,10 @@ static bool axis_read(sb_run_result *r, const json_t *o)
     r->axis = json_is_string(axis) ? sb_axis_from_name(json_string_value(axis)) : SB_AXIS_COUNT;
     return r->axis != SB_AXIS_COUNT && get_int_in(o, "batch", 0, INT32_MAX, &r->batch) &&
            (r->batch >= 1) == (r->axis == SB_AXIS_BATCH) &&
-           get_int_in(o, "ranks", 1, INT32_MAX, &r->ranks);
+           get_int_in(o, "ranks", 1, INT32_MAX, &r->ranks) &&
+           (!json_object_get(o, "resume_at") ||
+            get_int_in(o, "resume_at", 0, INT32_MAX, &r->resume_at)) &&
+           (r->resume_at >= 1) == (r->axis == SB_AXIS_RESUME);
 }
 
 /* "env": absent on a run without environment axes; else an object of at

@@ -3,8 +3,10 @@
 
 const sb_kernel_table *sb_case_kernels(const sb_case *c)
 {
-    /* a rank mutant's fault is in the data-parallel step (train.rank_fault) */
-    if (c->mutant[0] == '\0' || sb_rank_mutant_find(c->mutant) >= 0)
+    /* a rank mutant's fault is in the data-parallel step (train.rank_fault),
+     * a resume mutant's in the restore of a checkpoint (train.resume_fault) */
+    if (c->mutant[0] == '\0' || sb_rank_mutant_find(c->mutant) >= 0 ||
+        sb_resume_mutant_find(c->mutant) >= 0)
         return sb_kernels(c->family);
     const sb_kernel_table *k = sb_kernels_mutant(c->mutant);
     SB_ASSERT(k != NULL);   /* the case loader checked the name */

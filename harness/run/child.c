@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "resume.h"
 #include "sb_build_info.h"
 #include "support/support.h"
 
@@ -25,16 +26,19 @@ sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, 
 {
     if (r->c->kind == SB_CASE_COMMAND)
         return sb_command_spawn(r, cr, err, errlen);
+    if (r->c->run_resume_at > 0 && !r->checkpoint)
+        return sb_resume_spawn(r, cr, err, errlen);
     char exe[1024], path[sizeof r->c->path], trace[1024], stream[1024], probe[128], dir[1024],
-        list[1024];
-    char threads[16], steps[24], step[24], batch[16];
+        list[1024], ckpt[1024];
+    char threads[16], steps[24], step[24], batch[16], stop[24];
     if (!arg_copy(exe, sizeof exe, r->self_exe) || !arg_copy(path, sizeof path, r->c->path) ||
         !arg_copy(trace, sizeof trace, r->trace_path) ||
         (r->stream_path && !arg_copy(stream, sizeof stream, r->stream_path)) ||
         (r->dump_probe && (!arg_copy(probe, sizeof probe, r->dump_probe) ||
                            !arg_copy(dir, sizeof dir, r->dump_dir))) ||
         (r->dump_list && (!arg_copy(list, sizeof list, r->dump_list) ||
-                          !arg_copy(dir, sizeof dir, r->dump_dir)))) {
+                          !arg_copy(dir, sizeof dir, r->dump_dir))) ||
+        (r->checkpoint && !arg_copy(ckpt, sizeof ckpt, r->checkpoint))) {
         sb_err_set(err, errlen, "%s: path too long", r->trace_path);
         return SB_ERR_USAGE;
     }
@@ -42,16 +46,20 @@ sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, 
     snprintf(steps, sizeof steps, "%" PRId64, r->max_steps);
     snprintf(step, sizeof step, "%" PRId64, r->dump_step);
     snprintf(batch, sizeof batch, "%d", r->c->run_batch);
+    snprintf(stop, sizeof stop, "%" PRId64, r->stop_at);
     char arg_run[] = "run", arg_threads[] = "--threads", arg_trace[] = "--trace",
          arg_steps[] = "--max-steps", arg_dump[] = "--dump", arg_step[] = "--dump-step",
          arg_dir[] = "--dump-dir", arg_stream[] = "--stream", arg_batch[] = "--batch",
-         arg_list[] = "--dump-list";
+         arg_list[] = "--dump-list", arg_stop[] = "--stop-at", arg_ckpt[] = "--checkpoint",
+         arg_resume[] = "--resume";
     char *run[] = {exe, arg_run, path, arg_threads, threads, arg_trace, trace};
     char *limit[] = {arg_steps, steps};
     char *streaming[] = {arg_stream, stream};
     char *dump[] = {arg_dump, probe, arg_step, step, arg_dir, dir};
     char *dumps[] = {arg_list, list, arg_dir, dir};
     char *batching[] = {arg_batch, batch};
+    char *stopping[] = {arg_stop, stop, arg_ckpt, ckpt};
+    char *resuming[] = {arg_resume, ckpt};
     /* a rank configuration: the same command line, run by samebits-mpi
      * (beside self_exe) under mpirun, ranks not bound to cores so that each
      * can have its threads */
@@ -72,7 +80,8 @@ sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, 
     }
     char *argv[sizeof job / sizeof job[0] + sizeof run / sizeof run[0] +
                sizeof limit / sizeof limit[0] + sizeof streaming / sizeof streaming[0] +
-               sizeof dump / sizeof dump[0] + sizeof batching / sizeof batching[0] + 1];
+               sizeof dump / sizeof dump[0] + sizeof batching / sizeof batching[0] +
+               sizeof stopping / sizeof stopping[0] + 1];
     size_t n = 0;
     if (ranked)
         n = args_append(argv, n, job, sizeof job / sizeof job[0] - 1);
@@ -87,6 +96,10 @@ sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, 
         n = args_append(argv, n, dumps, sizeof dumps / sizeof dumps[0]);
     if (r->c->run_batch > 0)
         n = args_append(argv, n, batching, sizeof batching / sizeof batching[0]);
+    if (r->checkpoint && r->stop_at > 0)
+        n = args_append(argv, n, stopping, sizeof stopping / sizeof stopping[0]);
+    else if (r->checkpoint)
+        n = args_append(argv, n, resuming, sizeof resuming / sizeof resuming[0]);
     argv[n] = NULL;
 
     unlink(r->trace_path);      /* a stale trace must not pass for this child's */

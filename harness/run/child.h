@@ -24,6 +24,11 @@ typedef struct sb_child_run {
     int64_t dump_step;
     const char *dump_dir;
     const char *dump_list;      /* non-NULL (dump_probe NULL): --dump-list and --dump-dir */
+    /* One process of a resumed configuration (c->run_resume_at > 0,
+     * resume.c): checkpoint NULL, both processes; else stop_at > 0:
+     * --stop-at and --checkpoint; stop_at 0: --resume checkpoint. */
+    const char *checkpoint;
+    int64_t stop_at;
 } sb_child_run;
 
 /* The child of a kind = command case (command.c): its [command] lines with
@@ -34,7 +39,7 @@ sb_status sb_command_spawn(const sb_child_run *run, sb_child_result *cr, char *e
                            size_t errlen);
 
 /* Runs the child to its end (the case's command for a kind = command
- * case); SB_ERR_USAGE (a path too long) or SB_ERR_IO
+ * case; both processes of a resumed configuration, resume.h); SB_ERR_USAGE (a path too long) or SB_ERR_IO
  * (it cannot be started), err saying which, else SB_OK with *cr. */
 sb_status sb_child_spawn(const sb_child_run *run, sb_child_result *cr, char *err, size_t errlen);
 

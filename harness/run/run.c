@@ -10,6 +10,7 @@
 #include "sb_harness.h"
 #include "sb_rng.h"
 #include "run/batch_run.h"
+#include "run/checkpoint.h"
 #include "support/support.h"
 
 /* ---- kernel cases ----------------------------------------------------------- */
@@ -169,6 +170,9 @@ static sb_status run_train(const sb_case *c, const sb_run_options *o, sb_run_sin
     sb_model_run r = sb_case_model_run(c, sb_case_kernels(c), &cfg, o->data_dir);
     r.hook = sb_run_sink_probe, r.hook_ctx = sink, r.op_start = sb_run_sink_op_start;
     r.leaf_hash = leaf_hash;
+    sb_checkpoint_file file = {.c = c, .path = o->checkpoint};
+    sb_train_checkpoint ck = sb_checkpoint_bind(&file, o->stop_at);
+    r.checkpoint = o->checkpoint ? &ck : NULL;
     int n_metrics = 0;
     sb_status st = model->run(&r, metrics, &n_metrics, err, errlen);
     for (int e = 0; st == SB_OK && e < n_metrics; e++)
@@ -188,6 +192,18 @@ sb_status sb_run_case(const sb_case *c, const sb_run_options *o, sb_trace *out,
     if (c->kind == SB_CASE_COMMAND) {
         sb_err_set(err, errlen, "%s: a kind = command case runs its own command: sweep, "
                    "golden or locate it", c->path);
+        return SB_ERR_USAGE;
+    }
+    if (o->checkpoint && (c->kind != SB_CASE_TRAIN || c->run_batch > 0 || c->n_ranks > 0 ||
+                          c->train.reduce != SB_REDUCE_NONE)) {
+        sb_err_set(err, errlen, "%s: a checkpoint is of a training case's own run (no batch "
+                   "axis, no [parallel] section)", c->path);
+        return SB_ERR_USAGE;
+    }
+    if (o->checkpoint && o->stop_at > 0 && o->stop_at >= sb_case_train_steps(c)) {
+        sb_err_set(err, errlen, "%s: --stop-at %lld: the case trains %lld steps; a checkpoint "
+                   "is taken before the last", c->path, (long long)o->stop_at,
+                   (long long)sb_case_train_steps(c));
         return SB_ERR_USAGE;
     }
     if (o->threads > 0)

@@ -121,6 +121,12 @@ bool sb_thread_list_parse(const char *s, int threads[SB_MAX_THREADS], int *n, ch
 bool sb_batch_list_parse(const char *s, int sizes[SB_MAX_BATCH_SIZES], int *n, char *err,
                          size_t errlen);
 
+/* A resume-step list ([sweep] resume, sweep --resume): the same grammar
+ * without primes, steps in 1..SB_MAX_RESUME_STEP, at most SB_MAX_RESUME. */
+#define SB_MAX_RESUME_STEP 65535
+bool sb_resume_list_parse(const char *s, int steps[SB_MAX_RESUME], int *n, char *err,
+                          size_t errlen);
+
 /* ---- the system (system.c) ------------------------------------------------- */
 
 /* The path of this executable, for children (readlink of /proc/self/exe). */

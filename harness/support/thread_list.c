@@ -10,7 +10,8 @@
 
 /* What a list holds: thread counts or batch sizes. */
 typedef struct list_kind {
-    const char *what;       /* "thread count", "batch size" */
+    const char *what;       /* "thread count", "batch size", "step" */
+    const char *list;       /* "thread", "batch", "resume" */
     int max;                /* counts in 1..max */
     int cap;                /* at most this many */
     bool primes;            /* the primes item is allowed */
@@ -81,7 +82,9 @@ static char *blanks_trim(char *s)
 static bool list_parse(const char *s, const list_kind *k, int *out, int *n, char *err,
                        size_t errlen)
 {
-    bool seen[SB_MAX_BATCH + 1] = {false};
+    _Static_assert(SB_MAX_RESUME_STEP >= SB_MAX_BATCH && SB_MAX_BATCH >= SB_MAX_THREADS,
+                  "seen holds every list's largest item");
+    bool seen[SB_MAX_RESUME_STEP + 1] = {false};
     *n = 0;
     for (const char *at = s;;) {
         size_t len = strcspn(at, ",");
@@ -100,7 +103,7 @@ static bool list_parse(const char *s, const list_kind *k, int *out, int *n, char
             lo = 2;
         if (it[0] == '\0') {
             if (at == s && at[len] == '\0')
-                sb_err_set(err, errlen, "the %s list is empty", k->primes ? "thread" : "batch");
+                sb_err_set(err, errlen, "the %s list is empty", k->list);
             else
                 sb_err_set(err, errlen, "\"%s\" has an empty item", s);
             return false;
@@ -142,13 +145,20 @@ static bool list_parse(const char *s, const list_kind *k, int *out, int *n, char
 bool sb_thread_list_parse(const char *s, int threads[SB_MAX_THREADS], int *n, char *err,
                           size_t errlen)
 {
-    static const list_kind k = {"thread count", SB_MAX_THREADS, SB_MAX_THREADS, true};
+    static const list_kind k = {"thread count", "thread", SB_MAX_THREADS, SB_MAX_THREADS, true};
     return list_parse(s, &k, threads, n, err, errlen);
 }
 
 bool sb_batch_list_parse(const char *s, int sizes[SB_MAX_BATCH_SIZES], int *n, char *err,
                          size_t errlen)
 {
-    static const list_kind k = {"batch size", SB_MAX_BATCH, SB_MAX_BATCH_SIZES, false};
+    static const list_kind k = {"batch size", "batch", SB_MAX_BATCH, SB_MAX_BATCH_SIZES, false};
     return list_parse(s, &k, sizes, n, err, errlen);
+}
+
+bool sb_resume_list_parse(const char *s, int steps[SB_MAX_RESUME], int *n, char *err,
+                          size_t errlen)
+{
+    static const list_kind k = {"step", "resume", SB_MAX_RESUME_STEP, SB_MAX_RESUME, false};
+    return list_parse(s, &k, steps, n, err, errlen);
 }

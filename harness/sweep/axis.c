@@ -1,5 +1,5 @@
 /* The names of the axes a report's axis field says (threads, batch,
- * ranks); the configuration's whole name is sweep/config.c's. */
+ * ranks, resume); the configuration's whole name is sweep/config.c's. */
 #include <string.h>
 
 #include "sb_harness.h"
@@ -8,6 +8,7 @@ static const char *const axis_names[SB_AXIS_COUNT] = {
     [SB_AXIS_THREADS] = "threads",
     [SB_AXIS_BATCH] = "batch",
     [SB_AXIS_RANKS] = "ranks",
+    [SB_AXIS_RESUME] = "resume",
 };
 
 const char *sb_axis_name(sb_axis a)

@@ -19,6 +19,8 @@ typedef struct space {
     int n_threads;
     const int *ranks;
     int n_ranks;                /* 0: not a rank case */
+    const int *resume;          /* the steps a training run stops and resumes at */
+    int n_resume;
     sb_env_axis env[SB_ENV_AXES_MAX]; /* the case's, the options' replacing; isa expanded */
     int n_env;
 } space;
@@ -109,6 +111,45 @@ static void ranks_file(char *out, size_t len, const sb_run_result *x)
 {
     if (x->axis == SB_AXIS_RANKS)
         snprintf(out, len, ".n%d", x->ranks);
+}
+
+/* ---- resume: [sweep] resume steps, each a run stopped and resumed at it ------- */
+
+/* A point of the golden's computation (no batch size, not a rank job)
+ * also runs stopped and resumed at each step (harness/run/resume.h). */
+static int resume_count(const space *s, int arg, const sb_run_result *x)
+{
+    (void)arg;
+    return x->batch == 0 && x->axis != SB_AXIS_RANKS ? 1 + s->n_resume : 1;
+}
+
+static void resume_set(const space *s, int arg, sb_run_result *x, int k)
+{
+    (void)arg;
+    if (k == 0)
+        return;
+    x->axis = SB_AXIS_RESUME;
+    x->resume_at = s->resume[k - 1];
+    /* the thread count's expectation unless the case says otherwise */
+    if (s->c->resume_expect)
+        x->expected_set = s->c->resume_expect;
+}
+
+static void resume_apply(sb_case *at, const sb_run_result *x)
+{
+    at->run_resume_at = x->resume_at;
+}
+
+static void resume_name(char *out, size_t len, const sb_run_result *x)
+{
+    if (x->resume_at > 0)
+        snprintf(out, len, "resume=%d", x->resume_at);
+}
+
+static void resume_file(char *out, size_t len, const sb_run_result *x)
+{
+    if (x->resume_at > 0)
+        snprintf(out, len, ".k%d", x->resume_at);
 }
 
 /* ---- threads ----------------------------------------------------------------- */
@@ -252,14 +293,13 @@ static void repeat_file(char *out, size_t len, const sb_run_result *x)
 }
 
 /* The axes in sweep order, outermost first; the environment's variables
- * (isa first) take one place each at ENV_AT. The resume axis is not yet
- * here: it comes as one more row, its apply setting the case's resume step
- * for the run child's resume hook. */
-enum { AXIS_BATCH, AXIS_RANKS, AXIS_THREADS, AXIS_ISA, AXIS_ENV, AXIS_REPEAT, AXES };
+ * (isa first) take one place each at ENV_AT. */
+enum { AXIS_BATCH, AXIS_RANKS, AXIS_RESUME, AXIS_THREADS, AXIS_ISA, AXIS_ENV, AXIS_REPEAT, AXES };
 #define ENV_AT AXIS_ISA
 static const axis_desc axes[AXES] = {
     [AXIS_BATCH] = {batch_count, batch_set, batch_apply, batch_name, batch_file},
     [AXIS_RANKS] = {ranks_count, ranks_set, ranks_apply, ranks_name, ranks_file},
+    [AXIS_RESUME] = {resume_count, resume_set, resume_apply, resume_name, resume_file},
     [AXIS_THREADS] = {threads_count, threads_set, nothing_apply, threads_name, threads_file},
     [AXIS_ISA] = {env_count, env_set, env_apply, isa_name, isa_file},
     [AXIS_ENV] = {env_count, env_set, env_apply, env_name, env_file},
@@ -447,6 +487,24 @@ static bool threads_check(const space *s, char *err, size_t errlen)
     return true;
 }
 
+/* Each resume step a training case's own run's, before its last step (the
+ * last it runs under --max-steps). */
+static bool resume_check(const space *s, char *err, size_t errlen)
+{
+    const sb_case *c = s->c;
+    const int64_t steps = sb_case_train_steps(c);
+    const int64_t last = s->o->max_steps > 0 && steps > s->o->max_steps ? s->o->max_steps
+                                                                         : steps;
+    for (int k = 0; k < s->n_resume; k++)
+        if (c->kind != SB_CASE_TRAIN || c->n_ranks > 0 || s->resume[k] >= last) {
+            sb_err_set(err, errlen, "%s: resume at %d: a training case's own run stops and "
+                       "resumes before its last step (%lld)", c->path, s->resume[k],
+                       (long long)last);
+            return false;
+        }
+    return true;
+}
+
 static sb_status space_make(space *s, const sb_case *c, const sb_sweep_options *o, char *err,
                             size_t errlen)
 {
@@ -459,6 +517,8 @@ static sb_status space_make(space *s, const sb_case *c, const sb_sweep_options *
     s->n_threads = o->threads ? o->n_threads : c->n_threads;
     s->ranks = o->ranks ? o->ranks : c->ranks;
     s->n_ranks = c->n_ranks == 0 ? 0 : o->ranks ? o->n_ranks : c->n_ranks;
+    s->resume = o->resume ? o->resume : c->resume;
+    s->n_resume = o->resume ? o->n_resume : c->n_resume;
     if (!s->golden_points && !s->batch_points) {
         sb_err_set(err, errlen, "%s: no axis to sweep (--axis batch on a case without "
                    "[invariance] batch, and no --batch)", c->path);
@@ -484,6 +544,8 @@ static sb_status space_make(space *s, const sb_case *c, const sb_sweep_options *
         return SB_ERR_NO_MPI;
     }
     if (s->golden_points && !threads_check(s, err, errlen))
+        return SB_ERR_USAGE;
+    if (s->golden_points && !resume_check(s, err, errlen))
         return SB_ERR_USAGE;
     return env_axes(s, err, errlen) ? SB_OK : SB_ERR_USAGE;
 }

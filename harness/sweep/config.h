@@ -22,8 +22,10 @@ typedef struct sb_config {
 /* Every point of case c under options o, in sweep order, into *out (free
  * it); SB_ERR_USAGE with err (one line naming the case) for a space that
  * cannot be swept: a thread count out of range or listed twice, --ranks on
- * a case without [parallel], an instruction set this CPU lacks, nothing
- * to sweep; SB_ERR_NO_MPI for ranks without MPI. */
+ * a case without [parallel], a resume step of a case that is not a
+ * training case of its own or not before its last step, an instruction
+ * set this CPU lacks, nothing to sweep; SB_ERR_NO_MPI for ranks without
+ * MPI. */
 sb_status sb_configs_make(const sb_case *c, const sb_sweep_options *o, sb_config **out,
                           int *n, char *err, size_t errlen);
 
@@ -32,7 +34,7 @@ sb_status sb_configs_make(const sb_case *c, const sb_sweep_options *o, sb_config
 bool sb_configs_need_golden(const sb_case *c, const sb_sweep_options *o);
 
 /* The case the children of point x run: c with x's values applied by each
- * axis (run_batch, run_ranks, run_env ...). */
+ * axis (run_batch, run_ranks, run_resume_at, run_env ...). */
 void sb_config_case(sb_case *at, const sb_case *c, const sb_run_result *x);
 
 /* The case the reference of batch point x runs: at the reference size, at
@@ -40,7 +42,7 @@ void sb_config_case(sb_case *at, const sb_case *c, const sb_run_result *x);
 void sb_config_batch_reference(sb_case *at, const sb_case *c, const sb_run_result *x);
 
 /* The work files' stem of run x of case `name` in work_dir:
- * <work>/<name>[.b<B>][.n<R>][.isa-<I>][.<VAR>-<v>...].t<T>.r<K>; false
+ * <work>/<name>[.b<B>][.n<R>][.k<K>].t<T>[.isa-<I>][.<VAR>-<v>...].r<N>; false
  * when it does not fit. */
 bool sb_config_stem(char *out, size_t len, const char *work_dir, const char *name,
                     const sb_run_result *x);

@@ -88,7 +88,7 @@ static void origins_locate(sweep_judge *j, sb_run_result *x, const sb_trace *t,
     sb_status st = all && ds ? SB_OK : SB_ERR_NOMEM;
     int n = 0;
     if (st == SB_OK) {
-        sb_trace_origins_list(j->golden, t, x->max_steps, all, m);
+        sb_trace_origins_list_from_step(j->golden, t, x->resume_at, x->max_steps, all, m);
         for (; n < m; n++)
             ds[n] = &all[n];
         if (x->div.found && !x->div.structural && !first_is_origin)
@@ -121,11 +121,9 @@ static void origins_locate(sweep_judge *j, sb_run_result *x, const sb_trace *t,
 static void run_judge(sweep_judge *j, sb_run_result *x, const sb_trace *t, const run_paths *p,
                       bool locate)
 {
-    if (x->max_steps > 0)
-        sb_trace_compare_steps(j->golden, t, x->max_steps, &x->div);
-    else
-        sb_trace_compare(j->golden, t, &x->div);
-    sb_trace_origins(j->golden, t, x->max_steps, &x->origins);
+    /* a resumed run: the steps from its resume on */
+    sb_trace_compare_from_step(j->golden, t, x->resume_at, x->max_steps, &x->div);
+    sb_trace_origins_from_step(j->golden, t, x->resume_at, x->max_steps, &x->origins);
     sb_origins *g = &x->origins;
     bool first_is_origin = g->n > 0 && x->div.found && g->list[0].index == x->div.index;
     if (locate)

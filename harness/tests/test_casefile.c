@@ -773,6 +773,82 @@ START_TEST(expect_section)
 }
 END_TEST
 
+static const char *const resume_case = "[case]\n"             /* 1 */
+                                       "kind = train\n"        /* 2 */
+                                       "family = det\n"        /* 3 */
+                                       "seed = 1\n"            /* 4 */
+                                       "[train]\n"             /* 5 */
+                                       "model = keras_mnist_cnn\n" /* 6 */
+                                       "dataset = mnist\n"     /* 7 */
+                                       "train = 0..600\n"      /* 8: 5 steps an epoch */
+                                       "test = 600..700\n"     /* 9 */
+                                       "batch = 128\n"         /* 10 */
+                                       "epochs = 1\n"          /* 11 */
+                                       "[sweep]\n"             /* 12 */
+                                       "threads = 1,2\n"       /* 13 */
+                                       "resume = 1, 3..4\n"    /* 14 */
+                                       "resume_expect = identical|reordering\n"; /* 15 */
+
+/* [sweep] resume and resume_expect: the steps in the thread-list grammar,
+ * each below the run's steps, out of the digest; a resume mutant needs
+ * them and an [expect] step and probe. */
+START_TEST(resume_keys)
+{
+    write_case(resume_case);
+    sb_case c;
+    char err[512] = "";
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_int_eq(c.n_resume, 3);
+    ck_assert_int_eq(c.resume[0], 1);
+    ck_assert_int_eq(c.resume[1], 3);
+    ck_assert_int_eq(c.resume[2], 4);
+    ck_assert_int_eq(c.resume_expect, SB_VERDICT_BIT(SB_VERDICT_IDENTICAL) |
+                                          SB_VERDICT_BIT(SB_VERDICT_REORDERING));
+    ck_assert(c.train.resume_fault == NULL);
+    char digest[33];
+    memcpy(digest, c.digest, sizeof digest);
+    char plain[1024];
+    snprintf(plain, sizeof plain, "%.*s", (int)(strstr(resume_case, "resume =") - resume_case),
+             resume_case);
+    write_case(plain);
+    ck_assert_int_eq(sb_case_load(&c, path, err, sizeof err), SB_OK);
+    ck_assert_int_eq(c.n_resume, 0);
+    ck_assert_int_eq(c.resume_expect, 0);
+    ck_assert_str_eq(c.digest, digest);
+
+    static const refusal bad[] = {
+        {14, "resume = 5\n", 14, "resume steps below the run's 5 steps, found 5"},
+        {14, "resume = 0\n", 14, "resume as steps in [1, "},
+        {14, "resume = 2, 2\n", 14, "listed twice"},
+        {14, "resume = \n", 14, "resume as steps"},
+        {14, "\n", 15, "resume_expect only with resume"},
+        {15, "resume_expect = maybe\n", 15, "maybe"},
+        {4, "seed = 1\nmutant = step_counter_unsaved\n", 5,
+         "an [expect] section (step, probe) in a case of resume mutant step_counter_unsaved"},
+    };
+    refusals_check(resume_case, bad, sizeof bad / sizeof bad[0]);
+
+    /* a resume mutant's case: its restore in the training config */
+    char mutant[1200];
+    snprintf(mutant, sizeof mutant, "%.*smutant = order_reshuffled\n%s[expect]\nstep = 1\n"
+             "probe = batch.x\n", (int)(strstr(resume_case, "[train]") - resume_case),
+             resume_case, strstr(resume_case, "[train]"));
+    write_case(mutant);
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_int_eq(c.train.resume_fault == sb_resume_mutant_restore(
+                         sb_resume_mutant_find("order_reshuffled")), 1);
+    ck_assert_str_eq(c.digest, digest);
+    /* without resume: refused */
+    snprintf(mutant, sizeof mutant, "%.*smutant = order_reshuffled\n%.*s[expect]\nstep = 1\n"
+             "probe = batch.x\n", (int)(strstr(resume_case, "[train]") - resume_case),
+             resume_case, (int)(strstr(resume_case, "resume =") - strstr(resume_case, "[train]")),
+             strstr(resume_case, "[train]"));
+    write_case(mutant);
+    ck_assert_int_eq(sb_case_load(&c, path, err, sizeof err), SB_ERR_INPUT);
+    ck_assert_msg(strstr(err, ":13: expected key resume") != NULL, "%s", err);
+}
+END_TEST
+
 static const char *const good_command = "[case]\n"        /* 1 */
                                         "kind = command\n"  /* 2 */
                                         "family = loose\n"  /* 3 */
@@ -863,6 +939,7 @@ Suite *make_casefile_suite(void)
     tcase_add_test(tc, gpt_block_keys);
     tcase_add_test(tc, kernel_ops_take_their_own_parameters);
     tcase_add_test(tc, expect_section);
+    tcase_add_test(tc, resume_keys);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, command_section);
     tcase_add_test(tc, invariance_section);

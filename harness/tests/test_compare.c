@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "judge/judge.h"
 #include "sb_harness.h"
 
 Suite *make_compare_suite(void);
@@ -357,6 +358,72 @@ START_TEST(compare_steps_diverges_after)
 }
 END_TEST
 
+/* A run resumed at step 1 is compared from step 1 on: a difference before
+ * it (here the process that wrote the checkpoint diverged) is not its, one
+ * after it is found at the whole trace's index, its inputs looked up in
+ * the records before step 1 too. */
+START_TEST(compare_from_step_skips_the_steps_before)
+{
+    program early = plain, late = plain, source = plain;
+    early.bump_name = "y", early.bump_step = 0;
+    late.bump_name = "y", late.bump_step = 2;
+    sb_trace g, r_early, r_late;
+    program_trace(&g, &plain);
+    program_trace(&r_early, &early);
+    program_trace(&r_late, &late);
+    sb_divergence d;
+    sb_trace_compare_from_step(&g, &r_early, 1, 0, &d);
+    ck_assert(!d.found);
+    sb_trace_compare(&g, &r_early, &d);
+    ck_assert(d.found && d.step == 0);
+    sb_trace_compare_from_step(&g, &r_late, 1, 0, &d);
+    ck_assert(d.found && !d.structural && d.inputs_identical);
+    ck_assert_uint_eq(d.index, 10);
+    ck_assert_int_eq(d.step, 2);
+    ck_assert_str_eq(d.probe, "y");
+    sb_trace_compare_from_step(&g, &r_late, 1, 2, &d);  /* and before step 2: none */
+    ck_assert(!d.found);
+    /* the origins alike: the one at step 0 is left out */
+    sb_trace r_source;
+    source.bump_name = "x", source.bump_step = 0;
+    program_trace(&r_source, &source);
+    sb_origins o;
+    sb_trace_origins_from_step(&g, &r_source, 0, 0, &o);
+    ck_assert_int_eq(o.count, 1);
+    sb_trace_origins_from_step(&g, &r_source, 1, 0, &o);
+    ck_assert_int_eq(o.count, 0);
+    sb_trace_origins_from_step(&g, &r_late, 1, 0, &o);
+    ck_assert_int_eq(o.count, 1);
+    ck_assert_int_eq(o.list[0].step, 2);
+    sb_trace_free(&g);
+    sb_trace_free(&r_early);
+    sb_trace_free(&r_late);
+    sb_trace_free(&r_source);
+}
+END_TEST
+
+/* A resumed run with fewer records before its resume step than the golden
+ * (a probe of step 0 missing) parts at the shorter prefix's end. */
+START_TEST(compare_from_step_prefix_differs)
+{
+    sb_trace g, r;
+    program_trace(&g, &plain);
+    program_trace(&r, &plain);
+    /* drop the run's record 3 (step 0 z) */
+    sb_record dropped = r.records[3];
+    memmove(&r.records[3], &r.records[4], (r.n_records - 4) * sizeof *r.records);
+    r.records[r.n_records - 1] = dropped;   /* still freed with the trace */
+    r.n_records--;
+    sb_divergence d;
+    sb_trace_compare_from_step(&g, &r, 1, 0, &d);
+    ck_assert(d.found && d.structural);
+    ck_assert_uint_eq(d.index, 3);
+    r.n_records++;
+    sb_trace_free(&g);
+    sb_trace_free(&r);
+}
+END_TEST
+
 START_TEST(run_outcomes)
 {
     sb_run_result r = {.verdict = SB_VERDICT_IDENTICAL, .expected = SB_VERDICT_IDENTICAL};
@@ -524,6 +591,8 @@ Suite *make_compare_suite(void)
     tcase_add_test(tc, compare_steps_golden_shorter);
     tcase_add_test(tc, compare_steps_diverges_inside);
     tcase_add_test(tc, compare_steps_diverges_after);
+    tcase_add_test(tc, compare_from_step_skips_the_steps_before);
+    tcase_add_test(tc, compare_from_step_prefix_differs);
     tcase_add_test(tc, run_outcomes);
     tcase_add_test(tc, verdict_names);
     tcase_add_test(tc, verdict_paths);

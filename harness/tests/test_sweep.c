@@ -383,6 +383,56 @@ START_TEST(environment_axis_refuses_the_harness_variables)
 }
 END_TEST
 
+/* The resume axis is one row of the space: each step a point at every
+ * thread count of the golden's computation, after the uninterrupted ones,
+ * named and filed by its step and judged by resume_expect; a kernel case
+ * or a step not before the run's last is refused. */
+START_TEST(resume_axis_is_a_point_per_step_and_thread_count)
+{
+    sb_case *t = malloc(sizeof *t);
+    ck_assert_ptr_nonnull(t);
+    char err[256] = "";
+    ck_assert_msg(sb_case_load(t, "cases/char_gpt_short.case", err, sizeof err) == SB_OK, "%s",
+                  err);
+    const int threads[] = {1, 2}, steps[] = {1, 2};
+    t->resume_expect = SB_VERDICT_BIT(SB_VERDICT_REORDERING);
+    sb_sweep_options o = {.threads = threads, .n_threads = 2, .resume = steps, .n_resume = 2};
+    sb_config *pts;
+    int n;
+    ck_assert_int_eq(sb_configs_make(t, &o, &pts, &n, err, sizeof err), SB_OK);
+    ck_assert_int_eq(n, 6);
+    char name[128], stem[256];
+    sb_run_config_name(&pts[1].x, name, sizeof name);
+    ck_assert_str_eq(name, "threads=2");
+    ck_assert_int_eq(pts[1].x.axis, SB_AXIS_THREADS);
+    ck_assert_int_eq(pts[1].x.expected_set, t->expect_set[2]);
+    sb_run_config_name(&pts[5].x, name, sizeof name);
+    ck_assert_str_eq(name, "resume=2 threads=2");
+    ck_assert_int_eq(pts[5].x.axis, SB_AXIS_RESUME);
+    ck_assert_int_eq(pts[5].x.expected_set, SB_VERDICT_BIT(SB_VERDICT_REORDERING));
+    ck_assert(sb_config_stem(stem, sizeof stem, "w", "g", &pts[5].x));
+    ck_assert_str_eq(stem, "w/g.k2.t2.r1");
+    ck_assert(!sb_config_threads_only(&pts[5].x));
+    sb_case *at = malloc(sizeof *at);
+    ck_assert_ptr_nonnull(at);
+    sb_config_case(at, t, &pts[5].x);
+    ck_assert_int_eq(at->run_resume_at, 2);
+    sb_config_case(at, t, &pts[1].x);
+    ck_assert_int_eq(at->run_resume_at, 0);
+    free(at);
+    free(pts);
+    const int last[] = {3};
+    o.resume = last;
+    o.n_resume = 1;
+    ck_assert_int_eq(sb_configs_make(t, &o, &pts, &n, err, sizeof err), SB_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "resume at 3"));
+    o.resume = steps;
+    ck_assert_int_eq(sb_configs_make(&c, &o, &pts, &n, err, sizeof err), SB_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "training case"));
+    free(t);
+}
+END_TEST
+
 Suite *make_sweep_suite(void)
 {
     Suite *s = suite_create("sweep");
@@ -402,6 +452,7 @@ Suite *make_sweep_suite(void)
     tcase_add_test(tc, crash_without_a_stream_says_so);
     tcase_add_test(tc, environment_axis_reaches_each_child);
     tcase_add_test(tc, environment_axis_refuses_the_harness_variables);
+    tcase_add_test(tc, resume_axis_is_a_point_per_step_and_thread_count);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -439,8 +439,8 @@ void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_mo
     float *dense1_in = m->pool;
     const char *dense1_in_name = nm[T_POOL];
     if (train && !m->masks_given)
-        hold(m, p, mask_call(m, m->cfg->dropout1, LAYER_DROPOUT1, p->step, a3), nm[T_MASK1],
-             PTRS(m->mask1), NULL, NULL, 0);
+        hold(m, p, mask_call(m, m->cfg->dropout1, LAYER_DROPOUT1, m->ctr.rng_step, a3),
+             nm[T_MASK1], PTRS(m->mask1), NULL, NULL, 0);
     if (train) {
         run(m, p, vec_call(SB_OP_dropout_fwd, a3), nm[T_DROP1], PTRS(m->drop1),
             PTRS(m->pool, m->mask1), NAMES(nm[T_POOL], nm[T_MASK1]));
@@ -455,8 +455,8 @@ void sb_cnn_forward(sb_cnn *m, int n, int eval_batch, float *logits, const sb_mo
     float *dense2_in = m->relu3;
     const char *dense2_in_name = nm[T_RELU3];
     if (train && !m->masks_given)
-        hold(m, p, mask_call(m, m->cfg->dropout2, LAYER_DROPOUT2, p->step, hid), nm[T_MASK2],
-             PTRS(m->mask2), NULL, NULL, 0);
+        hold(m, p, mask_call(m, m->cfg->dropout2, LAYER_DROPOUT2, m->ctr.rng_step, hid),
+             nm[T_MASK2], PTRS(m->mask2), NULL, NULL, 0);
     if (train) {
         run(m, p, vec_call(SB_OP_dropout_fwd, hid), nm[T_DROP2], PTRS(m->drop2),
             PTRS(m->relu3, m->mask2), NAMES(nm[T_RELU3], nm[T_MASK2]));
@@ -551,7 +551,7 @@ void sb_cnn_update(sb_cnn *m, const sb_model_probe *p)
 {
     SB_ASSERT(m->n_held == 0); /* no probe waits across passes */
     const sb_optimizer kind = m->cfg->optim.kind;
-    const int64_t t = p->step + 1; /* adam counts iterations from 1 */
+    const int64_t t = m->ctr.optim_t + 1; /* adam counts iterations from 1 */
     int32_t t_held;
     const char *t_name = sb_model_probe_step(p, kind, t, &t_held);
     for (int i = 0; i < SB_CNN_PARAM_COUNT; i++) {
@@ -565,6 +565,29 @@ void sb_cnn_update(sb_cnn *m, const sb_model_probe *p)
         const char *in_names[] = {m->grad_probe[i], m->latest[i], t_name};
         update_run(m, p, c, i, in_names, t_name ? 3 : 2);
         m->latest[i] = m->update_name[i];
+    }
+    m->ctr.optim_t++;
+}
+
+void sb_cnn_state(sb_cnn *m, sb_train_state *s)
+{
+    s->ctr = m->ctr;
+    s->n_tensors = 0;
+    for (int i = 0; i < SB_CNN_PARAM_COUNT; i++) {
+        size_t count = sb_tensor_count(&m->param_view[i]);
+        s->tensor[s->n_tensors++] = (sb_train_tensor){init_names[i] + strlen("init."),
+                                                      m->param[i], count};
+        for (int j = 0; j < m->state_probes[i].n; j++)
+            s->tensor[s->n_tensors++] = (sb_train_tensor){m->state_probes[i].name[j],
+                                                          m->state[i][j], count};
+    }
+}
+
+void sb_cnn_resumed(sb_cnn *m)
+{
+    for (int i = 0; i < SB_CNN_PARAM_COUNT; i++) {
+        m->latest[i] = m->update_name[i];
+        m->state_probes[i].probed = true;
     }
 }
 

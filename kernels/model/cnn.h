@@ -46,6 +46,8 @@ typedef struct sb_cnn {
     int h1, w1, h2, w2, h3, w3; /* after conv1, conv2, pool */
     int features;               /* 64 * h3 * w3, the flattened pool output */
 
+    sb_train_counters ctr;      /* the loop's counters (train.c); the update reads optim_t,
+                                 * the dropout masks rng_step */
     float *param[SB_CNN_PARAM_COUNT];
     float *grad[SB_CNN_PARAM_COUNT];
     float *state[SB_CNN_PARAM_COUNT][2]; /* optimiser accumulators */
@@ -97,6 +99,18 @@ void sb_cnn_free(sb_cnn *m);
 
 /* Keras initialisers from cfg->seed; probes init.<param> at step 0. */
 void sb_cnn_init(sb_cnn *m, const sb_model_probe *p);
+
+/* The training state a checkpoint holds: m->ctr, every parameter by name
+ * ("conv1.W") and every optimiser state buffer ("adadelta.conv1.W.acc"). */
+void sb_cnn_state(sb_cnn *m, sb_train_state *s);
+/* After a checkpoint's state was loaded into m: the probes the next update
+ * lists name the values of the last update before it, as in a run that
+ * never stopped. */
+void sb_cnn_resumed(sb_cnn *m);
+/* Trains the run r's model on train, evaluating on test (sb_model_train,
+ * with r->checkpoint); err says why on SB_ERR_INPUT from a checkpoint. */
+sb_status sb_cnn_train(const sb_model_run *r, const sb_dataset *train, const sb_dataset *test,
+                       sb_epoch_metrics *metrics, int *epochs_done, char *err, size_t errlen);
 
 /* eval_batch of a training pass */
 #define SB_CNN_TRAIN (-1)

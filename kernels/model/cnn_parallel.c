@@ -85,7 +85,7 @@ static void combined_probe(const sb_cnn *m, int n, const sb_model_probe *p)
 
 void sb_cnn_parallel_step(sb_cnn *m, int n, const sb_model_probe *p)
 {
-    sb_cnn_masks(m, n, p->step);
+    sb_cnn_masks(m, n, m->ctr.rng_step);
     sb_data_parallel_combine(m->cfg, n, p->step, m->partials, m->grad_total, rows_pass, m);
     for (int i = 0; i < SB_CNN_PARAM_COUNT; i++)
         memcpy(m->grad[i], m->partials + m->grad_offset[i],

@@ -793,7 +793,7 @@ void sb_gpt_update(sb_gpt *g, const sb_model_probe *p)
         float coef = g->cfg->gpt.clip / (g->norm + 1e-6f);
         scale = coef < 1.0f ? coef : 1.0f;
     }
-    const int64_t t = p->step + 1; /* AdamW counts steps from 1 */
+    const int64_t t = g->ctr.optim_t + 1; /* AdamW counts steps from 1 */
     int32_t t_held;
     const char *t_name = sb_model_probe_step(p, SB_OPTIM_ADAMW, t, &t_held);
     sb_optim_params o = g->cfg->optim;
@@ -833,4 +833,22 @@ void sb_gpt_update(sb_gpt *g, const sb_model_probe *p)
         q->latest = q->update_name;
     }
     free(digests);
+    g->ctr.optim_t++;
+}
+
+void sb_gpt_state(sb_gpt *g, sb_train_state *s)
+{
+    s->ctr = g->ctr;
+    s->tensor[0] = (sb_train_tensor){"params", g->params, g->total};
+    s->tensor[1] = (sb_train_tensor){"adamw.m", g->m, g->total};
+    s->tensor[2] = (sb_train_tensor){"adamw.v", g->v, g->total};
+    s->n_tensors = 3;
+}
+
+void sb_gpt_resumed(sb_gpt *g)
+{
+    for (int i = 0; i < g->n_params; i++) {
+        g->param[i].latest = g->param[i].update_name;
+        g->param[i].state_probes.probed = true;
+    }
 }

@@ -66,6 +66,7 @@ typedef struct sb_gpt {
     sb_gpt_block_config arch;   /* the block's choices, kv_heads filled in */
     int qkv_width, qk_width;    /* (h + 2 kv) d, (h + kv) d */
 
+    sb_train_counters ctr;      /* the loop's counters (gpt_train.c); the update reads optim_t */
     int n_params;
     sb_gpt_param param[SB_GPT_MAX_PARAMS];
     /* the index in param of each block's parameters (gpt.c's B_*) and of
@@ -115,6 +116,13 @@ void sb_gpt_free(sb_gpt *g);
  * probes init.<param> at p->step, and const.zeros (source) when the block
  * has an absent wpe or bias. */
 void sb_gpt_init(sb_gpt *g, const sb_model_probe *p);
+
+/* The training state a checkpoint holds: g->ctr, the parameter buffer
+ * ("params") and AdamW's moments ("adamw.m", "adamw.v"). */
+void sb_gpt_state(sb_gpt *g, sb_train_state *s);
+/* After a checkpoint's state was loaded into g: the probes the next update
+ * lists name the values of the last update before it. */
+void sb_gpt_resumed(sb_gpt *g);
 
 /* A training pass has no eval batch; evaluation pass k has eval_batch k. */
 #define SB_GPT_TRAIN (-1)

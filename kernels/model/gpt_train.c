@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gpt.h"
+#include "resume.h"
 #include "sb_rng.h"
 
 void sb_gpt_config_defaults(sb_train_config *cfg)
@@ -196,6 +197,24 @@ static sb_status text_range(const sb_model_run *r, const sb_text *all, sb_text *
     return SB_OK;
 }
 
+/* The GPT's side of checkpoint and resume (resume.h). */
+static void gpt_init(void *g, const sb_model_probe *p)
+{
+    sb_gpt_init(g, p);
+}
+
+static void gpt_state(void *g, sb_train_state *s)
+{
+    sb_gpt_state(g, s);
+}
+
+static void gpt_resumed(void *g)
+{
+    sb_gpt_resumed(g);
+}
+
+/* The counters of a whole run: the windows of the next step drawn at
+ * order_key (the step); a resumed run goes on from the checkpoint's. */
 sb_status sb_gpt_run(const sb_model_run *r, sb_epoch_metrics *metrics, int *n_metrics,
                      const sb_gpt_sample *s, char *err, size_t errlen)
 {
@@ -233,40 +252,56 @@ sb_status sb_gpt_run(const sb_model_run *r, sb_epoch_metrics *metrics, int *n_me
 
     sb_model_probe p = {.hook = r->hook, .ctx = r->hook_ctx, .op_start = r->op_start,
                         .leaf_hash = r->leaf_hash, .step = 0};
-    sb_gpt_init(&g, &p);
+    const sb_train_model tm = {.m = &g, .ctr = &g.ctr, .init = gpt_init, .state = gpt_state,
+                               .resumed = gpt_resumed};
+    if ((st = sb_train_start(&tm, r, &p, err, errlen)) != SB_OK)
+        goto done;
+    sb_train_counters *c = &g.ctr;
+    p.step = c->step;
     const int64_t steps = sb_gpt_train_steps(cfg, train.n);
     const int64_t starts = train.n - t; /* a window needs t + 1 characters */
-    double loss_sum = 0.0;
-    int losses = 0;
-    for (; p.step < steps; ) {
-        for (int b = 0; b < g.batch; b++)
-            window_load(&g, b, train.tokens + window_start(cfg->seed, p.step, b, starts), t);
-        tokens_probe(&g, g.rows, "batch.tokens", "batch.targets", &p);
-        if (cfg->reduce == SB_REDUCE_NONE) {
-            sb_gpt_forward(&g, g.batch, t, SB_GPT_TRAIN, NULL, &p);
-            sb_gpt_backward(&g, g.batch, &p);
-        } else {
-            sb_gpt_parallel_step(&g, g.batch, &p);
+    /* a resumed run first closes the step its checkpoint came after */
+    bool stepped = c->step > 0;
+    while (stepped || p.step < steps) {
+        if (!stepped) {
+            for (int b = 0; b < g.batch; b++)
+                window_load(&g, b,
+                            train.tokens + window_start(cfg->seed, c->order_key, b, starts), t);
+            tokens_probe(&g, g.rows, "batch.tokens", "batch.targets", &p);
+            if (cfg->reduce == SB_REDUCE_NONE) {
+                sb_gpt_forward(&g, g.batch, t, SB_GPT_TRAIN, NULL, &p);
+                sb_gpt_backward(&g, g.batch, &p);
+            } else {
+                sb_gpt_parallel_step(&g, g.batch, &p);
+            }
+            sb_gpt_update(&g, &p);
+            c->loss_sum += (double)g.loss;
+            c->losses++;
+            c->order_key++;
+            c->rng_step++;
+            p.step = ++c->step;
+            if (sb_train_stop_due(r->checkpoint, c->step)) {
+                st = sb_train_save(&tm, r->checkpoint, err, errlen);
+                goto done;
+            }
         }
-        sb_gpt_update(&g, &p);
-        loss_sum += (double)g.loss;
-        losses++;
-        p.step++;
+        stepped = false;
         bool due = p.step % cfg->gpt.eval_every == 0 || p.step == cfg->gpt.steps;
         bool cut_end = p.step == steps && steps < cfg->gpt.steps && !cfg->cut_unevaluated;
         if (!due && !cut_end)
             continue;
         evaluate(&g, &val, &e, &p);
         metrics[*n_metrics] = (sb_epoch_metrics){
-            .epoch = *n_metrics + 1,
+            /* the evaluations so far, counted from step 0 (a resumed run's too) */
+            .epoch = (int)((p.step + cfg->gpt.eval_every - 1) / cfg->gpt.eval_every),
             .steps = p.step,
-            .train_loss = loss_sum / losses,
+            .train_loss = c->loss_sum / (double)c->losses,
             .test_loss = (double)e.loss,
             .test_accuracy = (double)e.accuracy,
         };
         ++*n_metrics;
-        loss_sum = 0.0;
-        losses = 0;
+        c->loss_sum = 0.0;
+        c->losses = 0;
     }
     if (s && s->trained)
         s->trained(s->ctx, &g, &val);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cnn.h"
 #include "gpt.h"
 
 static bool cnn_dataset_ok(const char *dataset)
@@ -32,15 +33,15 @@ static sb_status cnn_run(const sb_model_run *r, sb_epoch_metrics *metrics, int *
         sb_dataset_free(&all);
         return SB_ERR_INPUT;
     }
-    sb_status st = sb_model_train(r->k, r->cfg, &train, &test, r->hook, r->hook_ctx,
-                                  r->op_start, r->leaf_hash, metrics, n_metrics);
+    err[0] = '\0';
+    sb_status st = sb_cnn_train(r, &train, &test, metrics, n_metrics, err, errlen);
     if (st == SB_ERR_SHAPE) {
         char images[1024];
         sb_dataset_images_path(images, sizeof images, r->dataset, r->data_dir);
         st = sb_msg(err, errlen, SB_ERR_INPUT, "%s: the model cannot take %s: images of %d x %d "
                     "at batch %d (it needs images of at least 6 x 6 and tensors of at most "
                     "2^28 elements)", r->what, images, all.rows, all.cols, r->cfg->batch);
-    } else if (st != SB_OK) {
+    } else if (st != SB_OK && err[0] == '\0') {
         sb_msg(err, errlen, st, "%s: training failed: %s", r->what, sb_status_name(st));
     }
     sb_dataset_free(&all);

@@ -11,6 +11,7 @@
 
 #include "cnn.h"
 #include "data_parallel.h"
+#include "resume.h"
 #include "sb_rng.h"
 
 void sb_train_config_defaults(sb_train_config *cfg)
@@ -110,18 +111,36 @@ static void evaluate(sb_cnn *m, const sb_dataset *test, eval_set *e, const sb_mo
                       &e->loss, &e->accuracy);
 }
 
-sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,
-                         const sb_dataset *train, const sb_dataset *test,
-                         sb_probe_fn *hook, void *hook_ctx, sb_op_start_fn *op_start,
-                         sb_leaf_hash_fn *leaf_hash, sb_epoch_metrics *metrics,
-                         int *epochs_done)
+/* The CNN's side of checkpoint and resume (resume.h). */
+static void cnn_init(void *m, const sb_model_probe *p)
+{
+    sb_cnn_init(m, p);
+}
+
+static void cnn_state(void *m, sb_train_state *s)
+{
+    sb_cnn_state(m, s);
+}
+
+static void cnn_resumed(void *m)
+{
+    sb_cnn_resumed(m);
+}
+
+/* The counters of a whole run: an epoch's order drawn at order_key (the
+ * epoch), its batches at position, the dropout masks at rng_step (the
+ * step); a resumed run goes on from the checkpoint's. */
+sb_status sb_cnn_train(const sb_model_run *r, const sb_dataset *train, const sb_dataset *test,
+                       sb_epoch_metrics *metrics, int *epochs_done, char *err, size_t errlen)
 {
     *epochs_done = 0;
+    const sb_train_config *cfg = r->cfg;
+    const sb_train_checkpoint *ck = r->checkpoint;
     sb_status st = config_check(cfg, train, test);
     if (st != SB_OK)
         return st;
     sb_cnn m;
-    st = sb_cnn_alloc(&m, k, cfg, train->rows, train->cols);
+    st = sb_cnn_alloc(&m, r->k, cfg, train->rows, train->cols);
     if (st != SB_OK)
         return st;
 
@@ -137,24 +156,32 @@ sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,
     }
     memcpy(e.labels, test->labels, (size_t)e.n * sizeof *e.labels);
 
-    sb_model_probe p = {.hook = hook, .ctx = hook_ctx, .op_start = op_start,
-                      .leaf_hash = leaf_hash, .step = 0};
-    sb_cnn_init(&m, &p);
-    for (int epoch = 0; epoch < cfg->epochs; epoch++) {
-        if (cfg->max_steps > 0 && p.step >= cfg->max_steps)
-            break;
-        sb_rng_permutation(order, train->n, cfg->seed, SB_STREAM_SHUFFLE, (uint32_t)epoch);
-        double loss_sum = 0.0;
-        int batches = 0;
+    sb_model_probe p = {.hook = r->hook, .ctx = r->hook_ctx, .op_start = r->op_start,
+                        .leaf_hash = r->leaf_hash, .step = 0};
+    const sb_train_model tm = {.m = &m, .ctr = &m.ctr, .init = cnn_init, .state = cnn_state,
+                               .resumed = cnn_resumed};
+    if ((st = sb_train_start(&tm, r, &p, err, errlen)) != SB_OK)
+        goto done;
+    sb_train_counters *c = &m.ctr;
+    p.step = c->step;
+    for (; c->epoch < cfg->epochs; c->epoch++, c->order_key++) {
+        if (c->position == 0) {
+            if (cfg->max_steps > 0 && p.step >= cfg->max_steps)
+                break;
+            c->epoch_first = c->step;
+        }
+        sb_rng_permutation(order, train->n, cfg->seed, SB_STREAM_SHUFFLE,
+                           (uint32_t)c->order_key);
         bool cut = false;
         /* Keras's batching: full batches, then a smaller last one */
-        for (int64_t start = 0; start < train->n; start += cfg->batch) {
+        while (c->position < train->n) {
             if (cfg->max_steps > 0 && p.step >= cfg->max_steps) {
                 cut = true;
                 break;
             }
-            int n = train->n - start < cfg->batch ? (int)(train->n - start) : cfg->batch;
-            batch_load(&m, train, order, start, n);
+            int64_t at = c->position;
+            int n = train->n - at < cfg->batch ? (int)(train->n - at) : cfg->batch;
+            batch_load(&m, train, order, at, n);
             batch_probe(&m, n, "batch.x", "batch.labels", &p);
             if (cfg->reduce == SB_REDUCE_NONE) {
                 sb_cnn_forward(&m, n, SB_CNN_TRAIN, NULL, &p);
@@ -163,21 +190,29 @@ sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,
                 sb_cnn_parallel_step(&m, n, &p);
             }
             sb_cnn_update(&m, &p);
-            loss_sum += (double)m.loss;
-            batches++;
-            p.step++;
+            c->loss_sum += (double)m.loss;
+            c->losses++;
+            c->position += n;
+            c->rng_step++;
+            p.step = ++c->step;
+            if (sb_train_stop_due(ck, c->step)) {
+                st = sb_train_save(&tm, ck, err, errlen);
+                goto done;
+            }
         }
         if (cut && cfg->cut_unevaluated)
             break;
         evaluate(&m, test, &e, &p);
-        metrics[epoch] = (sb_epoch_metrics){
-            .epoch = epoch + 1,
+        metrics[(*epochs_done)++] = (sb_epoch_metrics){
+            .epoch = (int)c->epoch + 1,
             .steps = p.step,
-            .train_loss = loss_sum / batches,
+            .train_loss = c->loss_sum / (double)c->losses,
             .test_loss = (double)e.loss,
             .test_accuracy = (double)e.accuracy,
         };
-        *epochs_done = epoch + 1;
+        c->position = 0;
+        c->loss_sum = 0.0;
+        c->losses = 0;
     }
 done:
     free(order);
@@ -186,6 +221,18 @@ done:
     free(e.labels);
     sb_cnn_free(&m);
     return st;
+}
+
+sb_status sb_model_train(const sb_kernel_table *k, const sb_train_config *cfg,
+                         const sb_dataset *train, const sb_dataset *test,
+                         sb_probe_fn *hook, void *hook_ctx, sb_op_start_fn *op_start,
+                         sb_leaf_hash_fn *leaf_hash, sb_epoch_metrics *metrics,
+                         int *epochs_done)
+{
+    const sb_model_run r = {.k = k, .cfg = cfg, .hook = hook, .hook_ctx = hook_ctx,
+                            .op_start = op_start, .leaf_hash = leaf_hash};
+    char err[8];
+    return sb_cnn_train(&r, train, test, metrics, epochs_done, err, sizeof err);
 }
 
 sb_status sb_model_forward_samples(const sb_kernel_table *k, const sb_train_config *cfg,

@@ -16,7 +16,9 @@ static const decode_mutant decode_mutants[] = {
 #define SB_RANK_MUTANT(name, fault_enum, fault)
 #define SB_DECODE_MUTANT(name, attend, fault_enum, fault)                                   \
     {#name, attend, SB_DECODE_FAULT_##fault_enum, fault},
+#define SB_RESUME_MUTANT(name, fault)
 #include "mutants.def"
+#undef SB_RESUME_MUTANT
 #undef SB_DECODE_MUTANT
 #undef SB_RANK_MUTANT
 #undef SB_MUTANT

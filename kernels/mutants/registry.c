@@ -18,7 +18,9 @@ static const mutant mutants[] = {
 #define SB_MUTANT(name, kind, op, fault) {#name, SB_MUTANT_##kind, SB_OP_##op, fault},
 #define SB_RANK_MUTANT(name, fault_enum, fault)
 #define SB_DECODE_MUTANT(name, attend, fault_enum, fault)
+#define SB_RESUME_MUTANT(name, fault)
 #include "mutants.def"
+#undef SB_RESUME_MUTANT
 #undef SB_DECODE_MUTANT
 #undef SB_RANK_MUTANT
 #undef SB_MUTANT
@@ -71,7 +73,9 @@ void sb_mutant_install(int i, sb_kernel_table *t)
     }
 #define SB_RANK_MUTANT(name, fault_enum, fault)
 #define SB_DECODE_MUTANT(name, attend, fault_enum, fault)
+#define SB_RESUME_MUTANT(name, fault)
 #include "mutants.def"
+#undef SB_RESUME_MUTANT
 #undef SB_DECODE_MUTANT
 #undef SB_RANK_MUTANT
 #undef SB_MUTANT
@@ -99,7 +103,9 @@ static const rank_mutant rank_mutants[] = {
 #define SB_MUTANT(name, kind, op, fault)
 #define SB_RANK_MUTANT(name, fault_enum, fault) {#name, SB_RANK_FAULT_##fault_enum, fault},
 #define SB_DECODE_MUTANT(name, attend, fault_enum, fault)
+#define SB_RESUME_MUTANT(name, fault)
 #include "mutants.def"
+#undef SB_RESUME_MUTANT
 #undef SB_DECODE_MUTANT
 #undef SB_RANK_MUTANT
 #undef SB_MUTANT
@@ -127,4 +133,57 @@ const char *sb_rank_mutant_fault(int i)
 {
     SB_ASSERT(i >= 0 && i < N_RANK_MUTANTS);
     return rank_mutants[i].fault;
+}
+
+/* ---- resume mutants: faults of restoring a checkpoint, not of a kernel ---- */
+
+typedef struct resume_mutant {
+    const char *name;
+    sb_resume_fault_fn *restore;
+    const char *fault;
+} resume_mutant;
+
+static const resume_mutant resume_mutants[] = {
+#define SB_MUTANT(name, kind, op, fault)
+#define SB_RANK_MUTANT(name, fault_enum, fault)
+#define SB_DECODE_MUTANT(name, attend, fault_enum, fault)
+#define SB_RESUME_MUTANT(name, fault) {#name, sb_resume_mutant_##name, fault},
+#include "mutants.def"
+#undef SB_RESUME_MUTANT
+#undef SB_DECODE_MUTANT
+#undef SB_RANK_MUTANT
+#undef SB_MUTANT
+};
+
+enum { N_RESUME_MUTANTS = sizeof resume_mutants / sizeof resume_mutants[0] };
+
+int sb_resume_mutant_count(void)
+{
+    return N_RESUME_MUTANTS;
+}
+
+int sb_resume_mutant_find(const char *name)
+{
+    for (int i = 0; name && i < N_RESUME_MUTANTS; i++)
+        if (strcmp(resume_mutants[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+const char *sb_resume_mutant_name(int i)
+{
+    SB_ASSERT(i >= 0 && i < N_RESUME_MUTANTS);
+    return resume_mutants[i].name;
+}
+
+sb_resume_fault_fn *sb_resume_mutant_restore(int i)
+{
+    SB_ASSERT(i >= 0 && i < N_RESUME_MUTANTS);
+    return resume_mutants[i].restore;
+}
+
+const char *sb_resume_mutant_fault(int i)
+{
+    SB_ASSERT(i >= 0 && i < N_RESUME_MUTANTS);
+    return resume_mutants[i].fault;
 }

@@ -39,16 +39,34 @@ def env_of(run):
     return tuple(run.get("env", {}).items())
 
 
+def resume_of(run):
+    """The step a run on the resume axis stopped and resumed at (harness/REPORTS.md,
+    Axes), else 0."""
+    return run.get("resume_at", 0) if run.get("axis") == "resume" else 0
+
+
+def config_name(run):
+    """The run's configuration as the reports name it (harness/REPORTS.md, Axes), its
+    axes in the sweep's order: 'threads=2', 'batch=16 threads=1', 'resume=3 threads=2',
+    'threads=2 isa=avx2 OMP_SCHEDULE=dynamic'."""
+    parts = ([f"batch={batch_of(run)}"] if batch_of(run) else []) + \
+        ([f"ranks={run['ranks']}"] if ranked(run) else []) + \
+        ([f"resume={resume_of(run)}"] if resume_of(run) else []) + [f"threads={run['threads']}"]
+    return " ".join(parts + [f"isa={v}" if n == "SAMEBITS_ISA" else f"{n}={v}"
+                             for n, v in env_of(run)])
+
+
 def run_key(build, case, run):
-    return (build, case, run.get("ranks", 1), run["threads"], run["repeat"], batch_of(run),
-            env_of(run))
+    """One run of one night: its configuration by name, and its repeat."""
+    return (build, case, config_name(run), run["repeat"])
 
 
 def run_id(build, case, run):
     batch = f"-b{batch_of(run)}" if batch_of(run) else ""
     ranks = f"-n{run['ranks']}" if ranked(run) else ""
+    resume = f"-k{resume_of(run)}" if resume_of(run) else ""
     env = "".join(f"-{v}" if n == "SAMEBITS_ISA" else f"-{n}-{v}" for n, v in env_of(run))
-    rid = f"d-{build}-{case}{batch}{ranks}-t{run['threads']}{env}-r{run['repeat']}"
+    rid = f"d-{build}-{case}{batch}{ranks}{resume}-t{run['threads']}{env}-r{run['repeat']}"
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in rid)
 
 
@@ -60,12 +78,15 @@ def env_words(run):
 
 def run_config(run):
     """'2 threads'; on the batch axis 'batch 16 at 2 threads'; on the ranks axis
-    '3 ranks, 2 threads'; then the environment's axes: '2 threads, ISA avx2'."""
+    '3 ranks, 2 threads'; on the resume axis 'resumed at step 3, 2 threads'; then the
+    environment's axes: '2 threads, ISA avx2'."""
     threads = f"{run['threads']} thread{'s' if run['threads'] != 1 else ''}"
     if batch_of(run):
         return f"batch {batch_of(run)} at {threads}{env_words(run)}"
     if ranked(run):
         return f"{run['ranks']} rank{'s' if run['ranks'] > 1 else ''}, {threads}{env_words(run)}"
+    if resume_of(run):
+        return f"resumed at step {resume_of(run)}, {threads}{env_words(run)}"
     return threads + env_words(run)
 
 
@@ -126,11 +147,17 @@ def summary_html(night):
 # ---- the matrix: case x build -------------------------------------------------------
 
 def configs_list(runs):
-    """Thread counts, or on the ranks axis (ranks x threads) pairs: '1x1, 2x1, 3x2'."""
-    if not any(ranked(r) for r in runs):
-        return threads_list(r["threads"] for r in runs)
-    pairs = sorted({(r.get("ranks", 1), r["threads"]) for r in runs})
-    return "ranks x threads " + ", ".join(f"{n}x{t}" for n, t in pairs)
+    """Thread counts, or on the ranks axis (ranks x threads) pairs: '1x1, 2x1, 3x2'; the
+    resume axis's after the thread counts, (step x threads) pairs: '1, 2, resumed at step
+    x threads 3x1, 3x2'."""
+    if any(ranked(r) for r in runs):
+        pairs = sorted({(r.get("ranks", 1), r["threads"]) for r in runs})
+        return "ranks x threads " + ", ".join(f"{n}x{t}" for n, t in pairs)
+    plain = threads_list(r["threads"] for r in runs if not resume_of(r))
+    resumed = sorted({(resume_of(r), r["threads"]) for r in runs if resume_of(r)})
+    return ", ".join(([plain] if plain else []) +
+                     (["resumed at step x threads " + ", ".join(f"{k}x{t}" for k, t in resumed)]
+                      if resumed else []))
 
 
 def verdicts_text(runs):
@@ -241,11 +268,14 @@ def limit_note(build):
 def reproduce_command(build, case, run):
     """The build's samebits locating the run's divergence against the reference (on the
     batch axis: sweeping that batch size against the case's reference size; on the ranks
-    axis, which locate does not take: sweeping that configuration again)."""
+    and resume axes, which locate does not take: sweeping that configuration again)."""
     if batch_of(run):
         return shlex.join([build["samebits"], "sweep", case["path"], "--axis", "batch"])
     if ranked(run):
         cmd = [build["samebits"], "sweep", case["path"], "--ranks", str(run["ranks"]),
+               "--threads", str(run["threads"])]
+    elif resume_of(run):
+        cmd = [build["samebits"], "sweep", case["path"], "--resume", str(resume_of(run)),
                "--threads", str(run["threads"])]
     else:
         cmd = [build["samebits"], "locate", case["path"], "--threads",

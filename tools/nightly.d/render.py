@@ -85,11 +85,12 @@ def load_builds(manifest, sweeps, root=None, out=None):
             for run in case["runs"]:
                 if case["kind"] == "train":
                     truncated = run.get("truncated")
-                    # a rank run's trace: <case>.n<ranks>.t<threads>.r<repeat>.trace
+                    # the run's trace: <case>[.n<ranks>][.k<step>].t<threads>.r<repeat>.trace
                     ranks = f".n{run['ranks']}" if page.ranked(run) else ""
+                    resume = f".k{page.resume_of(run)}" if page.resume_of(run) else ""
                     run["epochs"] = read_epochs(os.path.join(
                         sweeps, row["name"],
-                        f"{case['name']}{ranks}.t{run['threads']}.r{run['repeat']}.trace"),
+                        f"{case['name']}{ranks}{resume}.t{run['threads']}.r{run['repeat']}.trace"),
                         truncated and truncated["max_steps"])
         builds.append(b)
     return builds

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """tools/nightly.d/page.py's matrix on crafted builds: the batch-invariance
 column always, the rank-count column only where a build ran the ranks axis,
-each with its case's runs on that axis over every build.
+each with its case's runs on that axis over every build; a run resumed at a
+step kept apart from the plain run of its thread count (its own key and id).
 
     test_matrix_page.py SRC_DIR
 """
@@ -61,4 +62,15 @@ builds[0]["cases"] = builds[0]["cases"][:2]
 html = page.matrix_html(builds)
 assert "rank-count invariance" not in html and "data-ranks-outcome" not in html, html
 assert "batch invariance" in html
+
+# a run resumed at step 3 and the plain run of its thread count and repeat are two runs:
+# their keys, their details' ids and their words differ, and the cell names both
+plain, resumed = run(2, "identical"), run(2, "beyond-bound", False, axis="resume", resume_at=3)
+assert page.config_name(plain) == "threads=2" and page.config_name(resumed) == "resume=3 threads=2"
+assert page.run_key("b", "c", plain) != page.run_key("b", "c", resumed)
+assert page.run_id("b", "c", plain) != page.run_id("b", "c", resumed)
+assert page.run_config(resumed) == "resumed at step 3, 2 threads", page.run_config(resumed)
+cell = page.cell_html({"name": "b", "status": "ok"}, "c", [plain, resumed])
+assert "identical at 2; beyond-bound at resumed at step x threads 3x2" in cell, cell
+assert f'href="#{page.run_id("b", "c", resumed)}"' in cell, cell
 print("ok")

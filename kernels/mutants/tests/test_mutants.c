@@ -12,6 +12,7 @@
 #include "op_test.h"
 #include "mutants/decode_mutants.h"
 #include "sb_kernels.h"
+#include "sb_model.h"
 
 Suite *make_mutants_suite(void);
 
@@ -79,6 +80,43 @@ START_TEST(install_replaces_one_entry)
         sb_mutant_install(i, &t);
         ck_assert(memcmp(&t, sb_kernels_mutant(sb_mutant_name(i)), sizeof t) == 0);
     }
+}
+END_TEST
+
+/* The resume mutants (SB_RESUME_MUTANT): three, no kernel among them, each
+ * restore changing exactly the one counter its fault names. */
+START_TEST(registry_lists_three_resume_mutants_each_changing_one_counter)
+{
+    ck_assert_int_eq(sb_resume_mutant_count(), 3);
+    static const struct {
+        const char *name;
+        size_t counter;
+    } changes[] = {
+        {"step_counter_unsaved", offsetof(sb_train_counters, optim_t)},
+        {"rng_epoch_restart", offsetof(sb_train_counters, rng_step)},
+        {"order_reshuffled", offsetof(sb_train_counters, order_key)},
+    };
+    for (size_t k = 0; k < sizeof changes / sizeof changes[0]; k++) {
+        int i = sb_resume_mutant_find(changes[k].name);
+        ck_assert_int_ge(i, 0);
+        ck_assert_str_eq(sb_resume_mutant_name(i), changes[k].name);
+        ck_assert_uint_gt(strlen(sb_resume_mutant_fault(i)), 10);
+        ck_assert_int_eq(sb_mutant_find(changes[k].name), -1);
+        ck_assert_ptr_null(sb_kernels_mutant(changes[k].name));
+        /* a run resumed at step 7, two steps into its second epoch */
+        const sb_train_counters saved = {.step = 7, .optim_t = 7, .rng_step = 7, .epoch = 1,
+                                         .epoch_first = 5, .order_key = 1, .position = 256,
+                                         .losses = 2, .loss_sum = 4.5};
+        sb_train_counters got = saved;
+        sb_resume_mutant_restore(i)(&got);
+        int64_t before[sizeof saved / sizeof(int64_t)], after[sizeof saved / sizeof(int64_t)];
+        memcpy(before, &saved, sizeof before);
+        memcpy(after, &got, sizeof after);
+        for (size_t w = 0; w < sizeof before / sizeof before[0]; w++)
+            ck_assert_msg((before[w] != after[w]) == (w * sizeof(int64_t) == changes[k].counter),
+                          "%s: word %zu", changes[k].name, w);
+    }
+    ck_assert_int_eq(sb_resume_mutant_find("no_such_mutant"), -1);
 }
 END_TEST
 
@@ -444,6 +482,7 @@ Suite *make_mutants_suite(void)
     tcase_add_test(tc, registry_lists_twenty_eight_mutants_each_replacing_one_op);
     tcase_add_test(tc, install_replaces_one_entry);
     tcase_add_test(tc, registry_lists_three_decode_mutants);
+    tcase_add_test(tc, registry_lists_three_resume_mutants_each_changing_one_counter);
     tcase_add_test(tc, unknown_mutant_is_refused);
     tcase_add_test(tc, every_determinism_mutant_has_a_trigger);
     suite_add_tcase(s, tc);
