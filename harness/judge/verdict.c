@@ -100,6 +100,12 @@ sb_verdict sb_divergence_verdict(const sb_divergence *d)
      * overflow of another summation order */
     if (may_reorder && !e->bounded)
         return SB_VERDICT_UNBOUNDED;
+    /* an origin of an op that may reorder, never diffed: its re-runs failed
+     * (a process that did not start on a loaded machine) or the reference
+     * re-run did not give the golden's bits. Nothing measured it against
+     * its bound, so a reordering cannot be told from a bug */
+    if (!d->structural && d->inputs_identical && !d->have_elements && !sb_op_name_exact(d->op))
+        return SB_VERDICT_UNBOUNDED;
     bool reordering = may_reorder && e->within_bound
                       /* a NaN or Inf the other side does not have */
                       && e->nonfinite_a == e->nonfinite_b
@@ -122,6 +128,18 @@ const sb_divergence *sb_run_unbounded_at(const sb_run_result *r)
 
 void sb_unbounded_text(char *out, size_t len, const sb_divergence *d)
 {
+    if (!d->have_elements) {
+        snprintf(out, len,
+                 "the divergence in op %s (step %lld %s) was not measured against its bound: "
+                 "%s, so a reordering cannot be told from a bug; sweep again, or `samebits "
+                 "locate` it",
+                 d->op, (long long)d->step, d->probe,
+                 d->reference_unreproduced
+                     ? "the reference re-run did not give the golden's bits (a golden of "
+                       "another build or configuration?)"
+                     : "the locator's re-runs failed (the run's message says why)");
+        return;
+    }
     snprintf(out, len,
              "no bound is known for op %s (step %lld %s): its elements differ and a "
              "reordering cannot be told from a bug; supply the op's bound (%s.bound.npy "

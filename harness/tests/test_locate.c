@@ -277,8 +277,29 @@ START_TEST(locate_not_reproduced)
 }
 END_TEST
 
+/* An origin the locator could not diff (its re-runs failed): beyond-bound
+ * only for an op that computes every element the same way in any order;
+ * for one with a reduction nothing measured it, so it is unbounded. */
+START_TEST(unlocated_origin_is_unbounded_unless_exact)
+{
+    sb_divergence d = {.found = true, .inputs_identical = true, .step = 0};
+    snprintf(d.probe, sizeof d.probe, "dense1.fwd.out");
+    snprintf(d.op, sizeof d.op, "dense_fwd");
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_UNBOUNDED);
+    char why[512];
+    sb_unbounded_text(why, sizeof why, &d);
+    ck_assert_ptr_nonnull(strstr(why, "re-runs failed"));
+    snprintf(d.op, sizeof d.op, "relu_fwd");
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+    d.structural = true;
+    snprintf(d.op, sizeof d.op, "dense_fwd");
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+}
+END_TEST
+
 /* The reference re-run does not give the golden's hash (a golden of another
- * configuration): nothing is diffed, and the divergence is beyond bound. */
+ * configuration): nothing is diffed, and the divergence is unbounded: nothing
+ * measured it against its bound. */
 START_TEST(locate_reference_not_reproduced)
 {
     sb_divergence d;
@@ -289,7 +310,10 @@ START_TEST(locate_reference_not_reproduced)
     ck_assert(d.reference_unreproduced);
     ck_assert(!d.nondeterministic);
     ck_assert(!d.have_elements);
-    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_BEYOND_BOUND);
+    ck_assert_int_eq(sb_divergence_verdict(&d), SB_VERDICT_UNBOUNDED);
+    char why[512];
+    sb_unbounded_text(why, sizeof why, &d);
+    ck_assert_ptr_nonnull(strstr(why, "reference re-run did not give the golden's bits"));
 }
 END_TEST
 
@@ -370,6 +394,7 @@ Suite *make_locate_suite(void)
     tcase_add_test(tc, locate_no_bound_unbounded);
     tcase_add_test(tc, locate_not_reproduced);
     tcase_add_test(tc, locate_reference_not_reproduced);
+    tcase_add_test(tc, unlocated_origin_is_unbounded_unless_exact);
     tcase_add_test(tc, locate_reuses_reference);
     tcase_add_test(tc, locate_child_fails);
     tcase_add_test(tc, locate_refuses_structural);
