@@ -720,17 +720,20 @@ const char *sb_report_sweep_id(void);
 
 /* ---- the census of a sweep (report_census.c, REPORTS.md "Census") -----------
  * One row per output probe of the case (a golden record an op made), one
- * mark per thread count: '=' the reference's bits, 'R' reordering, 'U'
+ * mark per column: a thread count, or a thread count with the environment
+ * axes' values (--env, --isa) of a point: '=' the reference's bits, 'R' reordering, 'U'
  * unbounded (no bound known for the op), 'B' beyond bound, 'N'
  * nondeterministic (its repeats differ there), 'd' differs downstream of
  * another output, '?' an origin left unlocated, 'X' the run crashed or
  * timed out; with the worst bound ratio and ULP of the row's located
  * differences. */
+#define SB_CENSUS_COLUMNS (2 * SB_MAX_THREADS)
+
 typedef struct sb_census_row {
     int64_t step;
     char probe[128];
     char op[64];
-    char cell[SB_MAX_THREADS + 1];  /* by thread count; '\0' where not swept */
+    char cell[SB_CENSUS_COLUMNS];   /* by column; '\0' where not swept */
     bool measured;                  /* some difference was located: max_ulp holds */
     bool bounded;                   /* one of them had a bound: worst_bound_ratio holds */
     double worst_bound_ratio, max_ulp;
@@ -738,8 +741,9 @@ typedef struct sb_census_row {
 
 typedef struct sb_census {
     const sb_case *c;
-    int threads[SB_MAX_THREADS];    /* swept, in the sweep's order */
-    int n_threads;
+    /* a run of each column (its threads and environment), in the sweep's order */
+    const sb_run_result *columns[SB_CENSUS_COLUMNS];
+    int n_columns;
     sb_census_row *rows;            /* golden order */
     int n_rows;
 } sb_census;

@@ -1,8 +1,12 @@
 /* The census of a sweep: for every output probe of the case (every golden
- * record made by an op, not a source), one mark per thread count, built from
- * the sweep's results and the run traces it kept (sb_sweep_options.keep_traces).
+ * record made by an op, not a source), one mark per column, built from the
+ * sweep's results and the run traces it kept (sb_sweep_options.keep_traces).
+ * A column is a thread count, or a thread count with the environment axes'
+ * values of a point ("1 ONEDNN_MAX_CPU_ISA=AVX2"): the same computation as
+ * the golden's, where the batch, ranks and resume axes are other
+ * computations.
  *
- * A cell is the worst mark over the repeats of its count:
+ * A cell is the worst mark over the repeats of its column:
  *   =  every repeat has the golden's bits
  *   d  differs, but downstream of another origin (its op's inputs moved)
  *   R  an origin, located, within its reordering bound
@@ -115,6 +119,35 @@ static bool repeats_part_at(const sb_trace *a, const sb_trace *b, size_t index)
            !sb_hash_equal(&a->records[index].hash, &b->records[index].hash);
 }
 
+/* x is a point the census has a column for: not on the batch, ranks or
+ * resume axis. */
+static bool in_census(const sb_run_result *x)
+{
+    return x->axis == SB_AXIS_THREADS;
+}
+
+/* The column of x among cs's, or -1. */
+static int column_of(const sb_census *cs, const sb_run_result *x)
+{
+    for (int k = 0; k < cs->n_columns; k++) {
+        const sb_run_result *y = cs->columns[k];
+        bool same = y->threads == x->threads && y->n_env == x->n_env;
+        for (int e = 0; same && e < x->n_env; e++)
+            same = strcmp(y->env[e], x->env[e]) == 0;
+        if (same)
+            return k;
+    }
+    return -1;
+}
+
+/* "2", or "1 ONEDNN_MAX_CPU_ISA=AVX2": the column's threads and environment. */
+static void column_label(char *out, size_t len, const sb_run_result *x)
+{
+    size_t at = (size_t)snprintf(out, len, "%d", x->threads);
+    for (int e = 0; e < x->n_env && at < len; e++)
+        at += (size_t)snprintf(out + at, len - at, " %s", x->env[e]);
+}
+
 /* An output (made by an op, not a source) of a step the sweep compared
  * (steps > 0: the first `steps` only). */
 static bool is_row(const sb_record *rec, int64_t steps)
@@ -127,18 +160,12 @@ sb_status sb_census_build(sb_census *cs, const sb_case_result *r, const sb_trace
 {
     memset(cs, 0, sizeof *cs);
     cs->c = r->c;
-    /* the census is of the threads axis: a run on the batch or the ranks
-     * axis is another computation than the golden's, and has a row of the
-     * sweep's table, not a column here */
-    for (int i = 0; i < r->n_runs; i++) {
-        if (!sb_config_threads_only(&r->runs[i]))
-            continue;
-        bool seen = false;
-        for (int k = 0; k < cs->n_threads; k++)
-            seen = seen || cs->threads[k] == r->runs[i].threads;
-        if (!seen && cs->n_threads < SB_MAX_THREADS)
-            cs->threads[cs->n_threads++] = r->runs[i].threads;
-    }
+    /* a run on the batch or the ranks axis is another computation than the
+     * golden's, and has a row of the sweep's table, not a column here */
+    for (int i = 0; i < r->n_runs; i++)
+        if (in_census(&r->runs[i]) && column_of(cs, &r->runs[i]) < 0 &&
+            cs->n_columns < SB_CENSUS_COLUMNS)
+            cs->columns[cs->n_columns++] = &r->runs[i];
     /* a truncated sweep compared the golden's first steps only */
     int64_t steps = r->n_runs > 0 ? r->runs[0].max_steps : 0;
     for (size_t i = 0; i < golden->n_records; i++)
@@ -151,8 +178,7 @@ sb_status sb_census_build(sb_census *cs, const sb_case_result *r, const sb_trace
         return SB_ERR_NOMEM;
     }
     for (int i = 0; i < r->n_runs; i++)
-        traces[i] = sb_config_threads_only(&r->runs[i])
-                        ? run_trace_read(cs, &r->runs[i], work_dir) : NULL;
+        traces[i] = in_census(&r->runs[i]) ? run_trace_read(cs, &r->runs[i], work_dir) : NULL;
     int row_i = 0;
     for (size_t g = 0; g < golden->n_records; g++) {
         const sb_record *rec = &golden->records[g];
@@ -164,12 +190,13 @@ sb_status sb_census_build(sb_census *cs, const sb_case_result *r, const sb_trace
         snprintf(row->op, sizeof row->op, "%s", rec->op);
         for (int i = 0; i < r->n_runs; i++) {
             const sb_run_result *x = &r->runs[i];
-            if (!sb_config_threads_only(x))
+            int k = in_census(x) ? column_of(cs, x) : -1;
+            if (k < 0)
                 continue;
-            char *cell = &row->cell[x->threads];
+            char *cell = &row->cell[k];
             cell_worsen(cell, run_mark(x, golden, traces[i], g, row));
             for (int j = 0; j < i; j++)
-                if (sb_config_threads_only(&r->runs[j]) && r->runs[j].threads == x->threads &&
+                if (in_census(&r->runs[j]) && column_of(cs, &r->runs[j]) == k &&
                     repeats_part_at(traces[i], traces[j], g))
                     cell_worsen(cell, 'N');
         }
@@ -198,10 +225,10 @@ void sb_census_remove_traces(const sb_case_result *r, const char *work_dir)
     }
 }
 
-static const char *cell_text(const sb_census_row *row, int threads)
+static const char *cell_text(const sb_census_row *row, int column)
 {
     static const char *const texts[] = {"=", "d", "R", "U", "?", "B", "N", "X"};
-    char m = row->cell[threads];
+    char m = row->cell[column];
     return m ? texts[mark_rank(m)] : "-";
 }
 
@@ -243,8 +270,13 @@ void sb_census_text(FILE *f, const sb_census *cs)
             width = (int)strlen(label);
     }
     fprintf(f, "%-*s  %-20s", width, "probe", "op");
-    for (int k = 0; k < cs->n_threads; k++)
-        fprintf(f, " %3d", cs->threads[k]);
+    int cw[SB_CENSUS_COLUMNS];
+    for (int k = 0; k < cs->n_columns; k++) {
+        char col[400];
+        column_label(col, sizeof col, cs->columns[k]);
+        cw[k] = strlen(col) > 3 ? (int)strlen(col) : 3;
+        fprintf(f, " %*s", cw[k], col);
+    }
     fprintf(f, "  %-11s  %s\n", "worst ratio", "max ULP");
     for (int i = 0; i < cs->n_rows; i++) {
         const sb_census_row *row = &cs->rows[i];
@@ -253,8 +285,8 @@ void sb_census_text(FILE *f, const sb_census *cs)
         number_text(ratio, sizeof ratio, row->bounded, row->worst_bound_ratio, 3);
         number_text(ulp, sizeof ulp, row->measured, row->max_ulp, 15);
         fprintf(f, "%-*s  %-20s", width, label, row->op);
-        for (int k = 0; k < cs->n_threads; k++)
-            fprintf(f, " %3s", cell_text(row, cs->threads[k]));
+        for (int k = 0; k < cs->n_columns; k++)
+            fprintf(f, " %*s", cw[k], cell_text(row, k));
         fprintf(f, "  %-11s  %s\n", ratio, ulp);
     }
     fputs(SB_CENSUS_LEGEND "\n\n", f);
@@ -263,10 +295,13 @@ void sb_census_text(FILE *f, const sb_census *cs)
 void sb_census_markdown(FILE *f, const sb_census *cs)
 {
     fprintf(f, "| %s (%s) | op |", cs->c->name, sb_case_family_label(cs->c));
-    for (int k = 0; k < cs->n_threads; k++)
-        fprintf(f, " %d |", cs->threads[k]);
+    for (int k = 0; k < cs->n_columns; k++) {
+        char col[400];
+        column_label(col, sizeof col, cs->columns[k]);
+        fprintf(f, " %s |", col);
+    }
     fputs(" worst bound ratio | max ULP |\n|---|---|", f);
-    for (int k = 0; k < cs->n_threads; k++)
+    for (int k = 0; k < cs->n_columns; k++)
         fputs("---|", f);
     fputs("---|---|\n", f);
     for (int i = 0; i < cs->n_rows; i++) {
@@ -276,8 +311,8 @@ void sb_census_markdown(FILE *f, const sb_census *cs)
         number_text(ratio, sizeof ratio, row->bounded, row->worst_bound_ratio, 3);
         number_text(ulp, sizeof ulp, row->measured, row->max_ulp, 15);
         fprintf(f, "| `%s` | %s |", label, row->op);
-        for (int k = 0; k < cs->n_threads; k++)
-            fprintf(f, " %s |", cell_text(row, cs->threads[k]));
+        for (int k = 0; k < cs->n_columns; k++)
+            fprintf(f, " %s |", cell_text(row, k));
         fprintf(f, " %s | %s |\n", ratio, ulp);
     }
     fputc('\n', f);
@@ -286,10 +321,10 @@ void sb_census_markdown(FILE *f, const sb_census *cs)
 static json_t *row_json(const sb_census *cs, const sb_census_row *row)
 {
     json_t *cells = json_object();
-    for (int k = 0; cells && k < cs->n_threads; k++) {
-        char key[8];
-        snprintf(key, sizeof key, "%d", cs->threads[k]);
-        if (json_object_set_new(cells, key, json_string(cell_text(row, cs->threads[k]))) != 0) {
+    for (int k = 0; cells && k < cs->n_columns; k++) {
+        char key[400];
+        column_label(key, sizeof key, cs->columns[k]);
+        if (json_object_set_new(cells, key, json_string(cell_text(row, k))) != 0) {
             json_decref(cells);
             cells = NULL;
         }
@@ -304,15 +339,23 @@ static json_t *row_json(const sb_census *cs, const sb_census_row *row)
 
 static json_t *census_json(const sb_census *cs)
 {
-    json_t *threads = json_array(), *rows = json_array();
-    for (int k = 0; threads && k < cs->n_threads; k++)
-        threads = sb_json_append(threads, json_integer(cs->threads[k]));
+    /* "threads": the columns without environment; "columns": every
+     * column's key in "cells" */
+    json_t *threads = json_array(), *columns = json_array(), *rows = json_array();
+    for (int k = 0; k < cs->n_columns; k++) {
+        char key[400];
+        column_label(key, sizeof key, cs->columns[k]);
+        if (threads && cs->columns[k]->n_env == 0)
+            threads = sb_json_append(threads, json_integer(cs->columns[k]->threads));
+        if (columns)
+            columns = sb_json_append(columns, sb_json_string(key));
+    }
     for (int i = 0; rows && i < cs->n_rows; i++)
         rows = sb_json_append(rows, row_json(cs, &cs->rows[i]));
-    return json_pack("{s:o, s:s, s:i, s:o, s:o}", "name", sb_json_string(cs->c->name),
+    return json_pack("{s:o, s:s, s:i, s:o, s:o, s:o}", "name", sb_json_string(cs->c->name),
                      "family", sb_case_family_label(cs->c),
                      "reference_threads", cs->c->reference_threads, "threads", threads,
-                     "rows", rows);
+                     "columns", columns, "rows", rows);
 }
 
 sb_status sb_census_markdown_file(const char *path, const sb_census *cs, int n)

@@ -2,7 +2,8 @@
  * from the source, z from y), and run traces written where the sweep keeps
  * them. At 1 thread both repeats keep the golden's bits; at 2 threads y is
  * a located reordering in both repeats and z moves downstream of it; at 3
- * threads the repeats' y differ from each other; at 4 the run crashed. */
+ * threads the repeats' y differ from each other; at 4 the run crashed; at
+ * 1 thread with ONEDNN_MAX_CPU_ISA=AVX2 (a column of its own) y reorders. */
 #include <check.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "sb_harness.h"
 #include "support/support.h"
+#include "sweep/config.h"
 
 static char dir[64];
 static sb_case census_case;
@@ -135,19 +137,19 @@ START_TEST(marks_per_output_and_count)
     sb_case_result r = {.c = &census_case, .runs = runs, .n_runs = 7};
     sb_census cs;
     ck_assert_int_eq(sb_census_build(&cs, &r, &golden, dir), SB_OK);
-    ck_assert_int_eq(cs.n_threads, 4);
+    ck_assert_int_eq(cs.n_columns, 4);
     ck_assert_int_eq(cs.n_rows, 2);     /* the source is no output */
     ck_assert_str_eq(cs.rows[0].probe, "y");
-    ck_assert_int_eq(cs.rows[0].cell[1], '=');
-    ck_assert_int_eq(cs.rows[0].cell[2], 'R');
-    ck_assert_int_eq(cs.rows[0].cell[3], 'N');
-    ck_assert_int_eq(cs.rows[0].cell[4], 'X');
+    ck_assert_int_eq(cs.rows[0].cell[0], '=');
+    ck_assert_int_eq(cs.rows[0].cell[1], 'R');
+    ck_assert_int_eq(cs.rows[0].cell[2], 'N');
+    ck_assert_int_eq(cs.rows[0].cell[3], 'X');
     ck_assert(cs.rows[0].measured);
     ck_assert(cs.rows[0].worst_bound_ratio > 0.49 && cs.rows[0].worst_bound_ratio < 0.51);
     ck_assert(cs.rows[0].max_ulp > 2.9 && cs.rows[0].max_ulp < 3.1);
     ck_assert_str_eq(cs.rows[1].probe, "z");
-    ck_assert_int_eq(cs.rows[1].cell[2], 'd');
-    ck_assert_int_eq(cs.rows[1].cell[3], '=');
+    ck_assert_int_eq(cs.rows[1].cell[1], 'd');
+    ck_assert_int_eq(cs.rows[1].cell[2], '=');
     ck_assert(!cs.rows[1].measured);
 
     char *text = stream_of(sb_census_text, &cs);
@@ -191,7 +193,7 @@ START_TEST(unbounded_mark)
     sb_case_result r = {.c = &census_case, .runs = runs, .n_runs = 7};
     sb_census cs;
     ck_assert_int_eq(sb_census_build(&cs, &r, &golden, dir), SB_OK);
-    ck_assert_int_eq(cs.rows[0].cell[2], 'U');
+    ck_assert_int_eq(cs.rows[0].cell[1], 'U');
     ck_assert(cs.rows[0].measured && !cs.rows[0].bounded);
     char *text = stream_of(sb_census_text, &cs);
     ck_assert_msg(strstr(text, "\ny      op_y                   =   U   N   X  -            3\n") !=
@@ -209,6 +211,48 @@ START_TEST(unbounded_mark)
 }
 END_TEST
 
+/* A point of the environment axis is a column of its own, named by its
+ * threads and variable, beside the thread count without it. */
+START_TEST(environment_column)
+{
+    sb_run_result both[3] = {runs[0], runs[1], runs[2]};
+    snprintf(both[2].env[0], sizeof both[2].env[0], "ONEDNN_MAX_CPU_ISA=AVX2");
+    both[2].n_env = 1;
+    both[2].threads = 1;
+    char stem[1100], path[1200];
+    ck_assert(sb_config_stem(stem, sizeof stem, dir, "census", &both[2]));
+    snprintf(path, sizeof path, "%s/census.t2.r1.trace", dir);
+    char moved[1200];
+    snprintf(moved, sizeof moved, "%s.trace", stem);
+    ck_assert_int_eq(rename(path, moved), 0);
+    sb_case_result r = {.c = &census_case, .runs = both, .n_runs = 3};
+    sb_census cs;
+    ck_assert_int_eq(sb_census_build(&cs, &r, &golden, dir), SB_OK);
+    ck_assert_int_eq(cs.n_columns, 2);
+    ck_assert_int_eq(cs.rows[0].cell[0], '=');
+    ck_assert_int_eq(cs.rows[0].cell[1], 'R');
+    ck_assert_int_eq(cs.rows[1].cell[1], 'd');
+    char *md = stream_of(sb_census_markdown, &cs);
+    ck_assert_msg(strstr(md, "| census (loose) | op | 1 | 1 ONEDNN_MAX_CPU_ISA=AVX2 |") != NULL,
+                  "%s", md);
+    free(md);
+    char *text = stream_of(sb_census_text, &cs);
+    const char *want = "\ny      op_y                   =                         R  0.25";
+    ck_assert_msg(strstr(text, want) != NULL, "%s", text);
+    free(text);
+    json_t *root = census_json_written(&cs);
+    json_t *c0 = json_array_get(json_object_get(root, "censuses"), 0);
+    json_t *row = json_array_get(json_object_get(c0, "rows"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(row, "cells"),
+                                                       "1 ONEDNN_MAX_CPU_ISA=AVX2")), "R");
+    ck_assert_int_eq(json_array_size(json_object_get(c0, "threads")), 1);
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(c0, "columns"), 1)),
+                     "1 ONEDNN_MAX_CPU_ISA=AVX2");
+    json_decref(root);
+    sb_census_free(&cs);
+}
+END_TEST
+
 Suite *make_census_suite(void);
 
 Suite *make_census_suite(void)
@@ -218,6 +262,7 @@ Suite *make_census_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, marks_per_output_and_count);
     tcase_add_test(tc, unbounded_mark);
+    tcase_add_test(tc, environment_column);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,11 +1,17 @@
 #!/usr/bin/python3
 """The determinism census of the libraries users train with, on this machine.
 
-    census_table.py BUILD_DIR [--threads LIST] [--repeat R] [--work-dir DIR]
-                    [--json FILE] [--markdown FILE] [--page docs/census.md]
-                    [--no-torch]
+    census_table.py BUILD_DIR [--threads LIST] [--repeat R] [--axes threads,isa]
+                    [--work-dir DIR] [--json FILE] [--markdown FILE]
+                    [--page docs/census.md] [--no-torch]
 
-For every thread count of LIST (default 1-8), R runs each (default 2):
+Two axes (--axes, both by default). threads: every thread count of LIST
+(default 1-8), R runs each (default 2). isa: at 1 thread, R runs per value,
+each library under its instruction-set variable (OPENBLAS_CORETYPE,
+ONEDNN_MAX_CPU_ISA, ATEN_CPU_CAPABILITY; samebits det under `--isa all`),
+every value whose instructions this CPU has (cpuinfo.py ISA_VALUES; the
+others are named as not run, never forced), swept with `--env` against the
+golden of the default environment. The libraries:
 
   OpenBLAS   cblas_sgemm at the seed model's GEMM shapes and odd ones
              (BUILD_DIR/tools/interop/samebits-openblas): one row per output
@@ -21,15 +27,20 @@ For every thread count of LIST (default 1-8), R runs each (default 2):
 Each C program, the PyTorch case and the det case is swept with `--census`
 (harness/REPORTS.md, "Census"), which locates every output that moved while
 its inputs did not (an origin) and classifies it from dumps. A cell is
-`=` (the 1-thread bits in every run), `R` (a reordering: within the op's
-bound), `U` (unbounded: it moved and no bound is known for the op), `B`
-(beyond it), `N` (the runs of that count differ), `d` (moved downstream of
-another output), `?` (an origin not located), `X` (crashed).
+`=` (the golden's bits, the default environment's at 1 thread, in every
+run), `R` (a reordering: within the op's bound), `U` (unbounded: it moved
+and no bound is known for the op), `B` (beyond it), `N` (the runs of that
+count differ), `d` (moved downstream of another output), `?` (an origin
+not located), `X` (crashed).
 
-Writes the table as Markdown (stdout, or --markdown FILE), the data as JSON
-(--json), and with --page replaces the part of that file (docs/census.md)
-between the lines `<!-- census begin -->` and `<!-- census end -->` with the
-Markdown (a page without those lines is refused before anything runs). The
+Writes the tables as Markdown (the threads table, then one table per
+library of its instruction-set values, a column naming what the library
+reported it ran where that differs from the value: OpenBLAS's core,
+PyTorch's capability; a oneDNN cell names the implementation it chose)
+to stdout or --markdown FILE, the data as JSON (--json, a library's
+instruction-set axis under its "isa"), and with --page replaces the part of
+that file (docs/census.md) between the lines `<!-- census begin -->` and
+`<!-- census end -->` with the Markdown (a page without those lines is refused before anything runs). The
 header of the table names the CPU (model, the widest vector ISA it has) and
 every library's version. A library whose program was not built (OpenBLAS or
 oneDNN not found by meson) is left out, and so is PyTorch with --no-torch or
@@ -45,7 +56,7 @@ import subprocess
 import sys
 import tempfile
 
-from cpuinfo import machine
+from cpuinfo import isa_values, machine
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
@@ -61,6 +72,10 @@ class RunError(Exception):
 def run(argv, **kw):
     r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
     return r
+
+
+def env_with(variable, value):
+    return dict(os.environ, **{variable: value})
 
 
 def must(argv, **kw):
@@ -113,56 +128,124 @@ def census_sweep(argv, census):
     return census
 
 
-def program_census(prog, work, threads, repeat):
+def isa_census(variable, sweep, census, group_by_op, values=None):
+    """The isa axis of one library: its sweep (argv without the axis's
+    options) at 1 thread under every value of `variable` this CPU can run
+    (`values`: the runnable ones, from cpuinfo.py; None: the sweep's own
+    --isa all), its census rows with one cell per value."""
+    runnable, skipped = isa_values(variable) if values is None else (values, [])
+    axis = {"variable": variable, "values": runnable, "skipped": skipped, "rows": []}
+    if not runnable:
+        return axis
+    option = ["--isa", "all"] if variable == "SAMEBITS_ISA" else \
+        ["--env", f"{variable}={','.join(runnable)}"]
+    rows = census_rows(census_sweep(sweep + ["--threads", "1"] + option, census), group_by_op)
+    prefix = f"1 {variable}="   # the census column of a value (harness/REPORTS.md, "Census")
+    for r in rows:
+        r["cells"] = {k[len(prefix):]: m for k, m in r["cells"].items() if k.startswith(prefix)}
+    if rows:        # --isa all: the values the harness found this CPU to run
+        axis["values"] = [v for v in runnable if v in rows[0]["cells"]]
+        axis["skipped"] += [(v, ["not run by --isa all"]) for v in runnable
+                            if v not in rows[0]["cells"]]
+    axis["rows"] = rows
+    return axis
+
+
+def program_rows(build, name, work, threads, repeat, axes, variable):
+    """(`PROG impls` lines, census rows of the threads axis, the isa axis
+    under `variable` or None) of BUILD/tools/interop/NAME, or None when it
+    was not built."""
+    prog = os.path.join(build, "tools", "interop", name)
+    if not os.path.exists(prog):
+        return None
+    work = os.path.join(work, name)
+    impls = must([prog, "impls"]).splitlines()
     golden = os.path.join(work, "golden")           # one NAME.golden per kernel
     os.makedirs(golden, exist_ok=True)
     # the golden of this build, remade on purpose every time (--update)
     must([prog, "golden", "--update", "--golden-dir", golden])
-    return census_sweep([prog, "sweep", "--threads", threads, "--repeat", str(repeat),
-                         "--golden-dir", golden, "--work-dir", os.path.join(work, "sweep")],
-                        os.path.join(work, "census.json"))
+    sweep = [prog, "sweep", "--repeat", str(repeat), "--golden-dir", golden]
+    rows = census_rows(census_sweep(sweep + ["--threads", threads, "--work-dir",
+                                             os.path.join(work, "sweep")],
+                                    os.path.join(work, "census.json")), False) \
+        if "threads" in axes else []
+    isa = None
+    if "isa" in axes:
+        isa = isa_census(variable, sweep + ["--work-dir", os.path.join(work, "isa")],
+                         os.path.join(work, "isa.census.json"), False)
+        isa["impls"] = {v: must([prog, "impls"], env=env_with(variable, v)).splitlines()
+                        for v in isa["values"]}
+    return impls, rows, isa
 
 
-def program_rows(build, name, work, threads, repeat):
-    """(`PROG impls` lines, census rows) of BUILD/tools/interop/NAME, or None
-    when it was not built."""
-    prog = os.path.join(build, "tools", "interop", name)
-    if not os.path.exists(prog):
-        return None
-    impls = must([prog, "impls"]).splitlines()
-    return impls, census_rows(program_census(prog, os.path.join(work, name), threads, repeat),
-                              False)
+def openblas_core(impls_line):
+    """"OpenBLAS 0.3.21 ... MAX_THREADS=64, core Haswell": the core it loaded."""
+    return impls_line.rpartition("core ")[2].strip()
 
 
-def openblas(build, work, threads, repeat):
-    got = program_rows(build, "samebits-openblas", work, threads, repeat)
-    return got and {"library": "OpenBLAS cblas_sgemm", "version": got[0][0].strip(),
-                    "rows": got[1]}
-
-
-def onednn(build, work, threads, repeat):
-    got = program_rows(build, "samebits-onednn", work, threads, repeat)
+def openblas(build, work, threads, repeat, axes):
+    got = program_rows(build, "samebits-openblas", work, threads, repeat, axes,
+                       "OPENBLAS_CORETYPE")
     if not got:
         return None
-    impls, rows = got
-    # "conv2.plain.fwd  x64:gemm:jit": each output row names its primitive's implementation
-    chosen = dict(line.split(None, 1) for line in impls[1:] if line.strip())
-    for r in rows:     # conv2.plain.bwd_weights.dW comes from conv2.plain.bwd_weights
-        r["impl"] = chosen.get(".".join(r["row"].split(".")[:3]), "").strip()
+    impls, rows, isa = got
+    lib = {"library": "OpenBLAS cblas_sgemm", "version": impls[0].strip(), "rows": rows}
+    if isa:
+        isa["default"] = f"core {openblas_core(impls[0])}"
+        isa["ran"] = {v: openblas_core(lines[0]) for v, lines in isa.pop("impls").items()}
+        lib["isa"] = isa
+    return lib
+
+
+def onednn_chosen(impls):
+    """"conv2.plain.fwd  x64:gemm:jit" lines: primitive to implementation."""
+    return {k: v.strip() for k, v in (line.split(None, 1) for line in impls[1:] if line.strip())}
+
+
+def onednn_impl(chosen, row):
+    """conv2.plain.bwd_weights.dW comes from conv2.plain.bwd_weights."""
+    return chosen.get(".".join(row.split(".")[:3]), "")
+
+
+def onednn(build, work, threads, repeat, axes):
+    got = program_rows(build, "samebits-onednn", work, threads, repeat, axes,
+                       "ONEDNN_MAX_CPU_ISA")
+    if not got:
+        return None
+    impls, rows, isa = got
+    chosen = onednn_chosen(impls)
+    for r in rows:      # each output row names its primitive's implementation
+        r["impl"] = onednn_impl(chosen, r["row"])
     env = os.environ.get("ONEDNN_MAX_CPU_ISA")
-    return {"library": "oneDNN convolution", "version": impls[0].strip() +
-            (f", ONEDNN_MAX_CPU_ISA={env}" if env else ""), "rows": rows}
+    lib = {"library": "oneDNN convolution", "version": impls[0].strip() +
+           (f", ONEDNN_MAX_CPU_ISA={env}" if env else ""), "rows": rows}
+    if isa:
+        by_value = {v: onednn_chosen(lines) for v, lines in isa.pop("impls").items()}
+        for r in isa["rows"]:
+            r["impls"] = {v: onednn_impl(c, r["row"]) for v, c in by_value.items()}
+        isa["default"] = env or "no cap"
+        lib["isa"] = isa
+    return lib
 
 
-def samebits_det(build, work, threads, repeat):
+def samebits_det(build, work, threads, repeat, axes):
     exe = os.path.join(build, "samebits")
-    census = census_sweep([exe, "sweep", os.path.join(SRC, "cases", "keras_mnist_cnn_seed.case"),
-                           "--max-steps", "1", "--threads", threads, "--repeat", str(repeat),
-                           "--work-dir", os.path.join(work, "det")],
-                          os.path.join(work, "det.census.json"))
+    sweep = [exe, "sweep", os.path.join(SRC, "cases", "keras_mnist_cnn_seed.case"),
+             "--max-steps", "1", "--repeat", str(repeat)]
+    rows = census_rows(census_sweep(sweep + ["--threads", threads, "--work-dir",
+                                             os.path.join(work, "det")],
+                                    os.path.join(work, "det.census.json")), True) \
+        if "threads" in axes else []
     version = must([exe, "--version"]).strip()
-    return {"library": "samebits det (seed model, step 0)", "version": version,
-            "rows": census_rows(census, True)}
+    lib = {"library": "samebits det (seed model, step 0)", "version": version, "rows": rows}
+    if "isa" in axes:
+        # `--isa all`: every path of samebits' own this CPU has (harness/CLI.md)
+        lib["isa"] = isa_census("SAMEBITS_ISA", sweep + ["--work-dir",
+                                                         os.path.join(work, "det.isa")],
+                                os.path.join(work, "det.isa.census.json"), True,
+                                values=["avx512", "avx2", "baseline"])
+        lib["isa"]["default"] = "the widest"
+    return lib
 
 
 # ---- PyTorch: its seed model as a kind = command case, swept with --census ------
@@ -186,7 +269,15 @@ golden = {golden}
 """
 
 
-def torch_census(samebits, work, threads, repeat):
+def torch_capability(env=None):
+    """What ATen dispatches to ("AVX2", "NO AVX"), as torch.__config__ says it."""
+    out = must(["/usr/bin/python3", "-c", "import torch; print(torch.__config__.show())"],
+               env=env)
+    return next((line.split(":", 1)[1].strip() for line in out.splitlines()
+                 if "CPU capability usage" in line), "unknown")
+
+
+def torch_census(samebits, work, threads, repeat, axes):
     """The seed model's first training step (python3 -m samebits_torch train,
     the package in tools/interop/python) as a kind = command case
     (harness/PRODUCERS.md) written in WORK: its golden made by `samebits
@@ -202,34 +293,92 @@ def torch_census(samebits, work, threads, repeat):
                                   golden=os.path.join(work, "census_torch_seed.golden")))
     # the golden of this machine's PyTorch, remade on purpose every time (--update)
     must([samebits, "golden", "--update", case])
-    census = census_sweep([samebits, "sweep", case, "--threads", threads, "--repeat", str(repeat),
-                           "--work-dir", os.path.join(work, "sweep")],
-                          os.path.join(work, "census.json"))
-    return {"library": "PyTorch (seed model, step 0)",
-            "version": f"PyTorch {have.stdout.strip()}", "rows": census_rows(census, True)}
+    sweep = [samebits, "sweep", case, "--repeat", str(repeat)]
+    rows = census_rows(census_sweep(sweep + ["--threads", threads, "--work-dir",
+                                             os.path.join(work, "sweep")],
+                                    os.path.join(work, "census.json")), True) \
+        if "threads" in axes else []
+    lib = {"library": "PyTorch (seed model, step 0)",
+           "version": f"PyTorch {have.stdout.strip()}", "rows": rows}
+    if "isa" in axes:
+        isa = isa_census("ATEN_CPU_CAPABILITY", sweep + ["--work-dir", os.path.join(work, "isa")],
+                         os.path.join(work, "isa.census.json"), True)
+        isa["default"] = torch_capability()
+        isa["ran"] = {v: torch_capability(env_with("ATEN_CPU_CAPABILITY", v))
+                      for v in isa["values"]}
+        lib["isa"] = isa
+    return lib
 
 
 # ---- output --------------------------------------------------------------------
 
-def markdown(census):
-    m, threads = census["machine"], census["threads"]
-    lines = [f"Generated by `tools/interop/census_table.py` on {m['cpu']} ({m['isa']}, "
-             f"{m['cores']} cores), {census['repeat']} runs per thread count; "
-             + "; ".join(lib["version"] for lib in census["libraries"]) + ".", "",
-             "| library | output or op | " + " | ".join(str(n) for n in threads) +
+def numbers(r):
+    ratio = "-" if r["worst_bound_ratio"] is None else f"{r['worst_bound_ratio']:.3g}"
+    ulp = "-" if r["max_ulp"] is None else f"{r['max_ulp']:.0f}"
+    return f" | {ratio} | {ulp} |"
+
+
+def threads_markdown(census):
+    threads = census["threads"]
+    lines = ["| library | output or op | " + " | ".join(str(n) for n in threads) +
              " | worst bound ratio | max ULP |",
              "|---|---|" + "---|" * len(threads) + "---|---|"]
     for lib in census["libraries"]:
         for r in lib["rows"]:
-            ratio = "-" if r["worst_bound_ratio"] is None else f"{r['worst_bound_ratio']:.3g}"
-            ulp = "-" if r["max_ulp"] is None else f"{r['max_ulp']:.0f}"
             label = f"`{r['row']}`" + (f" ({r['impl']})" if r.get("impl") else "")
             lines.append(f"| {lib['library']} | {label} | " +
                          " | ".join(r["cells"].get(str(n), "-") for n in threads) +
-                         f" | {ratio} | {ulp} |")
-    lines += ["", "`=` the 1-thread bits in every run, `R` reordering (within the op's bound), "
-              "`U` unbounded (no bound known for the op), `B` beyond bound, `N` the runs of "
-              "that count differ, `d` moved downstream of another output, `X` crashed."]
+                         numbers(r))
+    return lines + ["", "`=` the 1-thread bits in every run, `R` reordering (within the op's "
+                    "bound), `U` unbounded (no bound known for the op), `B` beyond bound, `N` "
+                    "the runs of that count differ, `d` moved downstream of another output, "
+                    "`X` crashed."]
+
+
+def isa_markdown(census):
+    """One table per library: a column per value of its variable, each cell
+    the mark at 1 thread against the golden of the default environment."""
+    lines = [f"At 1 thread, {census['repeat']} runs per value: each library under its "
+             "instruction-set variable, every value this CPU has the instructions for, "
+             "compared with the golden of the default environment (`=` its bits; marks as "
+             "above). A column says what the library reported it ran where that is not the "
+             "value's name; a oneDNN cell names the implementation it chose."]
+    for lib in census["libraries"]:
+        isa = lib.get("isa")
+        if not isa:
+            continue
+        var, values, ran = isa["variable"], isa["values"], isa.get("ran", {})
+        skipped = "; not run: " + ", ".join(f"{v} (the CPU lacks {' '.join(lacks)})"
+                                             for v, lacks in isa["skipped"]) \
+            if isa["skipped"] else ""
+        lines += ["", f"{lib['library']} under `{var}` (default: {isa['default']}){skipped}.",
+                  ""]
+        if not values:
+            continue
+
+        def head(v):
+            said = ran.get(v)
+            return f"{v}" + (f" (ran {said})" if said and said.lower() != v.lower() else "")
+        lines += ["| output or op | " + " | ".join(head(v) for v in values) +
+                  " | worst bound ratio | max ULP |",
+                  "|---|" + "---|" * len(values) + "---|---|"]
+        for r in isa["rows"]:
+            impls = r.get("impls", {})
+            lines.append(f"| `{r['row']}` | " + " | ".join(
+                r["cells"].get(v, "-") + (f" {impls[v]}" if impls.get(v) else "")
+                for v in values) + numbers(r))
+    return lines
+
+
+def markdown(census, axes):
+    m = census["machine"]
+    lines = [f"Generated by `tools/interop/census_table.py` on {m['cpu']} ({m['isa']}, "
+             f"{m['cores']} cores), {census['repeat']} runs per configuration; "
+             + "; ".join(lib["version"] for lib in census["libraries"]) + ".", ""]
+    if "threads" in axes:
+        lines += threads_markdown(census)
+    if "isa" in axes:
+        lines += ([""] if "threads" in axes else []) + isa_markdown(census)
     return "\n".join(lines) + "\n"
 
 
@@ -262,8 +411,12 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--markdown")
     ap.add_argument("--page")
+    ap.add_argument("--axes", default="threads,isa")
     ap.add_argument("--no-torch", action="store_true")
     a = ap.parse_args()
+    axes = a.axes.split(",")
+    if not axes or any(x not in ("threads", "isa") for x in axes):
+        ap.error(f"--axes {a.axes}: a list of threads and isa")
     build = os.path.abspath(a.build)
     # the det case and PyTorch read MNIST from here (tools/fetch-data)
     os.environ.setdefault("SAMEBITS_DATA_DIR", os.path.join(SRC, "data"))
@@ -271,18 +424,18 @@ def main():
     threads = threads_of(a.threads)
     try:
         page = page_split(a.page) if a.page else None
-        libraries = [openblas(build, work, a.threads, a.repeat),
-                     onednn(build, work, a.threads, a.repeat),
+        libraries = [openblas(build, work, a.threads, a.repeat, axes),
+                     onednn(build, work, a.threads, a.repeat, axes),
                      None if a.no_torch else torch_census(os.path.join(build, "samebits"),
                                                           os.path.join(work, "torch"),
-                                                          a.threads, a.repeat),
-                     samebits_det(build, work, a.threads, a.repeat)]
+                                                          a.threads, a.repeat, axes),
+                     samebits_det(build, work, a.threads, a.repeat, axes)]
     except RunError as e:
         print(f"census_table: {e}", file=sys.stderr)
         return 2
-    census = {"machine": machine(), "threads": threads, "repeat": a.repeat,
-              "libraries": [lib for lib in libraries if lib]}
-    text = markdown(census)
+    census = {"machine": machine(), "threads": threads if "threads" in axes else [],
+              "repeat": a.repeat, "libraries": [lib for lib in libraries if lib]}
+    text = markdown(census, axes)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(census, f, indent=1)
@@ -296,7 +449,8 @@ def main():
         sys.stdout.write(text)
     if not a.work_dir:
         shutil.rmtree(work, ignore_errors=True)
-    bad = any(m in FAILING for lib in census["libraries"] for r in lib["rows"]
+    bad = any(m in FAILING for lib in census["libraries"]
+              for r in lib["rows"] + lib.get("isa", {}).get("rows", [])
               for m in r["cells"].values())
     return 1 if bad else 0
 

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """The census command of docs/census.md on this build, shortened to 1 and 2
-threads and one run each: it must run every library it documents (OpenBLAS,
+threads and one run each, its threads axis alone (test_census_isa.py has
+the instruction-set axis): it must run every library it documents (OpenBLAS,
 oneDNN, PyTorch, samebits det) and give each rows, it must exit 0 (no cell
 beyond bound, nondeterministic or crashed), and it must write its table
 between the marker lines of a copy of docs/census.md, keeping the rest.
@@ -44,7 +45,7 @@ def main():
     page = os.path.join(work, "census.md")
     shutil.copyfile(PAGE, page)
     r = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "census_table.py"), build,
-                        "--threads", "1,2", "--repeat", "1", "--work-dir", work, "--json", out,
+                        "--threads", "1,2", "--repeat", "1", "--axes", "threads", "--work-dir", work, "--json", out,
                         "--page", page],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     print(r.stdout)
