@@ -32,12 +32,12 @@ static int entries_replaced(const sb_kernel_table *t, sb_op *which)
     return n;
 }
 
-START_TEST(registry_lists_thirty_four_mutants_each_replacing_one_op)
+START_TEST(registry_lists_thirty_five_mutants_each_replacing_one_op)
 {
     int kinds[2] = {0, 0};
     for (int i = 0; i < sb_mutant_count(); i++)
         kinds[sb_mutant_kind_of(i)]++;
-    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 30);
+    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 31);
     ck_assert_int_eq(kinds[SB_MUTANT_NUMERICS], 4);
     for (int i = 0; i < sb_mutant_count(); i++) {
         const char *name = sb_mutant_name(i);
@@ -202,6 +202,11 @@ static const trigger triggers[] = {
      2, 1, 1, {1}, 1},
     /* 1000 elements in [-1, 1): the tanh form parts from erf's off 0 */
     {"gelu_erf_tail_tanh", {.op = SB_OP_gelu_erf_fwd, .n = 1000}, 2, 1, 1, {1}, 1},
+    /* 20 rows of sequences of 8: the second thread's share starts at row 10,
+     * position 2 */
+    {"rope_position_from_chunk", {.op = SB_OP_rope_fwd,
+                                  .rope = {.n = 20, .t = 8, .h = 2, .d = 8, .base = 10000.0f}},
+     2, 1, 1, {1}, 1},
 };
 #define N_TRIGGERS ((int)(sizeof triggers / sizeof triggers[0]))
 
@@ -464,7 +469,7 @@ Suite *make_mutants_suite(void)
 {
     Suite *s = suite_create("mutants");
     TCase *tc = tcase_create("registry");
-    tcase_add_test(tc, registry_lists_thirty_four_mutants_each_replacing_one_op);
+    tcase_add_test(tc, registry_lists_thirty_five_mutants_each_replacing_one_op);
     tcase_add_test(tc, install_replaces_one_entry);
     tcase_add_test(tc, registry_lists_three_decode_mutants);
     tcase_add_test(tc, unknown_mutant_is_refused);
