@@ -5,32 +5,28 @@
  * deviations are about 1/(2c) too large. On one thread there is no tail:
  * det's bits. */
 #include <math.h>
-#include <omp.h>
 
 #include "mutants.h"
 #include "norm/norm.h"
+#include "tail_paths.h"
+
+static float det_rstd(const float *x, size_t c, float eps)
+{
+    return sb_norm_row_stats(x, c, eps).rstd;
+}
+
+static float unbiased_rstd(const float *x, size_t c, float eps)
+{
+    const float mean = sb_norm_row_stats(x, c, eps).mean;
+    float sq = 0.0f;
+    for (size_t j = 0; j < c; j++)
+        sq += (x[j] - mean) * (x[j] - mean);
+    return 1.0f / sqrtf(sq / (float)(c - 1) + eps);
+}
 
 void sb_mutant_layernorm_rstd_tail_unbiased(float *rstd,         /* [n] */
                                             const float *x,      /* [n][c] */
                                             const sb_norm_shape *s)
 {
-    const size_t c = (size_t)s->c;
-#pragma omp parallel
-    {
-        const bool tail = omp_get_num_threads() > 1 &&
-                          omp_get_thread_num() == omp_get_num_threads() - 1;
-#pragma omp for schedule(static)
-        for (int i = 0; i < s->n; i++) {
-            const float *xi = x + (size_t)i * c;
-            const sb_norm_stats st = sb_norm_row_stats(xi, c, s->eps);
-            if (!tail) {
-                rstd[i] = st.rstd;
-                continue;
-            }
-            float sq = 0.0f;
-            for (size_t j = 0; j < c; j++)
-                sq += (xi[j] - st.mean) * (xi[j] - st.mean);
-            rstd[i] = 1.0f / sqrtf(sq / (float)(c - 1) + s->eps);
-        }
-    }
+    sb_mutant_rows_with_tail(rstd, x, s, det_rstd, unbiased_rstd);
 }

@@ -5,10 +5,10 @@
  * roundings, so the tail's products differ in their last bits. On one
  * thread there is no tail: det's bits. */
 #include <math.h>
-#include <omp.h>
 
 #include "elementwise/elementwise.h"
 #include "mutants.h"
+#include "tail_paths.h"
 
 void sb_mutant_swiglu_tail_exp_sigmoid(float *y,          /* [n] */
                                        const float *a,    /* [n] */
@@ -17,8 +17,7 @@ void sb_mutant_swiglu_tail_exp_sigmoid(float *y,          /* [n] */
 {
 #pragma omp parallel
     {
-        const bool tail = omp_get_num_threads() > 1 &&
-                          omp_get_thread_num() == omp_get_num_threads() - 1;
+        const bool tail = sb_mutant_in_tail();
 #pragma omp for schedule(static)
         for (int64_t i = 0; i < (int64_t)n; i++)
             y[i] = tail ? (a[i] / (1.0f + expf(-a[i]))) * b[i] : sb_swiglu(a[i], b[i]);
