@@ -5,10 +5,9 @@
  * the subtraction cancels (the one-pass error grows as (mean/std)^2, the
  * two-pass one as mean/std), and it can even go negative. On one thread
  * there is no tail (the one thread runs the main loop): det's bits. */
-#include <omp.h>
-
 #include "mutants.h"
 #include "norm/norm.h"
+#include "tail_paths.h"
 
 static sb_norm_stats one_pass_stats(const float *x, size_t c, float eps)
 {
@@ -31,8 +30,7 @@ void sb_mutant_layernorm_one_pass_tail(float *y,              /* [n][c] */
     const size_t c = (size_t)s->c;
 #pragma omp parallel
     {
-        const int threads = omp_get_num_threads(), me = omp_get_thread_num();
-        const bool tail = threads > 1 && me == threads - 1;
+        const bool tail = sb_mutant_in_tail();
 #pragma omp for schedule(static)
         for (int i = 0; i < s->n; i++) {
             const float *xi = x + (size_t)i * c;

@@ -33,12 +33,12 @@ static int entries_replaced(const sb_kernel_table *t, sb_op *which)
     return n;
 }
 
-START_TEST(registry_lists_twenty_eight_mutants_each_replacing_one_op)
+START_TEST(registry_lists_thirty_eight_mutants_each_replacing_one_op)
 {
     int kinds[2] = {0, 0};
     for (int i = 0; i < sb_mutant_count(); i++)
         kinds[sb_mutant_kind_of(i)]++;
-    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 24);
+    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 34);
     ck_assert_int_eq(kinds[SB_MUTANT_NUMERICS], 4);
     for (int i = 0; i < sb_mutant_count(); i++) {
         const char *name = sb_mutant_name(i);
@@ -216,6 +216,45 @@ static const trigger triggers[] = {
     {"nll_mean_weight_thread_split", {.op = SB_OP_nll_loss_mean,
                                       .nll = {.n = 250, .k = 10, .d = 4, .ignore_index = 3,
                                               .weighted = true}},
+     2, 1, 1, {1}, 1},
+    /* 1000 terms of 12 outputs: two runs of 500 at 2 threads */
+    {"reduce_mean_thread_split", {.op = SB_OP_reduce_mean,
+                                  .reduce = {.outer = 4, .r = 1000, .inner = 3}},
+     2, 1, 1, {1}, 1},
+    /* 1000 classes a row: two runs of 500 at 2 threads */
+    {"log_softmax_vocab_split", {.op = SB_OP_log_softmax_fwd, .cls = {.n = 8, .k = 1000}},
+     2, 1, 1, {1}, 1},
+    /* 8 planes of 13 x 13, 3 x 3 windows at stride 2 */
+    {"maxpool_indices_chunk_relative", {.op = SB_OP_maxpool_window_indices,
+                                        .window = {.n = 2, .c = 4, .h = 13, .w = 13, .kh = 3,
+                                                   .kw = 3, .sh = 2, .sw = 2}},
+     2, 1, 1, {1}, 1},
+    /* 3 x 3 windows: 1/9 is not a power of two */
+    {"avgpool_tail_reciprocal", {.op = SB_OP_avgpool_fwd,
+                                 .window = {.n = 2, .c = 4, .h = 13, .w = 13, .kh = 3, .kw = 3,
+                                            .sh = 2, .sw = 2}},
+     2, 1, 1, {1}, 1},
+    /* rows of 256: eight blocks of 32 in det, one chain in the tail */
+    {"layernorm_mean_sequential_tail", {.op = SB_OP_layernorm_mean,
+                                        .norm = {.n = 64, .c = 256, .eps = 1e-5f}},
+     2, 1, 1, {1}, 1},
+    /* 1000 elements in [-1, 1): the tanh form parts from erf's off 0 */
+    {"gelu_erf_tail_tanh", {.op = SB_OP_gelu_erf_fwd, .n = 1000}, 2, 1, 1, {1}, 1},
+    /* 20 rows of sequences of 8: the second thread's share starts at row 10,
+     * position 2 */
+    {"rope_position_from_chunk", {.op = SB_OP_rope_fwd,
+                                  .rope = {.n = 20, .t = 8, .h = 2, .d = 8, .base = 10000.0f}},
+     2, 1, 1, {1}, 1},
+    /* 1000 elements in [-1, 1): the two SiLU forms round apart on some */
+    {"swiglu_tail_exp_sigmoid", {.op = SB_OP_swiglu_fwd, .n = 1000}, 2, 1, 1, {1}, 1},
+    {"layernorm_rstd_tail_unbiased", {.op = SB_OP_layernorm_rstd,
+                                      .norm = {.n = 64, .c = 256, .eps = 1e-5f}},
+     2, 1, 1, {1}, 1},
+    /* 3 x 3 windows: the maximum of some of the tail's windows is in their
+     * last column */
+    {"maxpool_window_short_edge", {.op = SB_OP_maxpool_window_fwd,
+                                   .window = {.n = 2, .c = 4, .h = 13, .w = 13, .kh = 3,
+                                              .kw = 3, .sh = 2, .sw = 2}},
      2, 1, 1, {1}, 1},
 };
 #define N_TRIGGERS ((int)(sizeof triggers / sizeof triggers[0]))
@@ -479,7 +518,7 @@ Suite *make_mutants_suite(void)
 {
     Suite *s = suite_create("mutants");
     TCase *tc = tcase_create("registry");
-    tcase_add_test(tc, registry_lists_twenty_eight_mutants_each_replacing_one_op);
+    tcase_add_test(tc, registry_lists_thirty_eight_mutants_each_replacing_one_op);
     tcase_add_test(tc, install_replaces_one_entry);
     tcase_add_test(tc, registry_lists_three_decode_mutants);
     tcase_add_test(tc, registry_lists_three_resume_mutants_each_changing_one_counter);
