@@ -35,10 +35,12 @@ void sb_leaf_blocks_run(const sb_leaf_call *c, const sb_leaf_request *r,
 #pragma omp parallel for schedule(static) if (blocks > 1)
     for (int64_t b = 0; b < blocks; b++) {
         const size_t lo = sb_leaf_begin(b), hi = sb_leaf_end(b, c->n);
-        put_inputs(c, r, b, lo, hi, true);
+        if (r)
+            put_inputs(c, r, b, lo, hi, true);
         block(c, lo, hi);
-        for (int j = 0; j < SB_OP_MAX_OUT && c->out[j]; j++)
+        for (int j = 0; r && j < SB_OP_MAX_OUT && c->out[j]; j++)
             leaf_put(r, r->out[j], b, c->out[j], lo, hi);
-        put_inputs(c, r, b, lo, hi, false);
+        if (r)
+            put_inputs(c, r, b, lo, hi, false);
     }
 }

@@ -51,7 +51,8 @@ typedef void sb_leaf_block_fn(const sb_leaf_call *c, size_t lo, size_t hi);
 /* The hashed mode's loop: the blocks of c in parallel (one block is not
  * worth a team), each computed by `block`, then hashed, each tensor r asks
  * for, while the block is in cache; an input that an output is written over
- * (the residual add's y may be a) is hashed before the block is computed. */
+ * (the residual add's y may be a) is hashed before the block is computed.
+ * r NULL: the same blocks and nothing hashed (an op's det mode). */
 void sb_leaf_blocks_run(const sb_leaf_call *c, const sb_leaf_request *r,
                         sb_leaf_block_fn *block);
 

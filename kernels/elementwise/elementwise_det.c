@@ -356,35 +356,21 @@ SB_ISA_VARIANTS(gelu_bwd_span, (float *dx, const float *dy, const float *x, size
         dx[i] = sb_gelu_grad(dy[i], x[i]);
 }
 
-void sb_gelu_fwd_det(float *y,          /* [n] */
-                     const float *x,    /* [n] */
-                     size_t n)
-{
-    const int64_t blocks = sb_leaf_blocks(n);
-#pragma omp parallel for schedule(static) if (blocks > 1)
-    for (int64_t b = 0; b < blocks; b++)
-        gelu_fwd_span(y, x, sb_leaf_begin(b), sb_leaf_end(b, n));
-}
-
 static void gelu_fwd_block(const sb_leaf_call *c, size_t lo, size_t hi)
 {
     gelu_fwd_span(c->out[0], c->in[0], lo, hi);
 }
 
+void sb_gelu_fwd_det(float *y,          /* [n] */
+                     const float *x,    /* [n] */
+                     size_t n)
+{
+    sb_gelu_fwd_hashed(y, x, n, NULL);
+}
+
 void sb_gelu_fwd_hashed(float *y, const float *x, size_t n, const sb_leaf_request *r)
 {
     sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {y}, .in = {x}}, r, gelu_fwd_block);
-}
-
-void sb_gelu_bwd_det(float *dx,         /* [n] */
-                     const float *dy,   /* [n] */
-                     const float *x,    /* [n] forward input */
-                     size_t n)
-{
-    const int64_t blocks = sb_leaf_blocks(n);
-#pragma omp parallel for schedule(static) if (blocks > 1)
-    for (int64_t b = 0; b < blocks; b++)
-        gelu_bwd_span(dx, dy, x, sb_leaf_begin(b), sb_leaf_end(b, n));
 }
 
 static void gelu_bwd_block(const sb_leaf_call *c, size_t lo, size_t hi)
@@ -396,6 +382,14 @@ void sb_gelu_bwd_hashed(float *dx, const float *dy, const float *x, size_t n,
                         const sb_leaf_request *r)
 {
     sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {dx}, .in = {dy, x}}, r, gelu_bwd_block);
+}
+
+void sb_gelu_bwd_det(float *dx,         /* [n] */
+                     const float *dy,   /* [n] */
+                     const float *x,    /* [n] forward input */
+                     size_t n)
+{
+    sb_gelu_bwd_hashed(dx, dy, x, n, NULL);
 }
 
 /* GELU's erf form: the same loops over scalar calls of libm's erff and
@@ -413,16 +407,6 @@ static void gelu_erf_bwd_span(float *dx, const float *dy, const float *x, size_t
         dx[i] = sb_gelu_erf_grad(dy[i], x[i]);
 }
 
-void sb_gelu_erf_fwd_det(float *y,          /* [n] */
-                         const float *x,    /* [n] */
-                         size_t n)
-{
-    const int64_t blocks = sb_leaf_blocks(n);
-#pragma omp parallel for schedule(static) if (blocks > 1)
-    for (int64_t b = 0; b < blocks; b++)
-        gelu_erf_fwd_span(y, x, sb_leaf_begin(b), sb_leaf_end(b, n));
-}
-
 static void gelu_erf_fwd_block(const sb_leaf_call *c, size_t lo, size_t hi)
 {
     gelu_erf_fwd_span(c->out[0], c->in[0], lo, hi);
@@ -433,15 +417,11 @@ void sb_gelu_erf_fwd_hashed(float *y, const float *x, size_t n, const sb_leaf_re
     sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {y}, .in = {x}}, r, gelu_erf_fwd_block);
 }
 
-void sb_gelu_erf_bwd_det(float *dx,         /* [n] */
-                         const float *dy,   /* [n] */
-                         const float *x,    /* [n] forward input */
+void sb_gelu_erf_fwd_det(float *y,          /* [n] */
+                         const float *x,    /* [n] */
                          size_t n)
 {
-    const int64_t blocks = sb_leaf_blocks(n);
-#pragma omp parallel for schedule(static) if (blocks > 1)
-    for (int64_t b = 0; b < blocks; b++)
-        gelu_erf_bwd_span(dx, dy, x, sb_leaf_begin(b), sb_leaf_end(b, n));
+    sb_gelu_erf_fwd_hashed(y, x, n, NULL);
 }
 
 static void gelu_erf_bwd_block(const sb_leaf_call *c, size_t lo, size_t hi)
@@ -454,6 +434,14 @@ void sb_gelu_erf_bwd_hashed(float *dx, const float *dy, const float *x, size_t n
 {
     sb_leaf_blocks_run(&(sb_leaf_call){.n = n, .out = {dx}, .in = {dy, x}}, r,
                        gelu_erf_bwd_block);
+}
+
+void sb_gelu_erf_bwd_det(float *dx,         /* [n] */
+                         const float *dy,   /* [n] */
+                         const float *x,    /* [n] forward input */
+                         size_t n)
+{
+    sb_gelu_erf_bwd_hashed(dx, dy, x, n, NULL);
 }
 
 void sb_residual_add_det(float *y,       /* [n], may be a */
