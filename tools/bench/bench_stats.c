@@ -33,7 +33,7 @@ spread spread_of(const double *v, int n)
 
 spread ratio_spread(const double *num, const double *den, int n)
 {
-    double r[MAX_ROUNDS];
+    double r[MAX_ROUNDS] = {0};     /* n >= 1; zeroed for the compiler's sake */
     for (int i = 0; i < n; i++)
         r[i] = num[i] / den[i];
     return spread_of(r, n);
