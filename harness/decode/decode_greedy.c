@@ -23,7 +23,7 @@ typedef struct other {
 /* The largest logit of x[0..n) less the second largest. */
 static double margin(const float *x, int n)
 {
-    double a = -INFINITY, b = -INFINITY;
+    double a = -HUGE_VAL, b = -HUGE_VAL;
     for (int i = 0; i < n; i++) {
         const double v = (double)x[i];
         if (v > a)

@@ -13,7 +13,8 @@ void sb_elem_precision(sb_elem_diff *e, const float *golden_err, const float *ru
     e->precision_index = 0;
     e->precision_run_err = e->precision_golden_err = e->precision_threshold = 0.0;
     for (size_t i = 0; i < n; i++) {
-        const double er = run_err[i], eg = golden_err[i], es = seq_err[i], fl = floor[i];
+        const double er = (double)run_err[i], eg = (double)golden_err[i],
+                     es = (double)seq_err[i], fl = (double)floor[i];
         /* an element whose error is the golden's or the serial kernel's
          * (their bits, as a rule) is no evidence either way, and would only
          * put 1 / F in the statistic */

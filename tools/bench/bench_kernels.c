@@ -53,7 +53,7 @@ typedef struct bench_case {
      {in, out, GPT_ROWS, true, false}}
 #define GPT_EMBED {GPT_ROWS, 64, 98, 128}
 #define GPT_NORM {GPT_ROWS, 128, 1e-5f}
-#define GPT_ATTN {16, 64, 4, 32}
+#define GPT_ATTN {16, 64, 4, 32, 0, false}
 /* every parameter of the 2-block model: wte, wpe, per block ln1, qkv, proj,
  * ln2, fc, fcproj (weights and biases), lnf, head */
 #define GPT_PARAMS                                                                          \
