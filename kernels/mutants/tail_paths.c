@@ -66,3 +66,28 @@ void sb_mutant_pairs_with_remainder(float *out, const float *u, const float *v, 
     pairs p = {out, u, v, main, remainder};
     sb_mutant_share_with_remainder(n, SB_MUTANT_GROUP, pairs_span, &p);
 }
+
+typedef struct nll_terms {
+    float *terms;
+    const float *logprob, *weight;
+    const int32_t *labels;
+    const sb_nll_shape *s;
+    sb_mutant_nll_term_fn *remainder;
+} nll_terms;
+
+static void nll_terms_span(void *ctx, size_t lo, size_t hi, bool remainder)
+{
+    const nll_terms *t = ctx;
+    sb_mutant_nll_term_fn *term = remainder ? t->remainder : sb_nll_term;
+    for (size_t e = lo; e < hi; e++)
+        t->terms[e] = term(t->logprob, t->labels, t->weight, t->s, e);
+}
+
+void sb_mutant_nll_terms_with_remainder(float *terms, const float *logprob, const int32_t *labels,
+                                        const float *weight, const sb_nll_shape *s,
+                                        sb_mutant_nll_term_fn *remainder)
+{
+    sb_nll_shape_check(s);
+    nll_terms t = {terms, logprob, weight, labels, s, remainder};
+    sb_mutant_share_with_remainder(sb_nll_count(s), SB_MUTANT_GROUP, nll_terms_span, &t);
+}

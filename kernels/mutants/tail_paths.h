@@ -14,6 +14,7 @@
 #include <omp.h>
 #include <stdbool.h>
 
+#include "loss/nll.h"
 #include "op_kernels.h"
 #include "pool/pool.h"
 
@@ -56,5 +57,18 @@ typedef float sb_mutant_pair_fn(float u, float v);
  * (groups of SB_MUTANT_GROUP) */
 void sb_mutant_pairs_with_remainder(float *out, const float *u, const float *v, size_t n,
                                     sb_mutant_pair_fn *main, sb_mutant_pair_fn *remainder);
+
+/* one position's term of the negative log-likelihood (sb_nll_term, nll.h) */
+typedef float sb_mutant_nll_term_fn(const float *logprob, const int32_t *labels,
+                                    const float *weight, const sb_nll_shape *s, size_t e);
+
+/* terms[e] = det's sb_nll_term, or remainder's in the remainder loops
+ * (groups of SB_MUTANT_GROUP positions) */
+void sb_mutant_nll_terms_with_remainder(float *terms,            /* [n][d] */
+                                        const float *logprob,    /* [n][k][d] */
+                                        const int32_t *labels,   /* [n][d] */
+                                        const float *weight,     /* [k] */
+                                        const sb_nll_shape *s,
+                                        sb_mutant_nll_term_fn *remainder);
 
 #endif
