@@ -1,4 +1,4 @@
-/* The loops of the tail-path mutants (tail_paths.h). */
+/* The loops of the tail-path and remainder mutants (tail_paths.h). */
 #include "tail_paths.h"
 
 void sb_mutant_pool_with_tail(float *y, const float *x, const sb_window_shape *s,
@@ -32,4 +32,62 @@ void sb_mutant_rows_with_tail(float *out, const float *x, const sb_norm_shape *s
         for (int i = 0; i < s->n; i++)
             out[i] = row(x + (size_t)i * c, c, s->eps);
     }
+}
+
+void sb_mutant_share_with_remainder(size_t n, size_t group, sb_mutant_span_fn *span, void *ctx)
+{
+#pragma omp parallel
+    {
+        const size_t me = (size_t)omp_get_thread_num(), team = (size_t)omp_get_num_threads();
+        const size_t first = n * me / team, end = n * (me + 1) / team;
+        const size_t groups_end = first + (end - first) / group * group;
+        span(ctx, first, groups_end, false);
+        span(ctx, groups_end, end, true);
+    }
+}
+
+typedef struct pairs {
+    float *out;
+    const float *u, *v;
+    sb_mutant_pair_fn *main, *remainder;
+} pairs;
+
+static void pairs_span(void *ctx, size_t lo, size_t hi, bool remainder)
+{
+    const pairs *p = ctx;
+    sb_mutant_pair_fn *element = remainder ? p->remainder : p->main;
+    for (size_t i = lo; i < hi; i++)
+        p->out[i] = element(p->u[i], p->v[i]);
+}
+
+void sb_mutant_pairs_with_remainder(float *out, const float *u, const float *v, size_t n,
+                                    sb_mutant_pair_fn *main, sb_mutant_pair_fn *remainder)
+{
+    pairs p = {out, u, v, main, remainder};
+    sb_mutant_share_with_remainder(n, SB_MUTANT_GROUP, pairs_span, &p);
+}
+
+typedef struct nll_terms {
+    float *terms;
+    const float *logprob, *weight;
+    const int32_t *labels;
+    const sb_nll_shape *s;
+    sb_mutant_nll_term_fn *remainder;
+} nll_terms;
+
+static void nll_terms_span(void *ctx, size_t lo, size_t hi, bool remainder)
+{
+    const nll_terms *t = ctx;
+    sb_mutant_nll_term_fn *term = remainder ? t->remainder : sb_nll_term;
+    for (size_t e = lo; e < hi; e++)
+        t->terms[e] = term(t->logprob, t->labels, t->weight, t->s, e);
+}
+
+void sb_mutant_nll_terms_with_remainder(float *terms, const float *logprob, const int32_t *labels,
+                                        const float *weight, const sb_nll_shape *s,
+                                        sb_mutant_nll_term_fn *remainder)
+{
+    sb_nll_shape_check(s);
+    nll_terms t = {terms, logprob, weight, labels, s, remainder};
+    sb_mutant_share_with_remainder(sb_nll_count(s), SB_MUTANT_GROUP, nll_terms_span, &t);
 }

@@ -33,12 +33,12 @@ static int entries_replaced(const sb_kernel_table *t, sb_op *which)
     return n;
 }
 
-START_TEST(registry_lists_thirty_eight_mutants_each_replacing_one_op)
+START_TEST(registry_lists_forty_three_mutants_each_replacing_one_op)
 {
     int kinds[2] = {0, 0};
     for (int i = 0; i < sb_mutant_count(); i++)
         kinds[sb_mutant_kind_of(i)]++;
-    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 34);
+    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 39);
     ck_assert_int_eq(kinds[SB_MUTANT_NUMERICS], 4);
     for (int i = 0; i < sb_mutant_count(); i++) {
         const char *name = sb_mutant_name(i);
@@ -256,6 +256,26 @@ static const trigger triggers[] = {
                                    .window = {.n = 2, .c = 4, .h = 13, .w = 13, .kh = 3,
                                               .kw = 3, .sh = 2, .sw = 2}},
      2, 1, 1, {1}, 1},
+    /* The remainder mutants: 384 elements or positions, 6 groups of 64
+     * (RoPE's 48 rows, 6 groups of 8), are whole groups for every thread at 1,
+     * 2, 3 and 6 threads and leave each of 4 threads a remainder of 32 (of 4
+     * rows) */
+    {"gelu_erf_grad_remainder_fma", {.op = SB_OP_gelu_erf_bwd, .n = 384}, 4, 1, 1, {1, 2, 3, 6}, 4},
+    {"swiglu_grad_b_remainder_left_to_right", {.op = SB_OP_swiglu_bwd_b, .n = 384},
+     4, 1, 1, {1, 2, 3, 6}, 4},
+    {"rope_bwd_remainder_forward_turn", {.op = SB_OP_rope_bwd,
+                                         .rope = {.n = 48, .t = 8, .h = 2, .d = 8, .base = 10000.0f}},
+     4, 1, 1, {1, 2, 3, 6}, 4},
+    /* labels 0..9 in turn: class 3 at positions 73, 83 and 93 of the first
+     * thread's remainder */
+    {"nll_sum_remainder_keeps_ignored", {.op = SB_OP_nll_loss_sum,
+                                         .nll = {.n = 96, .k = 10, .d = 4, .ignore_index = 3,
+                                                 .weighted = true}},
+     4, 1, 1, {1, 2, 3, 6}, 4},
+    {"nll_none_remainder_unweighted", {.op = SB_OP_nll_loss_none,
+                                       .nll = {.n = 96, .k = 10, .d = 4, .ignore_index = 3,
+                                               .weighted = true}},
+     4, 1, 1, {1, 2, 3, 6}, 4},
 };
 #define N_TRIGGERS ((int)(sizeof triggers / sizeof triggers[0]))
 
@@ -518,7 +538,7 @@ Suite *make_mutants_suite(void)
 {
     Suite *s = suite_create("mutants");
     TCase *tc = tcase_create("registry");
-    tcase_add_test(tc, registry_lists_thirty_eight_mutants_each_replacing_one_op);
+    tcase_add_test(tc, registry_lists_forty_three_mutants_each_replacing_one_op);
     tcase_add_test(tc, install_replaces_one_entry);
     tcase_add_test(tc, registry_lists_three_decode_mutants);
     tcase_add_test(tc, registry_lists_three_resume_mutants_each_changing_one_counter);
