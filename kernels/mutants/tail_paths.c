@@ -33,3 +33,15 @@ void sb_mutant_rows_with_tail(float *out, const float *x, const sb_norm_shape *s
             out[i] = row(x + (size_t)i * c, c, s->eps);
     }
 }
+
+void sb_mutant_elements_with_tail(float *y, const float *const *in, size_t n,
+                                  sb_mutant_element_fn *main, sb_mutant_element_fn *tail)
+{
+#pragma omp parallel
+    {
+        sb_mutant_element_fn *element = sb_mutant_in_tail() ? tail : main;
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < (int64_t)n; i++)
+            y[i] = element(in, (size_t)i);
+    }
+}

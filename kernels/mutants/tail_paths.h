@@ -30,4 +30,12 @@ typedef float sb_mutant_row_fn(const float *x, size_t c, float eps);
 void sb_mutant_rows_with_tail(float *out, const float *x, const sb_norm_shape *s,
                               sb_mutant_row_fn *main, sb_mutant_row_fn *tail);
 
+/* one element of an elementwise op, i, from the op's inputs */
+typedef float sb_mutant_element_fn(const float *const *in, size_t i);
+
+/* an elementwise op's loop, one writer an element, each element through
+ * `main`, or `tail` in the last thread's elements */
+void sb_mutant_elements_with_tail(float *y, const float *const *in, size_t n,
+                                  sb_mutant_element_fn *main, sb_mutant_element_fn *tail);
+
 #endif
