@@ -7,15 +7,19 @@
 #include "mutants.h"
 #include "tail_paths.h"
 
+static float gelu_erf(const float *const *in, size_t i)
+{
+    return sb_gelu_erf(in[0][i]);
+}
+
+static float gelu_tanh(const float *const *in, size_t i)
+{
+    return sb_gelu(in[0][i]);
+}
+
 void sb_mutant_gelu_erf_tail_tanh(float *y,          /* [n] */
                                   const float *x,    /* [n] */
                                   size_t n)
 {
-#pragma omp parallel
-    {
-        const bool tail = sb_mutant_in_tail();
-#pragma omp for schedule(static)
-        for (int64_t i = 0; i < (int64_t)n; i++)
-            y[i] = tail ? sb_gelu(x[i]) : sb_gelu_erf(x[i]);
-    }
+    sb_mutant_elements_with_tail(y, (const float *const[]){x}, n, gelu_erf, gelu_tanh);
 }

@@ -10,16 +10,21 @@
 #include "mutants.h"
 #include "tail_paths.h"
 
+static float swiglu(const float *const *in, size_t i)
+{
+    return sb_swiglu(in[0][i], in[1][i]);
+}
+
+static float swiglu_exp_sigmoid(const float *const *in, size_t i)
+{
+    const float a = in[0][i];
+    return (a / (1.0f + expf(-a))) * in[1][i];
+}
+
 void sb_mutant_swiglu_tail_exp_sigmoid(float *y,          /* [n] */
                                        const float *a,    /* [n] */
                                        const float *b,    /* [n] */
                                        size_t n)
 {
-#pragma omp parallel
-    {
-        const bool tail = sb_mutant_in_tail();
-#pragma omp for schedule(static)
-        for (int64_t i = 0; i < (int64_t)n; i++)
-            y[i] = tail ? (a[i] / (1.0f + expf(-a[i]))) * b[i] : sb_swiglu(a[i], b[i]);
-    }
+    sb_mutant_elements_with_tail(y, (const float *const[]){a, b}, n, swiglu, swiglu_exp_sigmoid);
 }

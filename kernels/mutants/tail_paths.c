@@ -91,3 +91,14 @@ void sb_mutant_nll_terms_with_remainder(float *terms, const float *logprob, cons
     nll_terms t = {terms, logprob, weight, labels, s, remainder};
     sb_mutant_share_with_remainder(sb_nll_count(s), SB_MUTANT_GROUP, nll_terms_span, &t);
 }
+void sb_mutant_elements_with_tail(float *y, const float *const *in, size_t n,
+                                  sb_mutant_element_fn *main, sb_mutant_element_fn *tail)
+{
+#pragma omp parallel
+    {
+        sb_mutant_element_fn *element = sb_mutant_in_tail() ? tail : main;
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < (int64_t)n; i++)
+            y[i] = element(in, (size_t)i);
+    }
+}

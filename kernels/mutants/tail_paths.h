@@ -70,5 +70,12 @@ void sb_mutant_nll_terms_with_remainder(float *terms,            /* [n][d] */
                                         const float *weight,     /* [k] */
                                         const sb_nll_shape *s,
                                         sb_mutant_nll_term_fn *remainder);
+/* one element of an elementwise op, i, from the op's inputs */
+typedef float sb_mutant_element_fn(const float *const *in, size_t i);
+
+/* an elementwise op's loop, one writer an element, each element through
+ * `main`, or `tail` in the last thread's elements */
+void sb_mutant_elements_with_tail(float *y, const float *const *in, size_t n,
+                                  sb_mutant_element_fn *main, sb_mutant_element_fn *tail);
 
 #endif

@@ -1,7 +1,7 @@
 /* Layer norm and RMSNorm in double, from the float inputs the op read, with
  * the forward error bound of the float row arithmetic of norm.h and
- * rmsnorm.h for the blocked orders of their row sums that every family runs
- * (sb_norm_sum_path, sb_rms_sum_path): the running error analyses of
+ * rmsnorm.h for the blocked pairwise order of their row sums that every
+ * family runs (sb_norm_sum_path): the running error analyses of
  * norm_error.h and rmsnorm_error.h. Gamma's gradient sums the n rows'
  * dy * xhat, each term carrying its xhat's error; the sum's rounding is
  * gamma(n - 1) times the terms' magnitudes (any order). */
@@ -31,11 +31,11 @@ static void rows_of(double *value, double *bound, const sb_op_call *c, row_op op
             break;
         case RMS_FWD:
             sb_err_rmsnorm_row(row, SB_REFD_IN(c, 0) + i * w, SB_REFD_IN(c, 1), w, s->eps,
-                               sb_rms_sum_path(w));
+                               sb_norm_sum_path(w));
             break;
         case RMS_BWD:
             sb_err_rmsnorm_row_bwd(row, SB_REFD_IN(c, 0) + i * w, SB_REFD_IN(c, 1) + i * w,
-                                   SB_REFD_IN(c, 2), w, s->eps, sb_rms_sum_path(w));
+                                   SB_REFD_IN(c, 2), w, s->eps, sb_norm_sum_path(w));
             break;
         }
         for (size_t j = 0; j < w; j++) {
@@ -69,7 +69,7 @@ static void gamma_of(double *value, double *bound, const sb_op_call *c, bool rms
     for (size_t i = 0; i < (size_t)s->n; i++) {
         const float *xi = x + i * w;
         const sb_err_stats st = rms ? (sb_err_stats){sb_err_exact(0.0), sb_err_rms_rstd(
-                                          xi, w, s->eps, sb_rms_sum_path(w))}
+                                          xi, w, s->eps, sb_norm_sum_path(w))}
                                     : sb_err_row_stats(xi, w, s->eps, sb_norm_sum_path(w));
         for (size_t j = 0; j < w; j++)
             sb_err_sum_add(&sum[j], sb_err_mul(sb_err_exact((double)dy[i * w + j]),

@@ -2,8 +2,8 @@
  * (rmsnorm.h): each value with a bound on |float - exact| when every row sum
  * has rounding paths of at most `path` additions: c - 1 covers any order of
  * the c terms (doubled, the reordering bounds, norm_bound.c), and
- * sb_rms_sum_path(c) the blocked order every family runs (the forward error
- * of the double evaluations, norm_refd.c). */
+ * sb_norm_sum_path(c) the blocked pairwise order every family runs (the
+ * forward error of the double evaluations, norm_refd.c). */
 #ifndef SB_RMSNORM_ERROR_H
 #define SB_RMSNORM_ERROR_H
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "norm/norm.h"
+#include "norm/rmsnorm.h"
 #include "op_test.h"
 #include "sb_kernels.h"
 #include "sb_refd.h"
@@ -136,11 +136,12 @@ START_TEST(test_rms_hand_values)
 }
 END_TEST
 
-/* RMSNorm sums a row's squares in blocks of 32 added in block order. A row
- * of 64: x = 1 then 63 times 2^-12 (squares 1 and 2^-24). One chain loses
- * every 2^-24 against 1 (each add ties to even): sum 1. In blocks, the first
- * block loses its 31 (sum 1) but the second sums its 32 alone, exactly, to
- * 2^-19, and 1 + 2^-19 is exact: every family must give that row's bits. */
+/* RMSNorm sums a row's squares in blocks of 32 whose sums are added
+ * pairwise (layer norm's order, norm.h). A row of 64: x = 1 then 63 times
+ * 2^-12 (squares 1 and 2^-24). One chain loses every 2^-24 against 1 (each
+ * add ties to even): sum 1. In blocks, the first block loses its 31 (sum 1)
+ * but the second sums its 32 alone, exactly, to 2^-19, and 1 + 2^-19 is
+ * exact: every family must give that row's bits. */
 START_TEST(test_rms_sums_in_blocks)
 {
     const sb_norm_shape s = {.n = 1, .c = 64, .eps = 1e-5f};
@@ -158,6 +159,48 @@ START_TEST(test_rms_sums_in_blocks)
         ck_assert_msg(op_test_feq(y[0], rstd), "%s: %a, blocked %a, one chain %a",
                       sb_family_name((sb_family)f), (double)y[0], (double)rstd, (double)chain);
     }
+}
+END_TEST
+
+/* ... and the block sums pairwise. A row of 128: 2^12 at 0, 1 at 32, 64 and
+ * 96, zeros elsewhere: block sums of squares (2^24, 1, 1, 1). The tree
+ * (2^24 + 1) + (1 + 1) gives 2^24 + 2 exactly, the blocks added in block
+ * order 2^24 (each + 1 ties to even), and the two give other rstds at
+ * c = 128. Every family, forward and data gradient (whose xhat carries the
+ * same rstd), at 1..3 threads, has the bits of the one-row arithmetic. */
+START_TEST(test_rms_sums_pairwise)
+{
+    enum { C = 128, N = 3 };
+    const sb_norm_shape s = {.n = N, .c = C, .eps = 1e-5f};
+    float x[N * C] = {0}, gamma[C], ones[N * C], y[N * C], dx[N * C], want[C], want_dx[C];
+    for (int i = 0; i < N; i++) {
+        x[i * C] = 0x1p12f;
+        x[i * C + 32] = x[i * C + 64] = x[i * C + 96] = 1.0f;
+    }
+    for (int j = 0; j < N * C; j++)
+        ones[j] = 1.0f;
+    for (int j = 0; j < C; j++)
+        gamma[j] = 1.0f + (float)j / 64.0f;
+    ck_assert(op_test_feq(sb_rms_sumsq(x, C), 0x1p24f + 2.0f));
+    const float rstd = sb_rms_rstd_of(0x1p24f + 2.0f, C, s.eps);
+    ck_assert(!op_test_feq(rstd, sb_rms_rstd_of(0x1p24f, C, s.eps)));
+    ck_assert(op_test_feq(sb_rms_rstd(x, C, s.eps), rstd));
+    sb_rmsnorm_row(want, x, gamma, C, s.eps);
+    sb_rmsnorm_row_bwd(want_dx, ones, x, ones, C, s.eps);
+    for (int f = 0; f < SB_FAMILY_COUNT; f++)
+        for (int threads = 1; threads <= 3; threads++) {
+            const sb_kernel_table *k = sb_kernels((sb_family)f);
+            omp_set_num_threads(threads);
+            k->rmsnorm_fwd(y, x, gamma, &s);
+            k->rmsnorm_bwd_data(dx, ones, x, ones, &s);
+            for (int i = 0; i < N; i++) {
+                ck_assert_msg(op_test_same_bits(y + i * C, want, C), "%s, %d threads, row %d",
+                              sb_family_name((sb_family)f), threads, i);
+                ck_assert_msg(op_test_same_bits(dx + i * C, want_dx, C),
+                              "%s, %d threads, row %d dx", sb_family_name((sb_family)f),
+                              threads, i);
+            }
+        }
 }
 END_TEST
 
@@ -458,6 +501,7 @@ Suite *make_norm_suite(void)
     tcase_add_test(def, test_rms_hand_values);
     tcase_add_test(def, test_stats_hand_values);
     tcase_add_test(def, test_rms_sums_in_blocks);
+    tcase_add_test(def, test_rms_sums_pairwise);
     tcase_add_test(def, test_layernorm_pairwise_tree);
     tcase_add_test(def, test_layernorm_sums_pairwise);
     tcase_add_test(def, test_constant_and_nan_rows);

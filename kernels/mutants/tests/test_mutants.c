@@ -33,12 +33,12 @@ static int entries_replaced(const sb_kernel_table *t, sb_op *which)
     return n;
 }
 
-START_TEST(registry_lists_forty_three_mutants_each_replacing_one_op)
+START_TEST(registry_lists_forty_eight_mutants_each_replacing_one_op)
 {
     int kinds[2] = {0, 0};
     for (int i = 0; i < sb_mutant_count(); i++)
         kinds[sb_mutant_kind_of(i)]++;
-    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 39);
+    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 44);
     ck_assert_int_eq(kinds[SB_MUTANT_NUMERICS], 4);
     for (int i = 0; i < sb_mutant_count(); i++) {
         const char *name = sb_mutant_name(i);
@@ -276,6 +276,22 @@ static const trigger triggers[] = {
                                        .nll = {.n = 96, .k = 10, .d = 4, .ignore_index = 3,
                                                .weighted = true}},
      4, 1, 1, {1, 2, 3, 6}, 4},
+    /* rows of 1000: two runs of 500 columns at 2 threads, each in det's
+     * blocks from its own first column */
+    {"rmsnorm_row_thread_split", {.op = SB_OP_rmsnorm_fwd,
+                                  .norm = {.n = 16, .c = 1000, .eps = 1e-5f}},
+     2, 1, 1, {1}, 1},
+    /* 20 rows: the second thread's share starts at row 10 */
+    {"rmsnorm_data_dy_chunk_relative", {.op = SB_OP_rmsnorm_bwd_data,
+                                        .norm = {.n = 20, .c = 64, .eps = 1e-5f}},
+     2, 1, 1, {1}, 1},
+    /* 1000 elements in [-1, 1): libm's tanhf and sb_tanhf round apart on some */
+    {"silu_tail_libm_tanh", {.op = SB_OP_silu_fwd, .n = 1000}, 2, 1, 1, {1}, 1},
+    /* 1008 = 63 * 16: no remainder at 1 thread or at 3 (shares of 336);
+     * shares of 504 at 2 leave 8 each */
+    {"silu_bwd_vector_remainder_dropped", {.op = SB_OP_silu_bwd, .n = 1008}, 2, 1, 1, {1, 3}, 2},
+    /* 1000 elements in [-1, 1): (dy D) b and (dy b) D round apart on some */
+    {"swiglu_bwd_a_tail_reassociated", {.op = SB_OP_swiglu_bwd_a, .n = 1000}, 2, 1, 1, {1}, 1},
 };
 #define N_TRIGGERS ((int)(sizeof triggers / sizeof triggers[0]))
 
@@ -538,7 +554,7 @@ Suite *make_mutants_suite(void)
 {
     Suite *s = suite_create("mutants");
     TCase *tc = tcase_create("registry");
-    tcase_add_test(tc, registry_lists_forty_three_mutants_each_replacing_one_op);
+    tcase_add_test(tc, registry_lists_forty_eight_mutants_each_replacing_one_op);
     tcase_add_test(tc, install_replaces_one_entry);
     tcase_add_test(tc, registry_lists_three_decode_mutants);
     tcase_add_test(tc, registry_lists_three_resume_mutants_each_changing_one_counter);
