@@ -83,9 +83,10 @@ def gelu_erf_ours(x):
 
 def gelu_erf_fwd_tol(x, y):
     """y = (x 0.5)(1 + erf): 0.5|x| times the error of 1 + erf, the final
-    product U|y| and the double reference's own error (below 2^-50 |y|)."""
+    product U|y|, and the double reference's own error (a few double
+    roundings of 1 + erf and y: below 2^-50 (|x| + |y|))."""
     x, _, _, d1e = gelu_erf_ours(x)
-    return 0.5 * np.abs(x) * d1e + (U + 2.0 ** -50) * np.abs(d64(y))
+    return 0.5 * np.abs(x) * d1e + U * np.abs(d64(y)) + 2.0 ** -50 * (np.abs(x) + np.abs(d64(y)))
 
 
 def gelu_erf_bwd_tol(dy, x, dx):
@@ -93,23 +94,24 @@ def gelu_erf_bwd_tol(dy, x, dx):
     error and its own U cdf; pdf = beta expf((x x) -0.5): the square's
     rounding moves the exponent by U x^2/2, expf 1 ulp (2U), beta's
     rounding and the product U each: (U x^2/2 + 4U) pdf; x pdf one more U;
-    the sum U|cdf + x pdf|; all times |dy|, and the last product U|dx| with
-    the reference's own error."""
+    the sum U|cdf + x pdf|; all times |dy|, and the last product U|dx|;
+    the reference's own error below 2^-50 (|dy| + |dx|)."""
     x, _, cdf, d1e = gelu_erf_ours(x)
     pdf = np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
     dpdf = np.abs(x) * pdf * (0.5 * U * x * x + 5.0 * U)
     dcdf = 0.5 * d1e + U * cdf
-    return (np.abs(d64(dy)) * (dcdf + dpdf + U * np.abs(cdf + x * pdf)) +
+    return (np.abs(d64(dy)) * (dcdf + dpdf + U * np.abs(cdf + x * pdf) + 2.0 ** -50) +
             (U + 2.0 ** -50) * np.abs(d64(dx)))
 
 
 def gelu_erf_check(d, rep, name, op, out):
     """PyTorch's F.gelu(approximate="none") evaluated in double on samebits'
-    float inputs. (PyTorch 1.13's float32 GELU calls a vectorised erf, the
-    Abramowitz-Stegun polynomial, 1.5e-7 absolute: its relative error grows
-    without bound in the negative tail where 1 + erf cancels, so its float
-    result would need a tolerance looser than samebits' own error; the
-    double op is the same PyTorch formula, exact to 2^-50 here.)"""
+    float inputs. (PyTorch 1.13's float32 erf, its vectorised kernel,
+    documents no error bound to derive a tolerance from, and its GELU is
+    no more accurate than samebits': measured over [-6, 6], 6.3U absolute,
+    a relative error of 1.0 at x = -5.54 where 1 + erf cancels. The double
+    op is the same formula, within 2^-50 here, so the tolerance is
+    samebits' own error.)"""
     if op == "gelu_erf_fwd":
         x = d.inp(name, 0)
         want = F.gelu(x.double(), approximate="none").numpy()
