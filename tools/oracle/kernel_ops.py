@@ -71,13 +71,14 @@ ERF_SLOPE = 2.0 / math.sqrt(math.pi)  # erf'(0)
 def gelu_erf_ours(x):
     """samebits' (elementwise.h) error against the exact GELU: z = x alpha
     (the float constant's rounding and the product: 2U|z|, moving erf by
-    erf'(z) 2U|z|), erff within 1 ulp (2U|erf z|), 1 + e (U|1 + e|), x 0.5
-    exact, the product (U|y|, added by the caller). Returns x, erf(z),
-    cdf, and the error of 1 + erf(z)."""
+    erf'(z) 2U|z|), erff within 2 ulps (4U|erf z|: glibc documents 1, the
+    numerics mode's evaluation allows 2, harness/NUMERICS.md), 1 + e
+    (U|1 + e|), x 0.5 exact, the product (U|y|, added by the caller).
+    Returns x, erf(z), cdf, and the error of 1 + erf(z)."""
     x = d64(x)
     z = x * math.sqrt(0.5)
     e = torch.erf(torch.from_numpy(z)).numpy()
-    de = ERF_SLOPE * np.exp(-z * z) * 2.0 * U * np.abs(z) + 2.0 * U * np.abs(e)
+    de = ERF_SLOPE * np.exp(-z * z) * 2.0 * U * np.abs(z) + 4.0 * U * np.abs(e)
     return x, e, 0.5 * (1.0 + e), de + U * np.abs(1.0 + e)
 
 
@@ -92,13 +93,14 @@ def gelu_erf_fwd_tol(x, y):
 def gelu_erf_bwd_tol(dy, x, dx):
     """dx = dy (cdf + x pdf): cdf = 0.5 (1 + erf) errs by half of 1 + erf's
     error and its own U cdf; pdf = beta expf((x x) -0.5): the square's
-    rounding moves the exponent by U x^2/2, expf 1 ulp (2U), beta's
-    rounding and the product U each: (U x^2/2 + 4U) pdf; x pdf one more U;
+    rounding moves the exponent by U x^2/2, expf 2 ulps (4U, as erff),
+    beta's rounding and the product U each: (U x^2/2 + 6U) pdf; x pdf one
+    more U;
     the sum U|cdf + x pdf|; all times |dy|, and the last product U|dx|;
     the reference's own error below 2^-50 (|dy| + |dx|)."""
     x, _, cdf, d1e = gelu_erf_ours(x)
     pdf = np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
-    dpdf = np.abs(x) * pdf * (0.5 * U * x * x + 5.0 * U)
+    dpdf = np.abs(x) * pdf * (0.5 * U * x * x + 7.0 * U)
     dcdf = 0.5 * d1e + U * cdf
     return (np.abs(d64(dy)) * (dcdf + dpdf + U * np.abs(cdf + x * pdf) + 2.0 ** -50) +
             (U + 2.0 ** -50) * np.abs(d64(dx)))
