@@ -389,6 +389,10 @@ def main(argv):
         params, batch = PARAMS, ["batch.x", "batch.labels"]
     missing = [] if kernel else [p for p in batch + ["init." + k for k in params]
                                  if p not in names]
+    if missing and len(argv) == 2 and "input.0" in names:
+        print(f"{argv[1]}: a kernel case's dump: give its case file too (oracle.py DIR CASE)",
+              file=sys.stderr)
+        return 2
     if missing:
         print(f"{argv[1]}: not a --dump-all of step 0 of a training case "
               f"(missing {', '.join(missing)})", file=sys.stderr)
