@@ -16,10 +16,11 @@ typedef struct sb_numerics_probe {
     char name[96];
     char op[32];
     size_t count;               /* elements */
-    double max_abs, max_rel, max_ulp;   /* of the float result against the double value */
+    double max_abs, max_rel, max_ulp;   /* of the float result against the double value
+                                         * (an int32 index: max_ulp its largest distance) */
     double ratio;               /* max over elements of |error| / bound; inf for an error where the bound is 0 */
     size_t worst;               /* the element with the largest ratio */
-    float got;                  /* at worst: the float result, */
+    double got;                 /* at worst: the float result (or index), */
     double expect;              /* the double value, */
     double bound;               /* and its bound */
     char inputs[320];           /* the inputs of element worst, when ratio > 1 */

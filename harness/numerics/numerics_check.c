@@ -69,11 +69,20 @@ static void note_nonfinite(sb_numerics_result *r, const sb_probe_point *p, const
                      ? "(data entering the run)" : "(op not evaluated)");
 }
 
+/* Element i of a probed output as a double: a float, or an int32 index
+ * (exact in double). */
+static double got_at(const sb_tensor *t, size_t i)
+{
+    return t->dtype == SB_DTYPE_I32 ? (double)((const int32_t *)t->data)[i]
+                                    : (double)((const float *)t->data)[i];
+}
+
 sb_status sb_numerics_check(sb_numerics_result *r, const sb_probe_point *p, const double *value,
                             const double *bound, sb_numerics_inputs_fn *inputs_fn,
                             const void *inputs_ctx)
 {
-    SB_ASSERT(p->tensor->dtype == SB_DTYPE_F32);
+    const bool index = p->tensor->dtype == SB_DTYPE_I32;
+    SB_ASSERT(index || p->tensor->dtype == SB_DTYPE_F32);
     note_nonfinite(r, p, value, inputs_fn, inputs_ctx);
     if (r->n_probes == r->cap_probes) {
         size_t cap = r->cap_probes ? 2 * r->cap_probes : 64;
@@ -90,17 +99,19 @@ sb_status sb_numerics_check(sb_numerics_result *r, const sb_probe_point *p, cons
     copy_name(q->op, sizeof q->op, p->op);
     q->count = sb_tensor_count(p->tensor);
 
-    const float *got = p->tensor->data;
     double worst_ratio = -1.0;
     for (size_t i = 0; i < q->count; i++) {
-        const double err = sb_refd_error(got[i], value[i]);
+        const double got = got_at(p->tensor, i);
+        /* an index (exact in both) has no ulp: its distance is the error */
+        const double err = index ? fabs(got - value[i]) : sb_refd_error((float)got, value[i]);
         const double ratio = ratio_of(err, bound[i]);
         const double mag = fabs(value[i]);
         const double rel = err > 0.0 ? (mag > 0.0 ? err / mag : (double)INFINITY) : 0.0;
-        const int64_t ulp = sb_ulp_distance(got[i], (float)value[i]);
+        const int64_t ulp = index ? 0 : sb_ulp_distance((float)got, (float)value[i]);
         q->max_abs = fmax(q->max_abs, err);
         q->max_rel = fmax(q->max_rel, rel);
-        q->max_ulp = fmax(q->max_ulp, ulp == INT64_MAX ? (double)INFINITY : (double)ulp);
+        q->max_ulp = fmax(q->max_ulp, index ? err
+                                            : ulp == INT64_MAX ? (double)INFINITY : (double)ulp);
         if (ratio > worst_ratio) {
             worst_ratio = ratio;
             q->worst = i;
@@ -108,7 +119,7 @@ sb_status sb_numerics_check(sb_numerics_result *r, const sb_probe_point *p, cons
     }
     if (q->count > 0) {
         q->ratio = worst_ratio;
-        q->got = got[q->worst];
+        q->got = got_at(p->tensor, q->worst);
         q->expect = value[q->worst];
         q->bound = bound[q->worst];
     }
@@ -136,7 +147,7 @@ void sb_numerics_probe_fn(void *ctx, const sb_probe_point *p)
     /* only sb_op_call_bound says what its context is: the op call */
     const sb_op_call *c = p->bound == sb_op_call_bound ? p->bound_ctx : NULL;
     if (!c || !sb_refd_supported(c->op) || p->out_index != 0 ||
-        p->tensor->dtype != SB_DTYPE_F32) {
+        (p->tensor->dtype != SB_DTYPE_F32 && p->tensor->dtype != SB_DTYPE_I32)) {
         note_nonfinite(r, p, NULL, c ? call_inputs : NULL, c);
         r->n_unchecked++;
         return;

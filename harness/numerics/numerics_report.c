@@ -43,7 +43,7 @@ void sb_numerics_report_text(FILE *f, const sb_numerics_case_report *cr, bool al
         const sb_numerics_probe *q = &r->probes[r->first_beyond];
         fprintf(f, "  first beyond bound: step %" PRId64 " %s (op %s) element %zu: got %.9g, "
                    "expected %.17g, bound %.3g, ratio %.3g\n    inputs: %s\n",
-                q->step, q->name, q->op, q->worst, (double)q->got, q->expect, q->bound, q->ratio,
+                q->step, q->name, q->op, q->worst, q->got, q->expect, q->bound, q->ratio,
                 q->inputs);
     }
     const sb_numerics_nonfinite *nf = &r->nonfinite;
@@ -74,7 +74,7 @@ void sb_numerics_report_text(FILE *f, const sb_numerics_case_report *cr, bool al
 static json_t *probe_json(const sb_numerics_probe *q)
 {
     json_t *worst = json_pack("{s:I, s:o, s:o, s:o}", "index", (json_int_t)q->worst,
-                              "got", sb_json_number((double)q->got),
+                              "got", sb_json_number(q->got),
                               "expected", sb_json_number(q->expect),
                               "bound", sb_json_number(q->bound));
     /* the inputs of the worst element only when it is beyond its bound */

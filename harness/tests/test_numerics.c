@@ -151,6 +151,36 @@ START_TEST(test_every_op_within_bound)
 }
 END_TEST
 
+/* An int32 index output (max pooling's argmax) is judged exactly: its
+ * double values with bound 0, any other index beyond bound (ratio inf),
+ * the distance in indices its max_abs and max_ulp. */
+START_TEST(test_index_probe)
+{
+    int32_t got[3] = {4, 9, 17};
+    sb_tensor t = {.dtype = SB_DTYPE_I32, .ndim = 1, .dim = {3}, .data = got};
+    const sb_probe_point p = {.name = "maxpool_window_indices.out0",
+                              .op = "maxpool_window_indices", .tensor = &t};
+    const double bound[3] = {0, 0, 0};
+    const double same[3] = {4, 9, 17}, off[3] = {4, 11, 17};
+    sb_numerics_result r;
+    sb_numerics_result_init(&r, SB_FAMILY_DET);
+    ck_assert_int_eq(sb_numerics_check(&r, &p, same, bound, NULL, NULL), SB_OK);
+    ck_assert_int_eq(sb_numerics_check(&r, &p, off, bound, NULL, NULL), SB_OK);
+    ck_assert_int_eq(r.n_probes, 2);
+    ck_assert(!(r.probes[0].ratio > 0.0) && !(r.probes[0].max_abs > 0.0));
+    ck_assert(isinf(r.probes[1].ratio));
+    ck_assert_double_eq(r.probes[1].max_abs, 2.0);
+    ck_assert_double_eq(r.probes[1].max_ulp, 2.0);
+    ck_assert_int_eq(r.probes[1].worst, 1);
+    ck_assert_double_eq(r.probes[1].got, 9.0);
+    ck_assert_double_eq(r.probes[1].expect, 11.0);
+    ck_assert_int_eq(r.n_beyond, 1);
+    ck_assert(!r.nonfinite.found);
+    ck_assert_int_eq(sb_numerics_finding_of(&r), SB_FINDING_BEYOND_BOUND);
+    sb_numerics_result_free(&r);
+}
+END_TEST
+
 /* Optimiser updates and masks are not evaluated; they are counted as such. */
 START_TEST(test_updates_not_evaluated)
 {
@@ -317,6 +347,7 @@ Suite *make_numerics_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_refd_dense_exact);
     tcase_add_test(tc, test_every_op_within_bound);
+    tcase_add_test(tc, test_index_probe);
     tcase_add_test(tc, test_updates_not_evaluated);
     tcase_add_test(tc, test_numerics_cases);
     tcase_add_test(tc, test_variance_offset);

@@ -3,7 +3,8 @@
  * the whole plane), the tie and NaN rules of the max, the argmax indices
  * into x, 2x2 at stride 2 with
  * maxpool_fwd's bits, det and loose within the bound of ref and det bitwise
- * at 1..8 threads, every family within its double evaluation's bound. */
+ * at 1..8 threads, every family within its double evaluation's bound (the
+ * indices equal to theirs). */
 #include <check.h>
 #include <math.h>
 #include <omp.h>
@@ -130,6 +131,46 @@ START_TEST(test_indices_point_at_max)
 }
 END_TEST
 
+/* The double evaluation of the indices (the numerics mode's) is det's
+ * indices exactly, bound 0, at every shape, and on the ties and NaNs of
+ * test_indices: the first maximum, the first NaN. */
+static void expect_double_indices(float *x, const sb_window_shape *s, const int32_t *want)
+{
+    sb_op_call c;
+    memset(&c, 0, sizeof c);
+    c.op = SB_OP_maxpool_window_indices;
+    c.window = *s;
+    ck_assert_int_eq(sb_op_call_describe(&c), SB_OK);
+    c.in[0].data = x;
+    const size_t n = sb_tensor_count(&c.out[0]);
+    double *value = malloc(n * sizeof *value), *bound = malloc(n * sizeof *bound);
+    ck_assert(value && bound);
+    sb_refd_eval(value, bound, &c, 0, SB_FAMILY_DET);
+    for (size_t e = 0; e < n; e++) {
+        const double w = (double)want[e];
+        ck_assert_msg(!(value[e] < w) && !(value[e] > w), "[%zu]: %g vs %d", e, value[e], want[e]);
+        ck_assert(!(bound[e] > 0.0) && !(bound[e] < 0.0));
+    }
+    free(value), free(bound);
+}
+
+START_TEST(test_indices_double)
+{
+    const sb_window_shape t = {.n = 2, .c = 1, .h = 2, .w = 2, .kh = 2, .kw = 2, .sh = 1, .sw = 1};
+    float ties[8] = {1, 3, 3, 0, -1, NAN, 2, NAN};
+    expect_double_indices(ties, &t, (const int32_t[]){1, 5});
+    sb_op_call c;
+    memset(&c, 0, sizeof c);
+    c.op = SB_OP_maxpool_window_indices;
+    c.window = shapes[_i];
+    op_test_call_alloc(&c);
+    omp_set_num_threads(3);
+    sb_kernels(SB_FAMILY_DET)->maxpool_window_indices(c.out[0].data, c.in[0].data, &c.window);
+    expect_double_indices(c.in[0].data, &c.window, c.out[0].data);
+    op_test_call_free(&c);
+}
+END_TEST
+
 /* 2x2 windows at stride 2 are maxpool_fwd's: the same bits */
 START_TEST(test_two_by_two_is_maxpool)
 {
@@ -195,6 +236,7 @@ Suite *make_pool_suite(void)
     tcase_add_test(tc, test_two_by_two_is_maxpool);
     tcase_add_test(tc, test_indices);
     tcase_add_loop_test(tc, test_indices_point_at_max, 0, N_SHAPES);
+    tcase_add_loop_test(tc, test_indices_double, 0, N_SHAPES);
     tcase_add_loop_test(tc, test_families, 0, N_SHAPES);
     tcase_add_loop_test(tc, test_within_double_bound, 0, N_SHAPES);
     suite_add_tcase(s, tc);

@@ -5,7 +5,8 @@ usage: oracle.py DUMP_DIR [CASE]
 
 DUMP_DIR holds the dumps of `samebits run CASE ... --dump-all --dump-step 0
 --dump-dir DUMP_DIR` of a keras_mnist_cnn or char_gpt training case (CASE
-is needed for char_gpt: its sizes and AdamW settings): for every probe of
+is needed for char_gpt: its sizes and AdamW settings) or of a kernel case
+(CASE needed: its [kernel] keys; kernel_ops.py): for every probe of
 step 0, <probe>.npy, <probe>.bound.npy, <probe>.in<i>.npy, and manifest.tsv
 (name, op, inputs). For each op of the step, PyTorch computes the same op from
 samebits' own dumped inputs, so every comparison is a single-op check:
@@ -37,7 +38,9 @@ import torch
 import torch.nn.functional as F
 
 import transformer_ops  # noqa: E402 (puts samebits_torch on the path)
+import kernel_ops  # noqa: E402
 from samebits_torch import gpt  # noqa: E402
+from samebits_torch.casefile import CaseError, read  # noqa: E402
 
 U = 2.0 ** -24  # unit roundoff of float32: |fl(x) - x| <= U*|x|
 
@@ -162,7 +165,7 @@ def xent_tol(bound, logits, labels):
 # ---- one op, from samebits' own inputs -------------------------------------------
 
 
-def check_op(d, rep, name, op, inputs, masks, cfg):
+def check_op(d, rep, name, op, inputs, masks, cfg, kernel=None):
     out = d.load(name)
     bound = d.load(name, ".bound")
 
@@ -230,6 +233,9 @@ def check_op(d, rep, name, op, inputs, masks, cfg):
         rep.compare(name, op, out, ((prob - onehot) / n).numpy(), 0.0)
     elif op == "adadelta_update":
         adadelta_check(d, rep, name, op, out, inputs)
+    elif kernel is not None:
+        if not kernel_ops.check(d, rep, name, op, inputs, kernel):
+            rep.line(name, op, math.inf, math.inf, False, "no PyTorch counterpart in the oracle")
     elif cfg is None or not transformer_ops.check(d, rep, name, op, inputs, cfg):
         rep.line(name, op, math.inf, math.inf, False, "no PyTorch counterpart in the oracle")
 
@@ -355,8 +361,19 @@ def main(argv):
     torch.set_num_threads(1)  # a shared machine; the result does not depend on it
     d = Dumps(argv[1])
     names = {name for name, _, _ in d.order}
-    cfg = None
-    if "init.wte" in names:
+    cfg = kernel = None
+    try:
+        if len(argv) == 3 and read(argv[2]).get("case", "kind", fallback="") == "kernel":
+            kernel = kernel_ops.read_kernel(argv[2])
+    except CaseError as e:
+        print(e, file=sys.stderr)
+        return 2
+    if kernel is not None:
+        if not any(op == kernel["op"] for _, op, _ in d.order):
+            print(f"{argv[1]}: no probe of op {kernel['op']}: not a --dump-all of {argv[2]}",
+                  file=sys.stderr)
+            return 2
+    elif "init.wte" in names:
         if len(argv) != 3:
             print(f"{argv[1]}: a char_gpt step: give its case file too (oracle.py DIR CASE)",
                   file=sys.stderr)
@@ -370,7 +387,12 @@ def main(argv):
         batch = ["batch.tokens", "batch.targets"]
     else:
         params, batch = PARAMS, ["batch.x", "batch.labels"]
-    missing = [p for p in batch + ["init." + k for k in params] if p not in names]
+    missing = [] if kernel else [p for p in batch + ["init." + k for k in params]
+                                 if p not in names]
+    if missing and len(argv) == 2 and "input.0" in names:
+        print(f"{argv[1]}: a kernel case's dump: give its case file too (oracle.py DIR CASE)",
+              file=sys.stderr)
+        return 2
     if missing:
         print(f"{argv[1]}: not a --dump-all of step 0 of a training case "
               f"(missing {', '.join(missing)})", file=sys.stderr)
@@ -382,7 +404,7 @@ def main(argv):
         if op == "source":
             sources += 1
             continue
-        check_op(d, rep, name, op, inputs, masks, cfg)
+        check_op(d, rep, name, op, inputs, masks, cfg, kernel)
     print(f"({sources} sources read as inputs, not compared)")
     print("worst ratio to its tolerance, per op:")
     for op, (ratio, name) in sorted(rep.worst.items()):

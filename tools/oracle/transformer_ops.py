@@ -112,36 +112,38 @@ def gelu_tol(x, y=None, dy=None):
                for dt in dts)
 
 
-def attention_probs(qkv, heads, kv_heads):
+def attention_probs(qkv, heads, kv_heads, causal):
     """p [b][h][t][t] in double, and q, k, v [b][h][t][d] (each key/value
-    head repeated for its group's query heads), of the causal attention"""
+    head repeated for its group's query heads), of the attention (causal:
+    masked)"""
     q, k, v, d = gpt.split_qkv(torch.from_numpy(d64(qkv)), heads, kv_heads)
     t = q.shape[2]
     s = (q @ k.transpose(-1, -2)) / math.sqrt(d)
-    s = s.masked_fill(torch.ones(t, t, dtype=torch.bool).triu(1), float("-inf"))
+    if causal:
+        s = s.masked_fill(torch.ones(t, t, dtype=torch.bool).triu(1), float("-inf"))
     return torch.softmax(s, dim=-1), q, k, v, d
 
 
-def attention_fwd_extra(qkv, heads, kv_heads):
+def attention_fwd_extra(qkv, heads, kv_heads, causal):
     """PyTorch's softmax: exp (<= 1 ulp) and a multiply by the reciprocal of
     the sum, samebits' expf and a division (attn.h): as for the seed model's
     softmax (oracle.py, softmax_tol) the probabilities differ by 9U
     relative beyond the dumped bound, so y_i = sum_j p_ij v_j by
     9U sum_j p_ij |v_j|."""
-    p, _, _, v, _ = attention_probs(qkv, heads, kv_heads)
+    p, _, _, v, _ = attention_probs(qkv, heads, kv_heads, causal)
     b, h, t, d = v.shape
     extra = 9.0 * U * (p @ v.abs())
     return extra.transpose(1, 2).reshape(b, t, h * d).numpy()
 
 
-def attention_bwd_extra(dy, qkv, heads, kv_heads):
+def attention_bwd_extra(dy, qkv, heads, kv_heads, causal):
     """The same 9U relative on p, carried through the backward (attn.h):
     dv_j = sum_i p_ij dy_i moves by 9U sum_i p_ij |dy_i|; ds_ij = p_ij (dp_ij
     - D_i) scale by 9U p_ij (|dp_ij - D_i| + sum_j p_ij |dp_ij|) scale
     (through p and through D_i), and dq_i = sum_j ds_ij k_j, dk_j = sum_i
     ds_ij q_i by that times |k|, |q|. A key/value head's dk and dv add its
     query heads', and so do their extras."""
-    p, q, k, v, d = attention_probs(qkv, heads, kv_heads)
+    p, q, k, v, d = attention_probs(qkv, heads, kv_heads, causal)
     b, h, t, _ = v.shape
     g = torch.from_numpy(d64(dy)).reshape(b, t, h, d).transpose(1, 2)
     dp = g @ v.transpose(-1, -2)
@@ -328,6 +330,7 @@ def check(d, rep, name, op, inputs, cfg):
     out = d.load(name)
     bound = d.load(name, ".bound")
     heads, kv = cfg["heads"], cfg.get("kv_heads", cfg["heads"])
+    causal = cfg.get("causal", True)
     if op == "embedding_fwd":
         # one rounding on both sides, the same one: tolerance 0
         tok, wte, wpe = d.inp(name, 0).long(), d.inp(name, 1), d.inp(name, 2)
@@ -374,13 +377,13 @@ def check(d, rep, name, op, inputs, cfg):
         rep.compare(name, op, out, (d.inp(name, 0) + d.inp(name, 1)).numpy(), 0.0)
     elif op == "attention_fwd":
         qkv = d.inp(name, 0)
-        want = gpt.attention(qkv, heads, kv).numpy()
-        rep.compare(name, op, out, want, d64(bound) + attention_fwd_extra(qkv, heads, kv))
+        want = gpt.attention(qkv, heads, kv, causal).numpy()
+        rep.compare(name, op, out, want, d64(bound) + attention_fwd_extra(qkv, heads, kv, causal))
     elif op == "attention_bwd":
         dy, qkv = d.inp(name, 0), d.inp(name, 1).clone().requires_grad_(True)
-        gpt.attention(qkv, heads, kv).backward(dy.reshape(qkv.shape[0], qkv.shape[1], -1))
+        gpt.attention(qkv, heads, kv, causal).backward(dy.reshape(qkv.shape[0], qkv.shape[1], -1))
         rep.compare(name, op, out, qkv.grad.numpy(),
-                    d64(bound) + attention_bwd_extra(dy, qkv.detach(), heads, kv))
+                    d64(bound) + attention_bwd_extra(dy, qkv.detach(), heads, kv, causal))
     elif op == "rmsnorm_fwd":
         x, w = d.inp(name, 0), d.inp(name, 1)
         want = gpt.rms_norm(x, w).numpy()
