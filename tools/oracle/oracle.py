@@ -2,6 +2,7 @@
 """Checks one complete training step of samebits against PyTorch, op by op.
 
 usage: oracle.py DUMP_DIR [CASE]
+       oracle.py --each DUMP_DIR CASE [DUMP_DIR CASE ...]
 
 DUMP_DIR holds the dumps of `samebits run CASE ... --dump-all --dump-step 0
 --dump-dir DUMP_DIR` of a keras_mnist_cnn or char_gpt training case (CASE
@@ -354,32 +355,29 @@ def end_to_end(d, masks):
         print(f"  adadelta.{k:10s} max relative difference {rel.max():.3e}")
 
 
-def main(argv):
-    if len(argv) not in (2, 3) or argv[1] in ("-h", "--help"):
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        return 2
-    torch.set_num_threads(1)  # a shared machine; the result does not depend on it
-    d = Dumps(argv[1])
+def check_dump(directory, case=None):
+    """the check of one dump (and its case file): its exit status"""
+    d = Dumps(directory)
     names = {name for name, _, _ in d.order}
     cfg = kernel = None
     try:
-        if len(argv) == 3 and read(argv[2]).get("case", "kind", fallback="") == "kernel":
-            kernel = kernel_ops.read_kernel(argv[2])
+        if case is not None and read(case).get("case", "kind", fallback="") == "kernel":
+            kernel = kernel_ops.read_kernel(case)
     except CaseError as e:
         print(e, file=sys.stderr)
         return 2
     if kernel is not None:
         if not any(op == kernel["op"] for _, op, _ in d.order):
-            print(f"{argv[1]}: no probe of op {kernel['op']}: not a --dump-all of {argv[2]}",
+            print(f"{directory}: no probe of op {kernel['op']}: not a --dump-all of {case}",
                   file=sys.stderr)
             return 2
     elif "init.wte" in names:
-        if len(argv) != 3:
-            print(f"{argv[1]}: a char_gpt step: give its case file too (oracle.py DIR CASE)",
+        if case is None:
+            print(f"{directory}: a char_gpt step: give its case file too (oracle.py DIR CASE)",
                   file=sys.stderr)
             return 2
         try:
-            cfg = gpt.read_case(argv[2])
+            cfg = gpt.read_case(case)
         except gpt.CaseError as e:
             print(e, file=sys.stderr)
             return 2
@@ -389,12 +387,12 @@ def main(argv):
         params, batch = PARAMS, ["batch.x", "batch.labels"]
     missing = [] if kernel else [p for p in batch + ["init." + k for k in params]
                                  if p not in names]
-    if missing and len(argv) == 2 and "input.0" in names:
-        print(f"{argv[1]}: a kernel case's dump: give its case file too (oracle.py DIR CASE)",
+    if missing and case is None and "input.0" in names:
+        print(f"{directory}: a kernel case's dump: give its case file too (oracle.py DIR CASE)",
               file=sys.stderr)
         return 2
     if missing:
-        print(f"{argv[1]}: not a --dump-all of step 0 of a training case "
+        print(f"{directory}: not a --dump-all of step 0 of a training case "
               f"(missing {', '.join(missing)})", file=sys.stderr)
         return 2
     rep = Report()
@@ -415,6 +413,24 @@ def main(argv):
         end_to_end(d, masks)
     print(f"{rep.passed} passed, {rep.failed} failed")
     return 1 if rep.failed else 0
+
+
+def main(argv):
+    each = len(argv) > 1 and argv[1] == "--each"
+    if (each and (len(argv) < 4 or len(argv) % 2)) or (not each and len(argv) not in (2, 3)) \
+            or argv[1] in ("-h", "--help"):
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    torch.set_num_threads(1)  # a shared machine; the result does not depend on it
+    if not each:
+        return check_dump(*argv[1:])
+    # one process for many dumps: PyTorch is imported once, the worst status kept
+    # (2, bad input, over 1, a failed check)
+    worst = 0
+    for i in range(2, len(argv), 2):
+        print(f"== {argv[i + 1]}")
+        worst = max(worst, check_dump(argv[i], argv[i + 1]))
+    return worst
 
 
 if __name__ == "__main__":
