@@ -1,6 +1,7 @@
 /* A configuration resumed from a checkpoint: two children, one trace. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "run/resume.h"
@@ -125,7 +126,9 @@ sb_status sb_resume_spawn(const sb_child_run *r, sb_child_result *cr, char *err,
     if (last >= 0 && last < at)
         return spawn_whole(r, cr, err, errlen);
 
-    unlink(r->trace_path);      /* a stale trace must not pass for the pair's */
+    /* a stale trace or checkpoint must not pass for the pair's */
+    unlink(r->trace_path);
+    unlink(p.checkpoint);
     sb_child_run stop = *r;
     stop.checkpoint = p.checkpoint;
     stop.stop_at = at;
@@ -133,6 +136,12 @@ sb_status sb_resume_spawn(const sb_child_run *r, sb_child_result *cr, char *err,
     stop.dump_probe = NULL;
     stop.dump_list = NULL;
     st = sb_child_spawn(&stop, cr, err, errlen);
+    /* the harness only names the file (a producer's format is its own): it
+     * must be there, not empty, for the second process to restore */
+    struct stat ck;
+    if (st == SB_OK && cr->end == SB_CHILD_EXITED && cr->exit_code == 0 &&
+        (stat(p.checkpoint, &ck) != 0 || !S_ISREG(ck.st_mode) || ck.st_size == 0))
+        cr->end = SB_CHILD_NO_CHECKPOINT;
     if (st != SB_OK || cr->end != SB_CHILD_EXITED || cr->exit_code != 0) {
         unlink(p.stop_trace);
         unlink(p.checkpoint);

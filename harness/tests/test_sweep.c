@@ -386,7 +386,7 @@ END_TEST
 /* The resume axis is one row of the space: each step a point at every
  * thread count of the golden's computation, after the uninterrupted ones,
  * named and filed by its step and judged by resume_expect; a kernel case
- * or a step not before the run's last is refused. */
+ * (no resume hook) or a step not before the run's last is refused. */
 START_TEST(resume_axis_is_a_point_per_step_and_thread_count)
 {
     sb_case *t = malloc(sizeof *t);
@@ -399,7 +399,7 @@ START_TEST(resume_axis_is_a_point_per_step_and_thread_count)
     sb_sweep_options o = {.threads = threads, .n_threads = 2, .resume = steps, .n_resume = 2};
     sb_config *pts;
     int n;
-    ck_assert_int_eq(sb_configs_make(t, &o, &pts, &n, err, sizeof err), SB_OK);
+    ck_assert_int_eq(sb_configs_make(t, &o, NULL, &pts, &n, err, sizeof err), SB_OK);
     ck_assert_int_eq(n, 6);
     char name[128], stem[256];
     sb_run_config_name(&pts[1].x, name, sizeof name);
@@ -424,11 +424,11 @@ START_TEST(resume_axis_is_a_point_per_step_and_thread_count)
     const int last[] = {3};
     o.resume = last;
     o.n_resume = 1;
-    ck_assert_int_eq(sb_configs_make(t, &o, &pts, &n, err, sizeof err), SB_ERR_USAGE);
+    ck_assert_int_eq(sb_configs_make(t, &o, NULL, &pts, &n, err, sizeof err), SB_ERR_USAGE);
     ck_assert_ptr_nonnull(strstr(err, "resume at 3"));
     o.resume = steps;
-    ck_assert_int_eq(sb_configs_make(&c, &o, &pts, &n, err, sizeof err), SB_ERR_USAGE);
-    ck_assert_ptr_nonnull(strstr(err, "training case"));
+    ck_assert_int_eq(sb_configs_make(&c, &o, NULL, &pts, &n, err, sizeof err), SB_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "a kernel case has no steps to resume at"));
     free(t);
 }
 END_TEST
