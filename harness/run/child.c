@@ -163,8 +163,8 @@ void sb_child_describe(char *out, size_t outlen, const sb_child_result *cr,
                  cr->seconds, sep, line);
         return;
     case SB_CHILD_NO_CHECKPOINT:
-        snprintf(out, outlen, "stopped for its resume with status 0 and left no checkpoint "
-                 "(the file its stop arguments named is missing or empty)%s%s", sep, line);
+        snprintf(out, outlen, "exited with status 0 and left no checkpoint (missing or "
+                 "empty)%s%s", sep, line);
         return;
     }
 }
