@@ -198,8 +198,9 @@ typedef struct sb_case {
      * the sweep (the environment and instruction-set axes); 0: none. */
     sb_env_setting run_env[SB_ENV_AXES_MAX];
     int n_run_env;
-    /* [sweep] resume (FORMATS.md): the steps a training case is stopped at,
-     * checkpointed and resumed from in a new process. Not in the digest. */
+    /* [sweep] resume (FORMATS.md): the steps a training case (or a command
+     * case with a resume hook) is stopped at, checkpointed and resumed from
+     * in a new process. Not in the digest. */
     int resume[SB_MAX_RESUME];
     int n_resume;
     sb_verdict_set resume_expect; /* [sweep] resume_expect; 0: the thread count's expect */
