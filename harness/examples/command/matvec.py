@@ -13,12 +13,9 @@ dumps beside it; relu is exact and only carries the difference on.
 `start` line streamed, its record never made): a crash for the sweep to
 place, with a golden made at one thread.
 """
-import argparse
-import sys
-
 import numpy as np
 
-from producer import Producer
+from producer import Producer, arguments, parse
 
 U = 2.0 ** -24          # float32 unit roundoff
 
@@ -43,23 +40,9 @@ def matvec_bound(a, v):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--threads", type=int, required=True)
-    p.add_argument("--trace", required=True)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--stream")
-    p.add_argument("--dump")
-    p.add_argument("--dump-step", type=int)
-    p.add_argument("--dump-dir")
+    p = arguments(__doc__)
     p.add_argument("--crash-in")
-    try:
-        args = p.parse_args()
-    except SystemExit:
-        sys.exit(2)             # a usage error is an input error
-    if args.threads < 1 or (args.dump and (args.dump_step is None or not args.dump_dir)):
-        print("matvec.py: --threads N >= 1; --dump needs --dump-step and --dump-dir",
-              file=sys.stderr)
-        sys.exit(2)
+    args = parse(p)
 
     rng = np.random.default_rng(args.seed)     # the same inputs at every thread count
     a = rng.standard_normal((16, 4096)).astype(np.float32)

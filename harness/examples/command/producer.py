@@ -2,6 +2,7 @@
 (harness/PRODUCERS.md): the tree hash of a float32 tensor, the trace, the
 stream and the dumps of one run. matvec.py and sgd.py are written on it;
 what they compute is their own."""
+import argparse
 import os
 import struct
 import sys
@@ -19,6 +20,33 @@ def tensor_hash(a):
     leaves = b"".join(xxhash.xxh3_128(data[i:i + LEAF_BYTES]).digest()
                       for i in range(0, len(data), LEAF_BYTES))
     return xxhash.xxh3_128(header + leaves).hexdigest()
+
+
+def arguments(doc):
+    """The protocol's options (PRODUCERS.md), for the producer to add its
+    own to: --threads, --trace, --seed, --stream and the dump's."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
+    p.add_argument("--threads", type=int, required=True)
+    p.add_argument("--trace", required=True)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--stream")
+    p.add_argument("--dump")
+    p.add_argument("--dump-step", type=int)
+    p.add_argument("--dump-dir")
+    return p
+
+
+def parse(p):
+    """The arguments, a usage error an input error (exit 2, one line)."""
+    try:
+        args = p.parse_args()
+    except SystemExit:
+        sys.exit(2)
+    if args.threads < 1 or (args.dump and (args.dump_step is None or not args.dump_dir)):
+        print(f"{os.path.basename(sys.argv[0])}: --threads N >= 1; --dump needs --dump-step "
+              "and --dump-dir", file=sys.stderr)
+        sys.exit(2)
+    return args
 
 
 class Producer:

@@ -18,14 +18,13 @@ on, its trace holding those. --forget-momentum-on-resume is a planted
 fault: the restore drops the velocity, so a resumed run parts from the
 one that never stopped at step K, in the momentum update.
 """
-import argparse
 import json
 import os
 import sys
 
 import numpy as np
 
-from producer import Producer
+from producer import Producer, arguments, parse
 
 N, D, B, STEPS = 64, 8, 16, 6
 LR, MU = np.float32(0.05), np.float32(0.9)
@@ -68,26 +67,14 @@ def checkpoint_read(path, order):
     return step, w, v
 
 
-def arguments():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--threads", type=int, required=True)
-    p.add_argument("--trace", required=True)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--stream")
-    p.add_argument("--dump")
-    p.add_argument("--dump-step", type=int)
-    p.add_argument("--dump-dir")
+def resume_arguments():
+    p = arguments(__doc__)
     p.add_argument("--stop-at", type=int)
     p.add_argument("--checkpoint")
     p.add_argument("--restore")
     p.add_argument("--resume-at", type=int)
     p.add_argument("--forget-momentum-on-resume", action="store_true")
-    try:
-        args = p.parse_args()
-    except SystemExit:
-        sys.exit(2)             # a usage error is an input error
-    if args.threads < 1 or (args.dump and (args.dump_step is None or not args.dump_dir)):
-        fail("--threads N >= 1; --dump needs --dump-step and --dump-dir")
+    args = parse(p)
     if (args.stop_at is None) != (args.checkpoint is None) or (args.restore and args.stop_at):
         fail("--stop-at K goes with --checkpoint FILE, --restore FILE with neither")
     if args.stop_at is not None and not 1 <= args.stop_at < STEPS:
@@ -96,7 +83,7 @@ def arguments():
 
 
 def main():
-    args = arguments()
+    args = resume_arguments()
     data = np.random.default_rng(args.seed)        # the same samples in every process
     x = data.standard_normal((N, D)).astype(np.float32)
     y = data.standard_normal(N).astype(np.float32)
