@@ -156,6 +156,8 @@ typedef struct sb_case {
                                  * and reports, whatever c->family */
     int64_t user_steps;         /* a user's kernel with a resume hook (save and restore):
                                  * the steps of its run; 0: it cannot resume */
+    bool user_external_inputs;  /* a user's kernel whose probes name inputs it never probes
+                                 * (sb_user_kernel.external_inputs): its resumed trace too */
     char golden_path[512];      /* golden/<name>.golden unless the case says */
     char digest[33];            /* hex XXH3-128 of what determines the trace */
     /* [case] mutant: the det table with that mutant's op replaced

@@ -75,9 +75,10 @@ static void stream_append(const char *to, const char *from)
 }
 
 /* The first process's trace, then the second's records and metrics, into
- * `path`; the probe graph of the whole is checked as one run's. */
+ * `path`; the probe graph of the whole is checked as one run's (a user's
+ * kernel that names inputs it never probes, external, as its runs are). */
 static sb_status traces_join(const char *first, const char *second, const char *path,
-                             char *err, size_t errlen)
+                             bool external, char *err, size_t errlen)
 {
     sb_trace a, b;
     sb_status st = sb_trace_read(&a, first, err, errlen);
@@ -102,7 +103,7 @@ static sb_status traces_join(const char *first, const char *second, const char *
     if (st == SB_ERR_NOMEM)
         sb_err_set(err, errlen, "%s: out of memory joining the resumed run's trace", path);
     if (st == SB_OK)
-        st = sb_trace_check_graph(&a, false, NULL, err, errlen);
+        st = sb_trace_check_graph(&a, external, NULL, err, errlen);
     if (st == SB_OK)
         st = sb_trace_save(&a, path, err, errlen);
     sb_trace_free(&a);
@@ -161,7 +162,8 @@ sb_status sb_resume_spawn(const sb_child_run *r, sb_child_result *cr, char *err,
     }
     if (st == SB_OK && cr->end == SB_CHILD_EXITED && cr->exit_code == 0) {
         char why[600];
-        if (traces_join(p.stop_trace, p.trace, r->trace_path, why, sizeof why) != SB_OK) {
+        if (traces_join(p.stop_trace, p.trace, r->trace_path, r->c->user_external_inputs, why,
+                        sizeof why) != SB_OK) {
             sb_err_set(err, errlen, "%s: the resumed run's trace: %s", r->c->path, why);
             st = SB_ERR_IO;
         }

@@ -163,6 +163,7 @@ static void user_case(sb_case *c, const sb_user_kernel *k, const char *golden,
         c->expect[t] = sb_verdict_set_first(c->expect_set[t]);
     }
     c->user_steps = k->save && k->restore ? k->steps : 0;
+    c->user_external_inputs = k->external_inputs;
     if (golden)
         snprintf(c->golden_path, sizeof c->golden_path, "%s", golden);
     else if (golden_dir)
