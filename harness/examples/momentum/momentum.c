@@ -15,7 +15,7 @@
  *                     in the momentum update (beyond-bound: no reduction)
  *
  *   momentum golden --golden-dir golden
- *   momentum sweep --threads 1,2 --resume 2,4 --golden-dir golden
+ *   momentum sweep --threads 1,2 --resume 2,4 --repeat 1 --golden-dir golden
  * (harness/examples/README.md, "Resuming"; its goldens are
  * examples/golden/momentum.golden and momentum_forgets.golden) */
 #include <omp.h>
