@@ -136,6 +136,9 @@ typedef struct sb_case {
     char command_run[256];
     char command_dump[256];     /* appended when a probe is dumped */
     char command_stream[256];   /* appended when the run streams; "": it does not */
+    char command_stop[256];     /* appended for the process that stops at a resume step and
+                                 * writes its checkpoint; "": no resume hook */
+    char command_restore[256];  /* appended for the process that restores it; "": none */
     char command_dir[512];
     char command_version[64];   /* [command] version: in the digest, for the producer's
                                  * author to change when its records change */
@@ -151,6 +154,10 @@ typedef struct sb_case {
     sb_verdict_set expect_set[SB_MAX_THREADS + 1]; /* accepted verdicts; 0: expect[t] alone */
     bool user;                  /* a user's kernel (sb_user_main): family "user" in traces
                                  * and reports, whatever c->family */
+    int64_t user_steps;         /* a user's kernel with a resume hook (save and restore):
+                                 * the steps of its run; 0: it cannot resume */
+    bool user_external_inputs;  /* a user's kernel whose probes name inputs it never probes
+                                 * (sb_user_kernel.external_inputs): its resumed trace too */
     char golden_path[512];      /* golden/<name>.golden unless the case says */
     char digest[33];            /* hex XXH3-128 of what determines the trace */
     /* [case] mutant: the det table with that mutant's op replaced
@@ -193,8 +200,9 @@ typedef struct sb_case {
      * the sweep (the environment and instruction-set axes); 0: none. */
     sb_env_setting run_env[SB_ENV_AXES_MAX];
     int n_run_env;
-    /* [sweep] resume (FORMATS.md): the steps a training case is stopped at,
-     * checkpointed and resumed from in a new process. Not in the digest. */
+    /* [sweep] resume (FORMATS.md): the steps a training case (or a command
+     * case with a resume hook) is stopped at, checkpointed and resumed from
+     * in a new process. Not in the digest. */
     int resume[SB_MAX_RESUME];
     int n_resume;
     sb_verdict_set resume_expect; /* [sweep] resume_expect; 0: the thread count's expect */
@@ -226,6 +234,11 @@ static inline const char *sb_case_family_label(const sb_case *c)
 /* The training steps a whole run of case c takes: epochs of ceil(train
  * samples / batch) steps, cut at the case's max_steps. 0 for a kernel case. */
 int64_t sb_case_train_steps(const sb_case *c);
+/* NULL when case c can stop at a step and resume in a new process (a
+ * training case without [parallel], a command case with [command] stop and
+ * restore, a user's kernel with save and restore); else why not, a phrase
+ * for after "resume: ". */
+const char *sb_case_resume_refusal(const sb_case *c);
 
 /* The header of a trace of case c run at `threads`: format version, case
  * name and digest, the case's family, and this build's samebits version,
@@ -347,6 +360,8 @@ typedef enum sb_child_end {
     SB_CHILD_EXITED,
     SB_CHILD_SIGNALED,
     SB_CHILD_TIMED_OUT,
+    SB_CHILD_NO_CHECKPOINT,     /* exited 0 from a run asked to stop and write a checkpoint,
+                                 * and left none (a missing or empty file): a failed run */
 } sb_child_end;
 
 typedef struct sb_child_result {

@@ -14,13 +14,17 @@ typedef struct command_key {
 } command_key;
 
 static const char *const run_may[] = {"threads", "trace", "seed", "dump_args", "stream_args",
-                                      NULL};
+                                      "stop_args", "restore_args", NULL};
 static const char *const run_need[] = {"trace", NULL};
 static const char *const dump_may[] = {"threads", "seed", "dump_probe", "dump_step", "dump_dir",
                                        NULL};
 static const char *const dump_need[] = {"dump_probe", "dump_step", "dump_dir", NULL};
 static const char *const stream_may[] = {"threads", "seed", "stream", NULL};
 static const char *const stream_need[] = {"stream", NULL};
+static const char *const stop_may[] = {"threads", "seed", "resume_at", "checkpoint", NULL};
+static const char *const stop_need[] = {"resume_at", "checkpoint", NULL};
+static const char *const restore_may[] = {"threads", "seed", "resume_at", "checkpoint", NULL};
+static const char *const restore_need[] = {"checkpoint", NULL};
 
 /* Every "{name}" of e's value is one of k->may, and each of k->need is there. */
 static sb_status placeholders_check(case_loader *ld, const case_entry *e, const command_key *k)
@@ -80,15 +84,19 @@ sb_status sb_case_load_command(case_loader *ld, sb_case *c)
     if (at == 0)
         return sb_case_fail(ld, sb_case_section_line(ld, "case"),
                             "a [command] section for kind = command");
-    static const char *const keys[] = {"run", "dump", "stream", "version", "dir", NULL};
+    static const char *const keys[] = {"run", "dump", "stream", "stop", "restore", "version",
+                                       "dir", NULL};
     sb_status st = sb_case_keys_check(ld, "command", keys, (const char *const[]){NULL},
-                                      "run dump stream version dir");
+                                      "run dump stream stop restore version dir");
     if (st != SB_OK)
         return st;
     static const command_key checked[] = {{"run", run_may, run_need},
                                           {"dump", dump_may, dump_need},
-                                          {"stream", stream_may, stream_need}};
-    char *field[] = {c->command_run, c->command_dump, c->command_stream};
+                                          {"stream", stream_may, stream_need},
+                                          {"stop", stop_may, stop_need},
+                                          {"restore", restore_may, restore_need}};
+    char *field[] = {c->command_run, c->command_dump, c->command_stream, c->command_stop,
+                     c->command_restore};
     for (size_t i = 0; i < sizeof checked / sizeof checked[0]; i++) {
         const case_entry *e = sb_case_find(ld, "command", checked[i].key);
         if (e == NULL && i < 2)
@@ -100,6 +108,13 @@ sb_status sb_case_load_command(case_loader *ld, sb_case *c)
             return st;
         snprintf(field[i], sizeof c->command_run, "%s", e->value);
     }
+    /* the resume hook is both processes' arguments or none */
+    const case_entry *stop = sb_case_find(ld, "command", "stop");
+    const case_entry *restore = sb_case_find(ld, "command", "restore");
+    if ((stop == NULL) != (restore == NULL))
+        return sb_case_fail(ld, stop ? stop->line : restore->line,
+                            "keys stop and restore in [command] together (the resume hook: "
+                            "harness/PRODUCERS.md)");
     const case_entry *e = sb_case_find(ld, "command", "version");
     if (e != NULL && (e->value[0] == '\0' || strlen(e->value) >= sizeof c->command_version))
         return sb_case_fail(ld, e->line, "version as 1 to %zu characters",

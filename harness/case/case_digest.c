@@ -109,6 +109,10 @@ void sb_case_digest_set(sb_case *c)
     if (c->kind == SB_CASE_COMMAND) {
         add(&t, "run=%s\ndump=%s\nstream=%s\nversion=%s\n", c->command_run, c->command_dump,
             c->command_stream, c->command_version);
+        /* the resume hook, named only when the case has one, so that every
+         * other digest stays as it was */
+        if (c->command_stop[0])
+            add(&t, "stop=%s\nrestore=%s\n", c->command_stop, c->command_restore);
     } else if (c->kind == SB_CASE_KERNEL) {
         add(&t, "op=%s\n", sb_op_name(c->call.op));
         for (const case_param *p = sb_case_op_params(c->call.op); p->key; p++)

@@ -21,10 +21,32 @@ static const char *const sweep_keys[] = {"threads", "repeats", "timeout", "refer
                                          "expect", "golden", "isa", "resume",
                                          "resume_expect", NULL};
 
-/* resume: the steps a training case of its own (no [parallel]) is stopped
- * at and resumed from, each before the run's last step; resume_expect: the
- * verdicts of those runs (default: their thread count's). A resume
- * mutant's case must have them: its fault is in the restore. */
+const char *sb_case_resume_refusal(const sb_case *c)
+{
+    switch (c->kind) {
+    case SB_CASE_TRAIN:
+        return c->n_ranks > 0 ? "a [parallel] case's checkpoint is not of one model's own run"
+                              : NULL;
+    case SB_CASE_COMMAND:
+        return c->command_stop[0] && c->command_restore[0]
+                   ? NULL
+                   : "a kind = command case resumes through the keys stop and restore of "
+                     "[command] (harness/PRODUCERS.md)";
+    case SB_CASE_KERNEL:
+        return c->user_steps > 0 ? NULL
+               : c->user ? "the kernel has no resume hook (steps, save and restore in its "
+                           "sb_user_kernel)"
+                         : "a kernel case has no steps to resume at";
+    }
+    return NULL;
+}
+
+/* resume: the steps a training case of its own (no [parallel]) or a
+ * command case with a resume hook is stopped at and resumed from (a
+ * training case's each before the run's last step; a command case's are
+ * checked against its golden by the sweep); resume_expect: the verdicts
+ * of those runs (default: their thread count's). A resume mutant's case
+ * must have them: its fault is in the restore. */
 static sb_status resume_load(case_loader *ld, sb_case *c, int at)
 {
     const case_entry *e = sb_case_find(ld, "sweep", "resume");
@@ -41,13 +63,21 @@ static sb_status resume_load(case_loader *ld, sb_case *c, int at)
         return SB_ERR_INPUT;
     if (e == NULL)
         return SB_OK;
-    if (c->kind != SB_CASE_TRAIN || sb_case_section_line(ld, "parallel") != 0)
+    if (c->kind == SB_CASE_COMMAND && sb_case_resume_refusal(c) != NULL)
+        return sb_case_fail(ld, e->line, "resume in a kind = command case with the keys stop "
+                                         "and restore in [command] (its resume hook, "
+                                         "harness/PRODUCERS.md)");
+    if (c->kind != SB_CASE_COMMAND &&
+        (c->kind != SB_CASE_TRAIN || sb_case_section_line(ld, "parallel") != 0))
         return sb_case_fail(ld, e->line, "resume only in a kind = train case without "
-                                         "[parallel] (a checkpoint is of the model's own run)");
+                                         "[parallel] (a checkpoint is of the model's own run) "
+                                         "or a kind = command case with a resume hook");
     char why[160];
     if (!sb_resume_list_parse(e->value, c->resume, &c->n_resume, why, sizeof why))
         return sb_case_fail(ld, e->line, "resume as steps in [1, %d] and ranges a..b, each "
                                          "once (%s)", SB_MAX_RESUME_STEP, why);
+    if (c->kind == SB_CASE_COMMAND)
+        return SB_OK;           /* its steps are its golden's: the sweep checks them */
     const int64_t steps = sb_case_train_steps(c);
     for (int i = 0; i < c->n_resume; i++)
         if (c->resume[i] >= steps)

@@ -24,10 +24,10 @@ static size_t args_append(char **argv, size_t n, char *const *more, size_t n_mor
 
 sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, size_t errlen)
 {
-    if (r->c->kind == SB_CASE_COMMAND)
-        return sb_command_spawn(r, cr, err, errlen);
     if (r->c->run_resume_at > 0 && !r->checkpoint)
         return sb_resume_spawn(r, cr, err, errlen);
+    if (r->c->kind == SB_CASE_COMMAND)
+        return sb_command_spawn(r, cr, err, errlen);
     char exe[1024], path[sizeof r->c->path], trace[1024], stream[1024], probe[128], dir[1024],
         list[1024], ckpt[1024];
     char threads[16], steps[24], step[24], batch[16], stop[24];
@@ -161,6 +161,10 @@ void sb_child_describe(char *out, size_t outlen, const sb_child_result *cr,
         /* milliseconds below a second: a timeout of 0.001 s is not "0.0 s" */
         snprintf(out, outlen, "timed out after %.*f s%s%s", cr->seconds < 1 ? 3 : 1,
                  cr->seconds, sep, line);
+        return;
+    case SB_CHILD_NO_CHECKPOINT:
+        snprintf(out, outlen, "exited with status 0 and left no checkpoint (missing or "
+                 "empty)%s%s", sep, line);
         return;
     }
 }

@@ -26,7 +26,8 @@ typedef struct sb_child_run {
     const char *dump_list;      /* non-NULL (dump_probe NULL): --dump-list and --dump-dir */
     /* One process of a resumed configuration (c->run_resume_at > 0,
      * resume.c): checkpoint NULL, both processes; else stop_at > 0:
-     * --stop-at and --checkpoint; stop_at 0: --resume checkpoint. */
+     * --stop-at and --checkpoint; stop_at 0: --resume checkpoint (a
+     * command case: its stop or its restore key's arguments). */
     const char *checkpoint;
     int64_t stop_at;
 } sb_child_run;

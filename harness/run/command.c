@@ -53,6 +53,16 @@ static void put_path(command_line *l, const char *path)
 
 static void put_template(command_line *l, const sb_child_run *r, const char *tmpl);
 
+/* One process of a resumed configuration (run/resume.c): the stop key's
+ * arguments for the one that stops and writes the checkpoint, the restore
+ * key's for the one that restores it; NULL for any other run. */
+static const char *resume_hook(const sb_child_run *r)
+{
+    if (!r->checkpoint)
+        return NULL;
+    return r->stop_at > 0 ? r->c->command_stop : r->c->command_restore;
+}
+
 static void put_value(command_line *l, const sb_child_run *r, const char *name, size_t n)
 {
     char num[32];
@@ -63,6 +73,11 @@ static void put_value(command_line *l, const sb_child_run *r, const char *name, 
     } else if (IS("seed")) {
         snprintf(num, sizeof num, "%" PRIu64, r->c->seed);
         put(l, num, strlen(num));
+    } else if (IS("resume_at")) {
+        snprintf(num, sizeof num, "%" PRId64, r->c->run_resume_at);
+        put(l, num, strlen(num));
+    } else if (IS("checkpoint")) {
+        put_path(l, r->checkpoint);
     } else if (IS("dump_step")) {
         snprintf(num, sizeof num, "%" PRId64, r->dump_step);
         put(l, num, strlen(num));
@@ -78,6 +93,10 @@ static void put_value(command_line *l, const sb_child_run *r, const char *name, 
     } else if (IS("stream_args")) {
         if (r->stream_path && r->c->command_stream[0])
             put_template(l, r, r->c->command_stream);
+    } else if (IS("stop_args") || IS("restore_args")) {
+        const char *hook = resume_hook(r);
+        if (hook && (hook == r->c->command_stop) == IS("stop_args"))
+            put_template(l, r, hook);
     } else {
         SB_ASSERT(IS("dump_probe"));  /* case_command.c let no other name through */
         put_quoted(l, r->dump_probe);
@@ -115,6 +134,10 @@ static sb_status command_spawn_one(const sb_child_run *r, sb_child_result *cr, c
         put_template(&l, r, c->command_stream);
     if (r->dump_probe && !strstr(c->command_run, "{dump_args}"))
         put_template(&l, r, c->command_dump);
+    const char *hook = resume_hook(r);
+    if (hook && !strstr(c->command_run, hook == c->command_stop ? "{stop_args}"
+                                                                 : "{restore_args}"))
+        put_template(&l, r, hook);
     /* what the producer prints is not the sweep's output (its TAP, its
      * tables): it joins the run's stderr */
     put(&l, " >&2", 4);

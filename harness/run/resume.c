@@ -1,6 +1,7 @@
 /* A configuration resumed from a checkpoint: two children, one trace. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "run/resume.h"
@@ -74,9 +75,10 @@ static void stream_append(const char *to, const char *from)
 }
 
 /* The first process's trace, then the second's records and metrics, into
- * `path`; the probe graph of the whole is checked as one run's. */
+ * `path`; the probe graph of the whole is checked as one run's (a user's
+ * kernel that names inputs it never probes, external, as its runs are). */
 static sb_status traces_join(const char *first, const char *second, const char *path,
-                             char *err, size_t errlen)
+                             bool external, char *err, size_t errlen)
 {
     sb_trace a, b;
     sb_status st = sb_trace_read(&a, first, err, errlen);
@@ -101,7 +103,7 @@ static sb_status traces_join(const char *first, const char *second, const char *
     if (st == SB_ERR_NOMEM)
         sb_err_set(err, errlen, "%s: out of memory joining the resumed run's trace", path);
     if (st == SB_OK)
-        st = sb_trace_check_graph(&a, false, NULL, err, errlen);
+        st = sb_trace_check_graph(&a, external, NULL, err, errlen);
     if (st == SB_OK)
         st = sb_trace_save(&a, path, err, errlen);
     sb_trace_free(&a);
@@ -125,7 +127,9 @@ sb_status sb_resume_spawn(const sb_child_run *r, sb_child_result *cr, char *err,
     if (last >= 0 && last < at)
         return spawn_whole(r, cr, err, errlen);
 
-    unlink(r->trace_path);      /* a stale trace must not pass for the pair's */
+    /* a stale trace or checkpoint must not pass for the pair's */
+    unlink(r->trace_path);
+    unlink(p.checkpoint);
     sb_child_run stop = *r;
     stop.checkpoint = p.checkpoint;
     stop.stop_at = at;
@@ -133,6 +137,12 @@ sb_status sb_resume_spawn(const sb_child_run *r, sb_child_result *cr, char *err,
     stop.dump_probe = NULL;
     stop.dump_list = NULL;
     st = sb_child_spawn(&stop, cr, err, errlen);
+    /* the harness only names the file (a producer's format is its own): it
+     * must be there, not empty, for the second process to restore */
+    struct stat ck;
+    if (st == SB_OK && cr->end == SB_CHILD_EXITED && cr->exit_code == 0 &&
+        (stat(p.checkpoint, &ck) != 0 || !S_ISREG(ck.st_mode) || ck.st_size == 0))
+        cr->end = SB_CHILD_NO_CHECKPOINT;
     if (st != SB_OK || cr->end != SB_CHILD_EXITED || cr->exit_code != 0) {
         unlink(p.stop_trace);
         unlink(p.checkpoint);
@@ -152,7 +162,8 @@ sb_status sb_resume_spawn(const sb_child_run *r, sb_child_result *cr, char *err,
     }
     if (st == SB_OK && cr->end == SB_CHILD_EXITED && cr->exit_code == 0) {
         char why[600];
-        if (traces_join(p.stop_trace, p.trace, r->trace_path, why, sizeof why) != SB_OK) {
+        if (traces_join(p.stop_trace, p.trace, r->trace_path, r->c->user_external_inputs, why,
+                        sizeof why) != SB_OK) {
             sb_err_set(err, errlen, "%s: the resumed run's trace: %s", r->c->path, why);
             st = SB_ERR_IO;
         }

@@ -1,10 +1,13 @@
 /* Internal to libsamebits: a configuration resumed from a checkpoint, the
  * run hook of the resume axis (resume.c; harness/FORMATS.md, "Checkpoints").
  *
- * "Resume at K, T threads" is two `run` children of one training case at T
- * threads: the first trains steps 0..K-1 and writes a checkpoint
- * (--stop-at K --checkpoint FILE), the second restores it in a new process
- * and trains on (--resume FILE). Their traces, the first's records (steps
+ * "Resume at K, T threads" is two children of one case at T threads: the
+ * first trains steps 0..K-1 and writes a checkpoint (a training case's or
+ * a user program's `run --stop-at K --checkpoint FILE`, a command case's
+ * command with its stop key's arguments), the second restores it in a new
+ * process and trains on (`run --resume FILE`, the restore key's
+ * arguments); the harness names FILE and checks that the first left it,
+ * not empty. Their traces, the first's records (steps
  * below K) then the second's (steps K on), make the configuration's trace:
  * the whole run as if it were one, so a comparison with the uninterrupted
  * golden (sb_trace_compare_from_step, or whole), the origins and the
@@ -19,9 +22,11 @@
 /* The run hook: configuration "resume at `at`" of run->c at run->threads,
  * as sb_run_child runs a plain one (the same run fields, the same returns:
  * *cr how it ended, *t the configuration's trace when it finished, err),
- * for a training case whose whole run takes more than `at` steps (1 <= at;
- * a child refuses any other case or step with exit status 2, SB_ERR_INPUT
- * here). A crash or timeout of either process is the configuration's, its
+ * for a case with a resume hook whose whole run takes more than `at` steps
+ * (1 <= at; a child refuses any other case or step with exit status 2,
+ * SB_ERR_INPUT here). A crash or timeout of either process is the
+ * configuration's, and so is a first process that exits 0 without its
+ * checkpoint (cr->end SB_CHILD_NO_CHECKPOINT), its
  * stream (run->stream_path) holding the records of both as far as they
  * got; each process has run->timeout_seconds. */
 sb_status sb_resume_run(const sb_child_run *run, int64_t at, sb_child_result *cr, sb_trace *t,

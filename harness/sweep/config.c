@@ -487,26 +487,50 @@ static bool threads_check(const space *s, char *err, size_t errlen)
     return true;
 }
 
-/* Each resume step a training case's own run's, before its last step (the
- * last it runs under --max-steps). */
-static bool resume_check(const space *s, char *err, size_t errlen)
+/* The steps of case c's run, 0..steps-1: a training case's (cut by
+ * --max-steps), a user kernel's own count, a command case's golden's (its
+ * last record's step and those before; -1 without a golden to ask). */
+static int64_t run_steps(const space *s, const sb_trace *golden)
 {
     const sb_case *c = s->c;
-    const int64_t steps = sb_case_train_steps(c);
-    const int64_t last = s->o->max_steps > 0 && steps > s->o->max_steps ? s->o->max_steps
-                                                                         : steps;
-    for (int k = 0; k < s->n_resume; k++)
-        if (c->kind != SB_CASE_TRAIN || c->n_ranks > 0 || s->resume[k] >= last) {
-            sb_err_set(err, errlen, "%s: resume at %d: a training case's own run stops and "
-                       "resumes before its last step (%lld)", c->path, s->resume[k],
-                       (long long)last);
+    if (c->kind == SB_CASE_TRAIN) {
+        const int64_t steps = sb_case_train_steps(c);
+        return s->o->max_steps > 0 && steps > s->o->max_steps ? s->o->max_steps : steps;
+    }
+    if (c->kind == SB_CASE_KERNEL)
+        return c->user_steps;
+    if (!golden)
+        return -1;
+    int64_t last = -1;
+    for (size_t i = 0; i < golden->n_records; i++)
+        if (golden->records[i].step > last)
+            last = golden->records[i].step;
+    return last + 1;
+}
+
+/* Each resume step of a case with a resume hook, before its run's last
+ * step: the run stops with steps left, and they are compared. */
+static bool resume_check(const space *s, const sb_trace *golden, char *err, size_t errlen)
+{
+    const sb_case *c = s->c;
+    const char *refusal = s->n_resume > 0 ? sb_case_resume_refusal(c) : NULL;
+    if (refusal) {
+        sb_err_set(err, errlen, "%s: resume at %d: %s", c->path, s->resume[0], refusal);
+        return false;
+    }
+    const int64_t steps = run_steps(s, golden);
+    for (int k = 0; k < s->n_resume && steps >= 0; k++)
+        if (s->resume[k] >= steps) {
+            sb_err_set(err, errlen, "%s: resume at %d: the run stops and resumes before its "
+                       "last step (%lld%s)", c->path, s->resume[k], (long long)steps - 1,
+                       c->kind == SB_CASE_COMMAND ? ", its golden's" : "");
             return false;
         }
     return true;
 }
 
-static sb_status space_make(space *s, const sb_case *c, const sb_sweep_options *o, char *err,
-                            size_t errlen)
+static sb_status space_make(space *s, const sb_case *c, const sb_sweep_options *o,
+                            const sb_trace *golden, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
     s->c = c;
@@ -545,7 +569,7 @@ static sb_status space_make(space *s, const sb_case *c, const sb_sweep_options *
     }
     if (s->golden_points && !threads_check(s, err, errlen))
         return SB_ERR_USAGE;
-    if (s->golden_points && !resume_check(s, err, errlen))
+    if (s->golden_points && !resume_check(s, golden, err, errlen))
         return SB_ERR_USAGE;
     return env_axes(s, err, errlen) ? SB_OK : SB_ERR_USAGE;
 }
@@ -584,15 +608,15 @@ static void points_walk(const space *s, int dim, sb_run_result *x, sb_config *ou
         (*group)++;
 }
 
-sb_status sb_configs_make(const sb_case *c, const sb_sweep_options *o, sb_config **out,
-                          int *n, char *err, size_t errlen)
+sb_status sb_configs_make(const sb_case *c, const sb_sweep_options *o, const sb_trace *golden,
+                          sb_config **out, int *n, char *err, size_t errlen)
 {
     *out = NULL;
     *n = 0;
     space *s = malloc(sizeof *s);
     if (!s)
         return SB_ERR_NOMEM;
-    sb_status st = space_make(s, c, o, err, errlen);
+    sb_status st = space_make(s, c, o, golden, err, errlen);
     sb_run_result x0 = {.ranks = 1};
     int group = 0, total = 0;
     if (st == SB_OK)

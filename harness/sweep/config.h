@@ -22,12 +22,13 @@ typedef struct sb_config {
 /* Every point of case c under options o, in sweep order, into *out (free
  * it); SB_ERR_USAGE with err (one line naming the case) for a space that
  * cannot be swept: a thread count out of range or listed twice, --ranks on
- * a case without [parallel], a resume step of a case that is not a
- * training case of its own or not before its last step, an instruction
- * set this CPU lacks, nothing to sweep; SB_ERR_NO_MPI for ranks without
- * MPI. */
-sb_status sb_configs_make(const sb_case *c, const sb_sweep_options *o, sb_config **out,
-                          int *n, char *err, size_t errlen);
+ * a case without [parallel], a resume step of a case with no resume hook
+ * (sb_case_resume_refusal) or not before its run's last step (a command
+ * case's: its golden's last step; golden NULL, not checked), an
+ * instruction set this CPU lacks, nothing to sweep; SB_ERR_NO_MPI for
+ * ranks without MPI. */
+sb_status sb_configs_make(const sb_case *c, const sb_sweep_options *o, const sb_trace *golden,
+                          sb_config **out, int *n, char *err, size_t errlen);
 
 /* Whether some point of c under o is judged against the case's golden
  * (the batch axis's points are judged against their reference size). */

@@ -114,7 +114,7 @@ static long case_items(const sb_case *c, const sb_sweep_options *o)
     sb_config *pts;
     int n;
     char err[16];
-    if (sb_configs_make(c, o, &pts, &n, err, sizeof err) != SB_OK)
+    if (sb_configs_make(c, o, NULL, &pts, &n, err, sizeof err) != SB_OK)
         return 0;
     free(pts);
     return n;

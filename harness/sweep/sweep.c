@@ -258,7 +258,7 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
         sb_err_set(err, errlen, "%s (%s): %s", c->path, config, x->message);
         return st;
     }
-    if (cr.end == SB_CHILD_TIMED_OUT || cr.end == SB_CHILD_SIGNALED || cr.exit_code != 0) {
+    if (cr.end != SB_CHILD_EXITED || cr.exit_code != 0) {
         x->verdict = cr.end == SB_CHILD_TIMED_OUT ? SB_VERDICT_TIMEOUT : SB_VERDICT_CRASH;
         sb_crash_judge(x, &cr, golden, p.stream, p.err);
     } else {
@@ -465,7 +465,7 @@ sb_status sb_sweep_case(const sb_case *c, const sb_trace *golden,
     }
     sb_config *pts;
     int n;
-    sb_status st = sb_configs_make(c, o, &pts, &n, err, errlen);
+    sb_status st = sb_configs_make(c, o, golden, &pts, &n, err, errlen);
     if (st != SB_OK)
         return st;
     /* the case's runs share the reference re-runs; two cases (an sb_case is

@@ -912,6 +912,61 @@ START_TEST(command_section)
 }
 END_TEST
 
+static const char *const hooked_command =
+    "[case]\n"                                                      /* 1 */
+    "kind = command\n"                                              /* 2 */
+    "family = det\n"                                                /* 3 */
+    "seed = 5\n"                                                    /* 4 */
+    "[command]\n"                                                   /* 5 */
+    "run = ./p --threads {threads} --trace {trace} {restore_args}\n" /* 6 */
+    "dump = -d {dump_probe} {dump_step} {dump_dir}\n"               /* 7 */
+    "stop = --stop-at {resume_at} --checkpoint {checkpoint}\n"      /* 8 */
+    "restore = --restore {checkpoint}\n"                            /* 9 */
+    "[sweep]\n"                                                     /* 10 */
+    "threads = 1,2\n"                                               /* 11 */
+    "resume = 2, 4\n";                                              /* 12 */
+
+/* A command case's resume hook: stop and restore kept as written, in the
+ * digest (a case without them keeps its digest), their placeholders
+ * checked; [sweep] resume taken only with both keys, its steps left to
+ * the golden (sb_configs_make). */
+START_TEST(command_resume_hook)
+{
+    write_case(hooked_command);
+    sb_case c;
+    char err[512] = "";
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_str_eq(c.command_stop, "--stop-at {resume_at} --checkpoint {checkpoint}");
+    ck_assert_str_eq(c.command_restore, "--restore {checkpoint}");
+    ck_assert_int_eq(c.n_resume, 2);
+    ck_assert_int_eq(c.resume[1], 4);
+    ck_assert_ptr_null(sb_case_resume_refusal(&c));
+    char base[33];
+    memcpy(base, c.digest, sizeof base);
+    write_variant(hooked_command, 9, "restore = --restore {checkpoint} --at {resume_at}\n");
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_str_ne(c.digest, base);
+
+    /* no hook: no resume axis, and the digest of a case without one */
+    write_case(good_command);
+    ck_assert_msg(sb_case_load(&c, path, err, sizeof err) == SB_OK, "%s", err);
+    ck_assert_ptr_nonnull(sb_case_resume_refusal(&c));
+    static const refusal bad[] = {
+        {8, "stop = --stop-at {resume_at}\n", 8, "placeholder {checkpoint} in stop"},
+        {8, "stop = --checkpoint {checkpoint}\n", 8, "placeholder {resume_at} in stop"},
+        {9, "restore = --at {resume_at}\n", 9, "placeholder {checkpoint} in restore"},
+        {9, "restore = -r {checkpoint} {dump_dir}\n", 9, "restore with placeholders among"},
+        {9, "", 8, "keys stop and restore in [command] together"},
+        {8, "", 8, "keys stop and restore in [command] together"},
+    };
+    refusals_check(hooked_command, bad, sizeof bad / sizeof bad[0]);
+    static const refusal no_hook[] = {
+        {0, "resume = 2\n", 10, "resume in a kind = command case with the keys stop and restore"},
+    };
+    refusals_check(good_command, no_hook, 1);
+}
+END_TEST
+
 START_TEST(missing_file)
 {
     sb_case c;
@@ -942,6 +997,7 @@ Suite *make_casefile_suite(void)
     tcase_add_test(tc, resume_keys);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, command_section);
+    tcase_add_test(tc, command_resume_hook);
     tcase_add_test(tc, invariance_section);
     suite_add_tcase(s, tc);
     return s;

@@ -15,7 +15,7 @@ enum { N = 3, IN = 4, OUT = 2, MAX_SEEN = 8 };
 typedef struct seen {
     int n;
     char name[MAX_SEEN][32], op[MAX_SEEN][32], inputs[MAX_SEEN][96];
-    bool has_bound[MAX_SEEN];
+    bool has_bound[MAX_SEEN], exact[MAX_SEEN];
     float bound[MAX_SEEN][N * OUT];
     int n_input_tensors[MAX_SEEN];
 } seen;
@@ -34,6 +34,7 @@ static void collect(void *ctx, const sb_probe_point *p)
                  p->inputs[k]);
     }
     s->has_bound[i] = p->bound != NULL;
+    s->exact[i] = p->exact;
     if (p->bound && sb_tensor_count(p->tensor) <= N * OUT)
         p->bound(s->bound[i], p->bound_ctx, p->out_index);
     s->n_input_tensors[i] = p->n_input_tensors;
@@ -132,7 +133,27 @@ START_TEST(own_op)
     ck_assert_str_eq(s.op[1], "my_sum");
     ck_assert_str_eq(s.inputs[1], "a");
     ck_assert(s.has_bound[1]);
+    ck_assert(!s.exact[1]);
     ck_assert_int_eq(memcmp(&s.bound[1][0], &(float){0.5f}, sizeof(float)), 0);
+}
+END_TEST
+
+/* An own op with no bound is exact (any difference a bug); data restored
+ * from a checkpoint is named as its probe before the stop, with no record. */
+START_TEST(own_exact_op_and_restored_names)
+{
+    float w[2] = {1, 2}, v[2] = {0, 0};
+    seen s = {0};
+    sb_probes pc = sb_probes_begin(collect, &s);
+    ck_assert_int_eq(sb_probes_restored(&pc, w, "w"), SB_OK);
+    ck_assert_int_eq(sb_probes_restored(&pc, v, "sgd.v"), SB_OK);
+    sb_tensor in[] = {sb_f32(v, 2), sb_f32(w, 2)};
+    ck_assert_int_eq(sb_probe_op(&pc, 3, "sgd.v", "momentum", sb_f32(v, 2), 2, in, NULL, NULL),
+                     SB_OK);
+    ck_assert_int_eq(sb_probes_end(&pc), SB_OK);
+    ck_assert_int_eq(s.n, 1);
+    ck_assert_str_eq(s.inputs[0], "sgd.v,w");
+    ck_assert(!s.has_bound[0] && s.exact[0]);
 }
 END_TEST
 
@@ -144,6 +165,7 @@ Suite *make_probe_ops_suite(void)
     tcase_add_test(tc, latest_name_and_update);
     tcase_add_test(tc, absurd_shape_refused);
     tcase_add_test(tc, own_op);
+    tcase_add_test(tc, own_exact_op_and_restored_names);
     suite_add_tcase(s, tc);
     return s;
 }

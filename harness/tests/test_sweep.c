@@ -386,7 +386,7 @@ END_TEST
 /* The resume axis is one row of the space: each step a point at every
  * thread count of the golden's computation, after the uninterrupted ones,
  * named and filed by its step and judged by resume_expect; a kernel case
- * or a step not before the run's last is refused. */
+ * (no resume hook) or a step not before the run's last is refused. */
 START_TEST(resume_axis_is_a_point_per_step_and_thread_count)
 {
     sb_case *t = malloc(sizeof *t);
@@ -399,7 +399,7 @@ START_TEST(resume_axis_is_a_point_per_step_and_thread_count)
     sb_sweep_options o = {.threads = threads, .n_threads = 2, .resume = steps, .n_resume = 2};
     sb_config *pts;
     int n;
-    ck_assert_int_eq(sb_configs_make(t, &o, &pts, &n, err, sizeof err), SB_OK);
+    ck_assert_int_eq(sb_configs_make(t, &o, NULL, &pts, &n, err, sizeof err), SB_OK);
     ck_assert_int_eq(n, 6);
     char name[128], stem[256];
     sb_run_config_name(&pts[1].x, name, sizeof name);
@@ -424,12 +424,62 @@ START_TEST(resume_axis_is_a_point_per_step_and_thread_count)
     const int last[] = {3};
     o.resume = last;
     o.n_resume = 1;
-    ck_assert_int_eq(sb_configs_make(t, &o, &pts, &n, err, sizeof err), SB_ERR_USAGE);
+    ck_assert_int_eq(sb_configs_make(t, &o, NULL, &pts, &n, err, sizeof err), SB_ERR_USAGE);
     ck_assert_ptr_nonnull(strstr(err, "resume at 3"));
     o.resume = steps;
-    ck_assert_int_eq(sb_configs_make(&c, &o, &pts, &n, err, sizeof err), SB_ERR_USAGE);
-    ck_assert_ptr_nonnull(strstr(err, "training case"));
+    ck_assert_int_eq(sb_configs_make(&c, &o, NULL, &pts, &n, err, sizeof err), SB_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "a kernel case has no steps to resume at"));
     free(t);
+}
+END_TEST
+
+/* A command case's resume steps are checked against its golden's steps
+ * (not without one: a count of the points), a user kernel's against its
+ * own; a case with no hook is refused whatever the step. */
+START_TEST(resume_steps_of_producers)
+{
+    sb_case *p = malloc(sizeof *p);
+    ck_assert_ptr_nonnull(p);
+    char err[256] = "";
+    ck_assert_msg(sb_case_load(p, "harness/examples/command/sgd.case", err, sizeof err) == SB_OK,
+                  "%s", err);
+    sb_trace g;
+    ck_assert_msg(sb_case_golden_read(&g, p, err, sizeof err) == SB_OK, "%s", err);
+    const int threads[] = {1}, five[] = {5}, six[] = {6};
+    sb_sweep_options o = {.threads = threads, .n_threads = 1, .resume = five, .n_resume = 1};
+    sb_config *pts;
+    int n;
+    ck_assert_int_eq(sb_configs_make(p, &o, &g, &pts, &n, err, sizeof err), SB_OK);
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(pts[1].x.resume_at, 5);
+    free(pts);
+    o.resume = six;
+    ck_assert_int_eq(sb_configs_make(p, &o, &g, &pts, &n, err, sizeof err), SB_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "resume at 6: the run stops and resumes before its last "
+                                      "step (5, its golden's)"));
+    ck_assert_int_eq(sb_configs_make(p, &o, NULL, &pts, &n, err, sizeof err), SB_OK);
+    free(pts);
+    p->command_stop[0] = '\0';
+    ck_assert_int_eq(sb_configs_make(p, &o, NULL, &pts, &n, err, sizeof err), SB_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "resumes through the keys stop and restore"));
+
+    /* a user's kernel: its own steps */
+    memset(p, 0, sizeof *p);
+    snprintf(p->path, sizeof p->path, "k");
+    p->kind = SB_CASE_KERNEL;
+    p->user = true;
+    p->user_steps = 6;
+    ck_assert_int_eq(sb_configs_make(p, &o, NULL, &pts, &n, err, sizeof err), SB_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "k: resume at 6: the run stops and resumes before its "
+                                      "last step (5)"));
+    o.resume = five;
+    ck_assert_int_eq(sb_configs_make(p, &o, NULL, &pts, &n, err, sizeof err), SB_OK);
+    free(pts);
+    p->user_steps = 0;
+    ck_assert_int_eq(sb_configs_make(p, &o, NULL, &pts, &n, err, sizeof err), SB_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "the kernel has no resume hook"));
+    sb_trace_free(&g);
+    free(p);
 }
 END_TEST
 
@@ -453,6 +503,7 @@ Suite *make_sweep_suite(void)
     tcase_add_test(tc, environment_axis_reaches_each_child);
     tcase_add_test(tc, environment_axis_refuses_the_harness_variables);
     tcase_add_test(tc, resume_axis_is_a_point_per_step_and_thread_count);
+    tcase_add_test(tc, resume_steps_of_producers);
     suite_add_tcase(s, tc);
     return s;
 }

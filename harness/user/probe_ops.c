@@ -65,6 +65,11 @@ static sb_status name_set(sb_probes *pc, const void *data, const char *name)
     return SB_OK;
 }
 
+sb_status sb_probes_restored(sb_probes *pc, const void *data, const char *name)
+{
+    return name_set(pc, data, name);
+}
+
 sb_status sb_probe_source(sb_probes *pc, int64_t step, const char *name, sb_tensor t)
 {
     sb_probe_point p = {.step = step, .name = name, .op = "source", .tensor = &t};
@@ -89,10 +94,12 @@ static sb_status probe_out(sb_probes *pc, int64_t step, const char *name, const 
     int n_names = n_in;
     if (extra)
         inputs[n_names++] = extra;
+    /* no bound: an op without a reduction (sb_probe_ops.h), any difference
+     * a bug */
     sb_probe_point p = {.step = step, .name = name, .op = op, .tensor = out,
                         .inputs = inputs, .n_inputs = n_names,
                         .input_tensors = n_in > 0 ? in : NULL, .n_input_tensors = n_in,
-                        .bound = bound, .bound_ctx = bound_ctx};
+                        .bound = bound, .bound_ctx = bound_ctx, .exact = bound == NULL};
     pc->probe(pc->ctx, &p);
     return name_set(pc, out->data, name);
 }

@@ -16,6 +16,7 @@
 #include "sb_harness.h"
 #include "support/support.h"
 #include "sweep/config.h"
+#include "user/user_resume.h"
 
 /* Default thread counts of a user sweep. */
 static const int default_threads[] = {1, 2, 3, 4};
@@ -32,6 +33,7 @@ typedef struct user_args {
     const char *cmd, *trace, *stream, *dump, *dump_step, *dump_dir, *dump_list;
     const char *threads, *repeat, *timeout, *golden, *golden_dir, *work_dir, *json, *junit;
     const char *census_json, *census_md;
+    const char *stop_at, *checkpoint, *resume; /* resume: run's FILE, sweep's LIST */
     bool tap, census, check, update, update_reordering;
     const char **names;         /* the kernels named on the line ([argc]) */
     int n_names;
@@ -60,9 +62,10 @@ static void user_usage(FILE *f, const char *prog)
             "             [--golden FILE | --golden-dir DIR] [--work-dir DIR]\n"
             "             [--json FILE] [--junit FILE] [--tap]\n"
             "             [--census] [--census-json FILE] [--census-md FILE]\n"
-            "             [--isa all|LIST] [--env NAME=v1,v2]...\n"
+            "             [--isa all|LIST] [--env NAME=v1,v2]... [--resume LIST]\n"
             "       %s run NAME --threads N --trace FILE [--stream FILE]\n"
             "             [--dump PROBE --dump-step S --dump-dir DIR]\n"
+            "             [--stop-at K --checkpoint FILE | --resume FILE]\n"
             "NAME: a kernel of this program (`list`); none: every kernel. The golden of\n"
             "NAME is NAME.golden in the current directory, or in --golden-dir DIR, or\n"
             "--golden FILE when one kernel is named. A missing golden is written, a\n"
@@ -70,6 +73,10 @@ static void user_usage(FILE *f, const char *prog)
             "can be a reordering); --check writes nothing (samebits golden, CLI.md).\n"
             "--repeat: the runs of each configuration, compared with each other\n"
             "(default %d, 1 at 1 thread).\n"
+            "--resume LIST (sweep): each step K of it also stopped after step K-1 and\n"
+            "resumed in a new process (run --stop-at K --checkpoint FILE, then run\n"
+            "--resume FILE), compared with the golden from step K on; for a kernel\n"
+            "with a resume hook (steps, save, restore: harness/examples/README.md).\n"
             "--golden-dir DIR is made when missing. --help after any command: this text.\n"
             "exit status: 0 as expected, 1 a verdict not expected (golden: a golden\n"
             "             changed and not written), 2 usage or input error,\n"
@@ -99,7 +106,9 @@ static bool args_parse(user_args *a, int argc, char **argv)
         {"--census-md", &a->census_md, NULL}, {"--check", NULL, &a->check},
         /* --update=reordering first: a flag matches only its whole name */
         {"--update=reordering", NULL, &a->update_reordering},
-        {"--update", NULL, &a->update},     {NULL, NULL, NULL},
+        {"--update", NULL, &a->update},     {"--stop-at", &a->stop_at, NULL},
+        {"--checkpoint", &a->checkpoint, NULL}, {"--resume", &a->resume, NULL},
+        {NULL, NULL, NULL},
     };
     a->names = calloc((size_t)argc, sizeof *a->names);
     if (!a->names)
@@ -153,6 +162,8 @@ static void user_case(sb_case *c, const sb_user_kernel *k, const char *golden,
         c->expect_set[t] = t == 1 ? SB_VERDICT_BIT(SB_VERDICT_IDENTICAL) : above_one;
         c->expect[t] = sb_verdict_set_first(c->expect_set[t]);
     }
+    c->user_steps = k->save && k->restore ? k->steps : 0;
+    c->user_external_inputs = k->external_inputs;
     if (golden)
         snprintf(c->golden_path, sizeof c->golden_path, "%s", golden);
     else if (golden_dir)
@@ -169,10 +180,36 @@ static void user_case(sb_case *c, const sb_user_kernel *k, const char *golden,
              (unsigned long long)h.low64);
 }
 
+/* The resume options of `run` (--stop-at K --checkpoint FILE, or --resume
+ * FILE) checked against kernel k: *stop_at K, or 0. False after one line. */
+static bool resume_args_check(const sb_user_kernel *k, const sb_case *c, const user_args *a,
+                              int64_t *stop_at)
+{
+    *stop_at = 0;
+    if (!a->stop_at && !a->checkpoint && !a->resume)
+        return true;
+    char err[1200];
+    const char *refusal = sb_case_resume_refusal(c);
+    if (!a->stop_at != !a->checkpoint || (a->resume && a->stop_at)) {
+        fprintf(stderr, "%s run: --stop-at K goes with --checkpoint FILE, --resume FILE with "
+                "neither\n", k->name);
+    } else if (refusal) {
+        fprintf(stderr, "%s run: resume: %s\n", k->name, refusal);
+    } else if (a->stop_at &&
+               !sb_int_parse(a->stop_at, 1, c->user_steps - 1, stop_at, err, sizeof err)) {
+        fprintf(stderr, "%s run: --stop-at: %s (a step before the run's last)\n", k->name, err);
+    } else if (a->checkpoint && !sb_out_check(a->checkpoint, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+    } else {
+        return true;
+    }
+    return false;
+}
+
 static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *a,
                     const char *build)
 {
-    int64_t threads, step = 0;
+    int64_t threads, step = 0, stop_at;
     if (!a->threads || !a->trace ||
         !sb_int_parse(a->threads, 1, SB_MAX_THREADS, &threads, NULL, 0) ||
         (a->dump && (!a->dump_dir || !a->dump_step ||
@@ -183,8 +220,19 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
                 SB_MAX_THREADS);
         return SB_EXIT_INPUT;
     }
+    if (!resume_args_check(k, c, a, &stop_at))
+        return SB_EXIT_INPUT;
     sb_isa_cap();               /* a bad SAMEBITS_ISA stops the run here, before any work */
-    char err[512] = "";
+    char err[1200] = "";
+    /* the steps this process runs: a resumed one's from its checkpoint,
+     * restored into the kernel's ctx before its run */
+    user_probe_ctx u = {.steps = {0, stop_at > 0 ? stop_at : c->user_steps},
+                        .check_steps = c->user_steps > 0};
+    if (a->resume &&
+        sb_user_checkpoint_restore(k, c, a->resume, &u.steps.first, err, sizeof err) != SB_OK) {
+        fprintf(stderr, "%s\n", err);
+        return SB_EXIT_INPUT;
+    }
     sb_dump_list list = {0};
     if (a->dump_list && sb_dump_list_read(&list, a->dump_list, err, sizeof err) != SB_OK) {
         fprintf(stderr, "%s\n", err);
@@ -194,7 +242,9 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
     sb_run_options o = {.threads = (int)threads, .dump_probe = a->dump, .dump_step = step,
                         .dump_dir = a->dump_dir, .stream_path = a->stream,
                         .external_inputs = k->external_inputs,
-                        .dump_list = a->dump_list ? &list : NULL};
+                        .dump_list = a->dump_list ? &list : NULL,
+                        .checkpoint = a->checkpoint ? a->checkpoint : a->resume,
+                        .stop_at = stop_at};
     sb_trace t;
     sb_trace_init(&t);
     sb_trace_header_from_case(&t.header, c, c->reference_threads);
@@ -204,18 +254,25 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
         memcpy(lib, t.header.build, sizeof lib);
         snprintf(t.header.build, sizeof t.header.build, "%.60s; libsamebits %.80s", build, lib);
     }
-    sb_run_sink sink;
-    sb_run_sink_init(&sink, &t, &o);
-    sb_status st = k->run(k->ctx, sb_run_sink_probe, &sink);
+    sb_run_sink_init(&u.sink, &t, &o);
+    sb_status st = k->run(k->ctx, sb_user_probe, &u);
     if (st != SB_OK) {
         sb_err_set(err, sizeof err, "%s: the kernel's run failed (%s)", k->name,
                    sb_status_name(st));
-        sb_run_sink_close(&sink);
+        sb_run_sink_close(&u.sink);
+    } else if (u.stray_probe[0]) {
+        sb_err_set(err, sizeof err, "%s: step %lld probe %s: outside the steps %lld..%lld this "
+                   "run runs (sb_user_run_steps)", k->name, (long long)u.stray_step,
+                   u.stray_probe, (long long)u.steps.first, (long long)u.steps.end - 1);
+        sb_run_sink_close(&u.sink);
+        st = SB_ERR_USAGE;
     } else {
-        st = sb_run_sink_finish(&sink, err, sizeof err);
+        st = sb_run_sink_finish(&u.sink, err, sizeof err);
     }
-    bool written = st == SB_OK;
-    if (written)
+    bool ran = st == SB_OK;
+    if (ran && stop_at > 0)
+        st = sb_user_checkpoint_save(k, c, a->checkpoint, stop_at, err, sizeof err);
+    if (st == SB_OK)
         st = sb_trace_save(&t, a->trace, err, sizeof err);
     sb_trace_free(&t);
     sb_dump_list_free(&list);
@@ -223,8 +280,8 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
         return SB_EXIT_OK;
     fprintf(stderr, "%s\n", err);
     /* an output that cannot be written is the caller's to fix, as in a sweep */
-    return st == SB_ERR_INPUT || st == SB_ERR_USAGE || written ? SB_EXIT_INPUT
-                                                                 : SB_EXIT_UNEXPECTED;
+    return st == SB_ERR_INPUT || st == SB_ERR_USAGE || ran ? SB_EXIT_INPUT
+                                                          : SB_EXIT_UNEXPECTED;
 }
 
 /* The reference run (1 thread) in a child, written as the golden unless
@@ -317,6 +374,11 @@ static int user_sweep(const user_program *p, const char *self, const char *work,
         return sweep_arg_refuse(p, "--repeat", err);
     if (a->timeout && !sb_seconds_parse(a->timeout, &timeout, err, sizeof err))
         return sweep_arg_refuse(p, "--timeout", err);
+    int resume[SB_MAX_RESUME];
+    if (a->resume && !sb_resume_list_parse(a->resume, resume, &o.n_resume, err, sizeof err))
+        return sweep_arg_refuse(p, "--resume:", err);
+    if (a->resume)
+        o.resume = resume;
     if (a->threads) {
         o.threads = threads;
         o.n_threads = n_threads;
@@ -414,6 +476,9 @@ static void kernels_check(const sb_user_kernel *kernels, size_t n)
     for (size_t i = 0; i < n; i++) {
         const sb_user_kernel *k = &kernels[i];
         SB_ASSERT(k->name != NULL && k->run != NULL);
+        /* the resume hook: all three or none */
+        SB_ASSERT((k->save != NULL) == (k->restore != NULL) &&
+                  (k->save != NULL) == (k->steps > 0));
         SB_ASSERT(k->name[0] != '\0' && k->name[0] != '-' && strchr(k->name, '/') == NULL);
         for (size_t j = 0; j < i; j++)
             SB_ASSERT(strcmp(kernels[j].name, k->name) != 0);

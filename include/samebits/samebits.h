@@ -167,9 +167,9 @@ enum {
  * and gets the subcommands (see harness/examples/README.md):
  *   list
  *   run NAME --threads N --trace FILE [--dump PROBE --dump-step S --dump-dir DIR]
- *       [--dump-list FILE --dump-dir DIR]
+ *       [--dump-list FILE --dump-dir DIR] [--stop-at K --checkpoint FILE | --resume FILE]
  *   golden [NAME...] [--golden FILE | --golden-dir DIR]
- *   sweep [NAME...] [--threads LIST] [--repeat R] [--timeout S]
+ *   sweep [NAME...] [--threads LIST] [--repeat R] [--timeout S] [--resume LIST]
  *         [--golden FILE | --golden-dir DIR] [--work-dir DIR] [--json FILE]
  *         [--junit FILE] [--tap] [--census] [--census-json FILE] [--census-md FILE]
  * Each kernel is a case of its own (its name, golden, probes, expectation);
@@ -178,6 +178,28 @@ enum {
  * in a child of this same program and expects `expect` (or a member of
  * `expect_set`) at every count but 1. Returns an SB_EXIT_* code. */
 typedef sb_status sb_user_run_fn(void *ctx, sb_probe_fn *probe, void *probe_ctx);
+
+/* The resume hook of a kernel whose run is a loop of steps (optional:
+ * harness/examples/README.md, "Resuming"). `run NAME ... --stop-at K
+ * --checkpoint FILE` runs steps 0..K-1 and then save writes the kernel's
+ * state (everything the next step reads: parameters, optimiser state,
+ * RNG counters, the data order's position) to f; `run NAME ... --resume
+ * FILE`, in a new process, has restore read it back into ctx before run
+ * runs steps K on; `sweep --resume LIST` runs every step K of LIST so and
+ * compares the run's probes from step K on with the golden. Each returns
+ * SB_OK, or another status when it fails (restore: SB_ERR_INPUT for data
+ * that does not read back). */
+typedef sb_status sb_user_save_fn(void *ctx, FILE *f);
+typedef sb_status sb_user_restore_fn(void *ctx, FILE *f);
+
+/* The steps this process's run function runs, [first, end): [0, steps) for
+ * a whole run, [0, K) for one that stops at K, [K, steps) for one resumed
+ * at K (ctx then holds what restore read: start from it, not from the
+ * initial state). probe_ctx is the one the run function was handed. */
+typedef struct sb_user_steps {
+    int64_t first, end;
+} sb_user_steps;
+sb_user_steps sb_user_run_steps(const void *probe_ctx);
 
 typedef struct sb_user_kernel {
     const char *name;           /* names the case, its golden and its report lines; no '/' */
@@ -191,6 +213,10 @@ typedef struct sb_user_kernel {
                                  * expect, e.g. SB_VERDICT_BIT(SB_VERDICT_IDENTICAL) |
                                  * SB_VERDICT_BIT(SB_VERDICT_REORDERING) for a library whose
                                  * bits may or may not follow the thread count */
+    /* the resume hook: all three, or none (the kernel is refused a resume) */
+    int64_t steps;              /* the steps of its run, 0..steps-1 */
+    sb_user_save_fn *save;
+    sb_user_restore_fn *restore;
 } sb_user_kernel;
 
 /* kernels[0..n): n >= 1, names distinct, none empty, starting with '-' or

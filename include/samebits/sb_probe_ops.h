@@ -48,6 +48,11 @@ sb_probes sb_probes_begin(sb_probe_fn *probe, void *probe_ctx);
 /* Frees what pc holds; the first failure of its probes, else SB_OK. */
 sb_status sb_probes_end(sb_probes *pc);
 
+/* A run resumed from a checkpoint (samebits.h, sb_user_run_steps): data,
+ * restored, is named as its latest probe was in the process that saved it
+ * ("fc1.w"), so that the ops that read it name that probe; nothing is
+ * probed. */
+sb_status sb_probes_restored(sb_probes *pc, const void *data, const char *name);
 /* Data entering the run (op "source", no inputs): inputs, initial weights. */
 sb_status sb_probe_source(sb_probes *pc, int64_t step, const char *name, sb_tensor t);
 /* An op of the user's own: its output out, made from in[0..n_in), named

@@ -38,7 +38,7 @@ rc=0
 
 # the same producer, aborting in its relu op above one thread
 mkdir "$tmp/c" "$tmp/golden"
-cp "$src/harness/examples/command/matvec.py" "$tmp/c/"
+cp "$src/harness/examples/command/matvec.py" "$src/harness/examples/command/producer.py" "$tmp/c/"
 sed -e 's/^name = matvec_numpy/name = matvec_crash/' \
     -e 's/--trace {trace}$/--trace {trace} --crash-in relu/' \
     -e 's/^expect = reordering/expect = crash/' "$case" >"$tmp/c/crash.case"

@@ -3,7 +3,9 @@
 # per fault): an input no earlier probe has, a name twice in a step and a
 # probe with no op each stop the golden with exit 2 and one line naming the
 # step and the probe, and write no golden; a kernel that declares external
-# inputs gets a warning and its golden; a clean one its golden alone.
+# inputs gets a warning and its golden; a clean one its golden alone; a
+# run that probes past its stop fails, and a resumed run's joined trace is
+# checked as its runs are (an outside input declared: allowed).
 # Usage: test_graph.sh GRAPH_FAULTS_PROGRAM
 set -euo pipefail
 prog=$1
@@ -30,4 +32,18 @@ refused no_op "step 0 probe y: no op (the op's name, or \"source\")"
 golden external && [ -s "$tmp/g/external.golden" ] &&
     grep -qF "warning: step 0 probe y: input outside is no earlier probe of the run" "$tmp/err" &&
     ok "external: its golden, and a warning" || fail "external: $(cat "$tmp/err")"
+
+# the resume hook: a run that probes past its stop, and a resumed run whose
+# joined trace names an outside input
+rc=0
+"$prog" run stray --threads 1 --trace "$tmp/t" --stop-at 1 --checkpoint "$tmp/ck" 2>"$tmp/err" || rc=$?
+[ "$rc" = 2 ] && grep -qF "stray: step 1 probe y: outside the steps 0..0 this run runs" "$tmp/err" &&
+    [ ! -e "$tmp/ck" ] && ok "stray: a probe past the stop fails the run, no checkpoint" ||
+    fail "stray: exit $rc: $(cat "$tmp/err")"
+golden external_resumed || fail "external_resumed golden: $(cat "$tmp/err")"
+rc=0
+"$prog" sweep external_resumed --threads 1 --resume 1,2 --golden-dir "$tmp/g" --work-dir "$tmp/w" \
+    >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" = 0 ] && [ "$(grep -Ec '^resume [12] +1 +1  identical ' "$tmp/out")" = 2 ] &&
+    ok "external_resumed: resumed at 1 and 2, its golden" || fail "external_resumed: exit $rc: $(cat "$tmp/out" "$tmp/err")"
 tap_end
