@@ -33,12 +33,12 @@ static int entries_replaced(const sb_kernel_table *t, sb_op *which)
     return n;
 }
 
-START_TEST(registry_lists_thirty_eight_mutants_each_replacing_one_op)
+START_TEST(registry_lists_forty_mutants_each_replacing_one_op)
 {
     int kinds[2] = {0, 0};
     for (int i = 0; i < sb_mutant_count(); i++)
         kinds[sb_mutant_kind_of(i)]++;
-    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 34);
+    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 36);
     ck_assert_int_eq(kinds[SB_MUTANT_NUMERICS], 4);
     for (int i = 0; i < sb_mutant_count(); i++) {
         const char *name = sb_mutant_name(i);
@@ -255,6 +255,19 @@ static const trigger triggers[] = {
     {"maxpool_window_short_edge", {.op = SB_OP_maxpool_window_fwd,
                                    .window = {.n = 2, .c = 4, .h = 13, .w = 13, .kh = 3,
                                               .kw = 3, .sh = 2, .sw = 2}},
+     2, 1, 1, {1}, 1},
+    /* 4 x 3 windows at strides 1 and 2 over 24 planes of 15 x 14: an
+     * element that is the argmax of three or more windows on both sides of
+     * row 6 sums them in another order at 2 threads */
+    {"maxpool_window_bwd_row_split", {.op = SB_OP_maxpool_window_bwd,
+                                      .window = {.n = 4, .c = 6, .h = 15, .w = 14, .kh = 4,
+                                                 .kw = 3, .sh = 1, .sw = 2}},
+     2, 1, 1, {1}, 1},
+    /* 1000 positions in 64 blocks, weighted: at 2 threads each half's
+     * gradients over that half's weights */
+    {"nll_mean_bwd_local_weight", {.op = SB_OP_nll_loss_mean_bwd,
+                                   .nll = {.n = 250, .k = 10, .d = 4, .ignore_index = 3,
+                                           .weighted = true}},
      2, 1, 1, {1}, 1},
 };
 #define N_TRIGGERS ((int)(sizeof triggers / sizeof triggers[0]))
@@ -518,7 +531,7 @@ Suite *make_mutants_suite(void)
 {
     Suite *s = suite_create("mutants");
     TCase *tc = tcase_create("registry");
-    tcase_add_test(tc, registry_lists_thirty_eight_mutants_each_replacing_one_op);
+    tcase_add_test(tc, registry_lists_forty_mutants_each_replacing_one_op);
     tcase_add_test(tc, install_replaces_one_entry);
     tcase_add_test(tc, registry_lists_three_decode_mutants);
     tcase_add_test(tc, registry_lists_three_resume_mutants_each_changing_one_counter);
