@@ -129,6 +129,41 @@ static inline void sb_window_scatter_plane(float *dx, const float *dy, const int
         }
 }
 
+/* The windows covering input row r: sb_window_cover or, for the mutants, a
+ * faulty one */
+typedef void sb_window_cover_fn(int r, int k, int st, int len, int *lo, int *hi);
+
+/* Det's gather of one row `row` of x ([n c h] rows of w): each element of
+ * the row sums from +0 the terms of the windows covering it (cover), rows
+ * of windows then columns in order, the order ref's scatter adds them in;
+ * indices: the max's argmax indices, NULL: the average. */
+static inline void sb_window_gather_row(float *dx, const float *dy, const int32_t *indices,
+                                        const sb_window_shape *s, size_t row,
+                                        sb_window_cover_fn *cover)
+{
+    const int p = sb_window_p(s), q = sb_window_q(s);
+    const size_t plane = row / (size_t)s->h;
+    const int r = (int)(row % (size_t)s->h);
+    const float *dyp = dy + plane * (size_t)p * (size_t)q;
+    int ilo, ihi;
+    cover(r, s->kh, s->sh, p, &ilo, &ihi);
+    for (int t = 0; t < s->w; t++) {
+        const size_t at = row * (size_t)s->w + (size_t)t;
+        int jlo, jhi;
+        cover(t, s->kw, s->sw, q, &jlo, &jhi);
+        float sum = 0.0f;
+        for (int i = ilo; i < ihi; i++)
+            for (int j = jlo; j < jhi; j++) {
+                const size_t o = (size_t)i * (size_t)q + (size_t)j;
+                if (indices == NULL)
+                    sum += sb_window_share(dyp[o], s);
+                else if ((size_t)indices[plane * (size_t)p * (size_t)q + o] == at)
+                    sum += dyp[o];
+            }
+        dx[at] = sum;
+    }
+}
+
 /* The argmax indices of every window, for the max's gradient: from malloc,
  * by det's kernel (exact: every family's indices are the same). */
 int32_t *sb_window_indices_alloc(const float *x, const sb_window_shape *s);

@@ -54,39 +54,17 @@ int32_t *sb_window_indices_alloc(const float *x, const sb_window_shape *s)
     return indices;
 }
 
-/* The gradients by gathering: one writer per element of x, which sums from
- * +0 the terms of the windows covering it, rows of windows then columns in
- * order (the order in which ref's scatter adds them), so ref's bits at
- * every thread count; the rows of all planes are shared among the threads,
- * a plane's too. indices: the max's argmax indices; NULL: the average. */
+/* The gradients by gathering (sb_window_gather_row): one writer per
+ * element of x, ref's order of its terms, so ref's bits at every thread
+ * count; the rows of all planes are shared among the threads, a plane's
+ * too. indices: the max's argmax indices; NULL: the average. */
 static void gather_det(float *dx, const float *dy, const int32_t *indices,
                        const sb_window_shape *s)
 {
-    const int p = sb_window_p(s), q = sb_window_q(s);
     const int64_t rows = (int64_t)s->n * s->c * s->h;
 #pragma omp parallel for schedule(static)
-    for (int64_t row = 0; row < rows; row++) {
-        const size_t plane = (size_t)row / (size_t)s->h;
-        const int r = (int)(row % s->h);
-        const float *dyp = dy + plane * (size_t)p * (size_t)q;
-        int ilo, ihi;
-        sb_window_cover(r, s->kh, s->sh, p, &ilo, &ihi);
-        for (int t = 0; t < s->w; t++) {
-            const size_t at = (size_t)row * (size_t)s->w + (size_t)t;
-            int jlo, jhi;
-            sb_window_cover(t, s->kw, s->sw, q, &jlo, &jhi);
-            float sum = 0.0f;
-            for (int i = ilo; i < ihi; i++)
-                for (int j = jlo; j < jhi; j++) {
-                    const size_t o = (size_t)i * (size_t)q + (size_t)j;
-                    if (indices == NULL)
-                        sum += sb_window_share(dyp[o], s);
-                    else if ((size_t)indices[plane * (size_t)p * (size_t)q + o] == at)
-                        sum += dyp[o];
-                }
-            dx[at] = sum;
-        }
-    }
+    for (int64_t row = 0; row < rows; row++)
+        sb_window_gather_row(dx, dy, indices, s, (size_t)row, sb_window_cover);
 }
 
 void sb_avgpool_bwd_det(float *dx, const float *dy, const sb_window_shape *s)
