@@ -67,9 +67,14 @@ static bool shapes_pool(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
 static bool shapes_cls(sb_op_call *c, sb_tensor shape[SB_ROLE_COUNT])
 {
     const sb_class_shape *cl = &c->cls;
-    if (!dims_positive(cl->n, cl->k, 1, 1))
+    /* positions d only in clsd's layout (N, C, d1..dk) */
+    if (!dims_positive(cl->n, cl->k, 1, 1) || cl->d < 0 ||
+        (cl->d > 1 && sb_op_params_of(c->op) != SB_PARAMS_clsd))
         return false;
-    set(&shape[SB_ROLE_z], 2, cl->n, cl->k, 1, 1);
+    if (cl->d > 1)
+        set(&shape[SB_ROLE_z], 3, cl->n, cl->k, cl->d, 1);
+    else
+        set(&shape[SB_ROLE_z], 2, cl->n, cl->k, 1, 1);
     set(&shape[SB_ROLE_labels], 1, cl->n, 1, 1, 1);
     shape[SB_ROLE_labels].dtype = SB_DTYPE_I32;
     set(&shape[SB_ROLE_scalar], 1, 1, 1, 1, 1);

@@ -128,8 +128,10 @@ bool sb_role_per_sample(sb_op op, sb_role r)
 bool sb_op_per_sample(sb_op op)
 {
     /* the gradient of the batch's mean loss is a row per sample scaled by
-     * 1/n: its value is the batch's by definition */
-    return op != SB_OP_softmax_xent_bwd && sb_role_per_sample(op, info_of(op)->out[0]);
+     * 1/n (the NLL's: 1 / the batch's weight sum): its value is the batch's
+     * by definition */
+    return op != SB_OP_softmax_xent_bwd && op != SB_OP_nll_loss_mean_bwd &&
+           sb_role_per_sample(op, info_of(op)->out[0]);
 }
 
 void sb_op_call_set_batch(sb_op_call *c, int n)

@@ -63,14 +63,16 @@ static void describe_elements(char *buf, size_t len, const sb_op_call *c, size_t
     }
 }
 
-/* Classifier ops: the row of the element (softmax, gradient), or of the
+/* Classifier ops: the row of the element (softmax, gradient; log-softmax's
+ * rows of classes d apart in its (N, C, d) layout, row i d + p), or of the
  * first row holding a non-finite value or, failing that, row 0 (the ops whose
  * output is one value over the batch). */
 static void describe_row(char *buf, size_t len, const sb_op_call *c, size_t index)
 {
     const int k = c->cls.k;
+    const size_t d = c->cls.d > 1 ? (size_t)c->cls.d : 1;
     const float *z = SB_REFD_IN(c, 0);
-    size_t row = index / (size_t)k;
+    size_t row = index / ((size_t)k * d) * d + index % d;
     if (sb_op_roles_of(c->op).out[0] == SB_ROLE_scalar) {
         row = 0;
         for (size_t i = 0; i < (size_t)c->cls.n * (size_t)k; i++)
@@ -79,12 +81,13 @@ static void describe_row(char *buf, size_t len, const sb_op_call *c, size_t inde
                 break;
             }
     }
+    const size_t at = row / d * (size_t)k * d + row % d;
     append(buf, len, "row %.0f:", (double)row);
     for (int j = 0; j < k && j < 16; j++)
-        append(buf, len, " %.9g", (double)z[row * (size_t)k + (size_t)j]);
+        append(buf, len, " %.9g", (double)z[at + (size_t)j * d]);
     if (k > 16)
         append(buf, len, " ... (%.0f values)", (double)k);
-    if (c->n_in > 1)
+    if (sb_op_params_of(c->op) == SB_PARAMS_cls && c->n_in > 1)
         append(buf, len, " label=%.0f", (double)SB_REFD_LABELS(c, 1)[row]);
 }
 
@@ -122,7 +125,7 @@ void sb_refd_describe_inputs(char *buf, size_t len, const sb_op_call *c, int out
     const sb_op_params p = sb_op_params_of(c->op);
     if (!sb_refd_supported(c->op))
         snprintf(buf, len, "(not described)"); /* not evaluated in double */
-    else if (p == SB_PARAMS_cls)
+    else if (p == SB_PARAMS_cls || p == SB_PARAMS_clsd)
         describe_row(buf, len, c, index);
     else if (p == SB_PARAMS_count && sb_op_roles_of(c->op).out[0] != SB_ROLE_scalar)
         describe_elements(buf, len, c, index);

@@ -29,6 +29,9 @@ typedef struct sb_class_shape {
     int mean_over;      /* softmax_xent_bwd: the rows the loss is the mean over, so the
                          * gradient's divisor; 0 for n. A data-parallel pass over part
                          * of a batch gives the whole batch's size. */
+    int d;              /* log_softmax_fwd, log_softmax_bwd: positions per row, ONNX's
+                         * (N, C, d1..dk) with d = d1..dk: z [n][k][d], the softmax over
+                         * the middle axis; 0 or 1: z [n][k] */
 } sb_class_shape;
 
 /* Token and position embeddings: n token rows, row i at position i % t;

@@ -51,6 +51,7 @@
 #define SB_TAIL_dense &(c)->dense
 #define SB_TAIL_pool &(c)->pool
 #define SB_TAIL_cls &(c)->cls
+#define SB_TAIL_clsd &(c)->cls
 #define SB_TAIL_count (c)->n
 #define SB_TAIL_dropout &(c)->dropout, (c)->n
 #define SB_TAIL_sgd &(c)->optim, (c)->n

@@ -43,6 +43,13 @@ static const case_param class_params[] = {
     {"k", P_INT, CALL(cls.k), 1, IMAX, false, true},
     {NULL, P_INT, 0, 0, 0, false, false},
 };
+/* d: none (0, not in the digest) unless given */
+static const case_param class_position_params[] = {
+    {"n", P_INT, CALL(cls.n), 1, IMAX, false, true},
+    {"k", P_INT, CALL(cls.k), 1, IMAX, false, true},
+    {"d", P_INT, CALL(cls.d), 1, IMAX, false, false},
+    {NULL, P_INT, 0, 0, 0, false, false},
+};
 static const case_param embed_params[] = {
     {"n", P_INT, CALL(embed.n), 1, IMAX, false, true},
     {"t", P_INT, CALL(embed.t), 1, IMAX, false, true},
@@ -216,6 +223,7 @@ const case_param *sb_case_op_params(sb_op op)
     case SB_PARAMS_dense: return dense_params;
     case SB_PARAMS_pool: return pool_params;
     case SB_PARAMS_cls: return class_params;
+    case SB_PARAMS_clsd: return class_position_params;
     case SB_PARAMS_dropout: return dropout_params;
     case SB_PARAMS_adam: return adam_params;
     case SB_PARAMS_embed: return embed_params;

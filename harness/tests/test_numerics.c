@@ -72,6 +72,8 @@ static const sb_op_call dense_shapes[] = {
 };
 static const sb_op_call pool_shapes[] = {{.pool = {.n = 2, .c = 3, .h = 7, .w = 6}}};
 static const sb_op_call cls_shapes[] = {{.cls = {.n = 50, .k = 10}}};
+static const sb_op_call clsd_shapes[] = {{.cls = {.n = 50, .k = 10}},
+                                          {.cls = {.n = 6, .k = 300, .d = 7}}};
 static const sb_op_call count_shapes[] = {{.n = 1000}, {.n = 100003}};
 static const sb_op_call embed_shapes[] = {
     {.embed = {.n = 40, .t = 8, .vocab = 11, .c = 9}},
@@ -110,6 +112,7 @@ static const shape_set shapes_of_params[SB_PARAMS_COUNT] = {
     [SB_PARAMS_norm] = SHAPES(norm_shapes),   [SB_PARAMS_attn] = SHAPES(attn_shapes),
     [SB_PARAMS_rope] = SHAPES(rope_shapes),   [SB_PARAMS_nll] = SHAPES(nll_shapes),
     [SB_PARAMS_reduce] = SHAPES(reduce_shapes), [SB_PARAMS_window] = SHAPES(window_shapes),
+    [SB_PARAMS_clsd] = SHAPES(clsd_shapes),
 };
 
 /* Every op the kernel list marks REFD. */

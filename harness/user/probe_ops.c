@@ -145,6 +145,7 @@ static sb_status probe_call(sb_probes *pc, int64_t step, const char *name, const
 #define PROBE_IN_labels const int32_t *
 #define PROBE_IN_scalar const float *
 #define PROBE_IN_v const float *
+#define PROBE_IN_row const float *
 /* one output's type: float, but for an argmax's index (a one-output op) */
 #define PROBE_OUT_x float *
 #define PROBE_OUT_w float *
@@ -177,6 +178,7 @@ static sb_status probe_call(sb_probes *pc, int64_t step, const char *name, const
 #define PROBE_TAIL_dense , const sb_dense_shape *s
 #define PROBE_TAIL_pool , const sb_pool_shape *s
 #define PROBE_TAIL_cls , const sb_class_shape *s
+#define PROBE_TAIL_clsd , const sb_class_shape *s
 #define PROBE_TAIL_count , size_t n
 #define PROBE_TAIL_dropout , const sb_dropout_params *d, size_t n
 #define PROBE_TAIL_sgd , const sb_optim_params *o, size_t n
@@ -195,6 +197,7 @@ static sb_status probe_call(sb_probes *pc, int64_t step, const char *name, const
 #define PROBE_FILL_dense c.dense = *s;
 #define PROBE_FILL_pool c.pool = *s;
 #define PROBE_FILL_cls c.cls = *s;
+#define PROBE_FILL_clsd c.cls = *s;
 #define PROBE_FILL_count c.n = n;
 #define PROBE_FILL_dropout c.dropout = *d; c.n = n;
 #define PROBE_FILL_sgd c.optim = *o; c.n = n;

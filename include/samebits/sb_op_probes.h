@@ -266,4 +266,32 @@ void sb_layernorm_rstd_bound(float *rstd, const float *x, const sb_norm_shape *s
 sb_status sb_probe_layernorm_rstd(sb_probes *pc, int64_t step, const char *name,
     float *rstd, const float *x, const sb_norm_shape *s);
 
+/* log_softmax_bwd (kernels/classifier/) */
+void sb_log_softmax_bwd_bound(float *dlogits, const float *dlogprob, const float *logprob, const sb_class_shape *s);
+sb_status sb_probe_log_softmax_bwd(sb_probes *pc, int64_t step, const char *name,
+    float *dlogits, const float *dlogprob, const float *logprob, const sb_class_shape *s);
+
+/* nll_loss_mean_bwd (kernels/loss/) */
+void sb_nll_loss_mean_bwd_bound(float *dlogprob, const float *dloss, const int32_t *labels, const float *weight, const sb_nll_shape *s);
+sb_status sb_probe_nll_loss_mean_bwd(sb_probes *pc, int64_t step, const char *name,
+    float *dlogprob, const float *dloss, const int32_t *labels, const float *weight, const sb_nll_shape *s);
+
+/* nll_loss_sum_bwd (kernels/loss/) */
+sb_status sb_probe_nll_loss_sum_bwd(sb_probes *pc, int64_t step, const char *name,
+    float *dlogprob, const float *dloss, const int32_t *labels, const float *weight, const sb_nll_shape *s);
+
+/* nll_loss_none_bwd (kernels/loss/) */
+sb_status sb_probe_nll_loss_none_bwd(sb_probes *pc, int64_t step, const char *name,
+    float *dlogprob, const float *dloss, const int32_t *labels, const float *weight, const sb_nll_shape *s);
+
+/* avgpool_bwd (kernels/pool/) */
+void sb_avgpool_bwd_bound(float *dx, const float *dy, const sb_window_shape *s);
+sb_status sb_probe_avgpool_bwd(sb_probes *pc, int64_t step, const char *name,
+    float *dx, const float *dy, const sb_window_shape *s);
+
+/* maxpool_window_bwd (kernels/pool/) */
+void sb_maxpool_window_bwd_bound(float *dx, const float *dy, const float *x, const sb_window_shape *s);
+sb_status sb_probe_maxpool_window_bwd(sb_probes *pc, int64_t step, const char *name,
+    float *dx, const float *dy, const float *x, const sb_window_shape *s);
+
 #endif

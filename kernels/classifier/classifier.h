@@ -17,6 +17,10 @@
  * finite loss. Its gradient, dlogits = (prob - onehot(y)) / n, is elementwise
  * on prob.
  *
+ * log-softmax: lp_j = z_j - log sum_i exp(z_i) over the classes, rows of k
+ * or, in the layout (N, C, d1..dk), the middle axis of [n][k][d]; its
+ * gradient dz_j = dlp_j - exp(lp_j) sum_i dlp_i per row.
+ *
  * accuracy: the fraction of rows whose predicted class, the first maximum of
  * the row (ties go to the lowest class), equals the label. A row holding a NaN
  * has no prediction and counts as wrong. */
@@ -42,22 +46,33 @@ static inline float sb_class_mean_over(const sb_class_shape *s)
 
 /* The largest logit of a row (NaNs are skipped here; they reach the output
  * through the exponentials). Exact, so its order does not matter. */
-static inline float sb_row_max(const float *z /* [k] */, int k)
+static inline float sb_row_max_at(const float *z /* [k] `stride` apart */, int k, size_t stride)
 {
     float m = z[0];
     for (int j = 1; j < k; j++)
-        if (z[j] > m)
-            m = z[j];
+        if (z[(size_t)j * stride] > m)
+            m = z[(size_t)j * stride];
     return m;
 }
 
+static inline float sb_row_max(const float *z /* [k] */, int k)
+{
+    return sb_row_max_at(z, k, 1);
+}
+
 /* sum_j exp(z[j] - m) in j order: the one reduction of a softmax row. */
-static inline float sb_row_expsum(const float *z /* [k] */, float m, int k)
+static inline float sb_row_expsum_at(const float *z /* [k] `stride` apart */, float m, int k,
+                                     size_t stride)
 {
     float s = 0.0f;
     for (int j = 0; j < k; j++)
-        s += expf(z[j] - m);
+        s += expf(z[(size_t)j * stride] - m);
     return s;
+}
+
+static inline float sb_row_expsum(const float *z /* [k] */, float m, int k)
+{
+    return sb_row_expsum_at(z, m, k, 1);
 }
 
 /* One row of the softmax. */
@@ -69,13 +84,51 @@ static inline void sb_softmax_row(float *p, const float *z, int k)
         p[j] = expf(z[j] - m) / s;
 }
 
-/* One row of the log-softmax, (z_j - m) - logf(S) (PyTorch's order). */
-static inline void sb_log_softmax_row(float *lp, const float *z, int k)
+/* The rows of the log-softmax's layout (N, C, d1..dk): n d rows of k
+ * classes, row e = i d + p (sample i, position p) holding z[i][0..k)[p],
+ * its classes d apart (d = 1 without positions). */
+static inline size_t sb_class_stride(const sb_class_shape *s)
 {
-    const float m = sb_row_max(z, k);
-    const float ls = logf(sb_row_expsum(z, m, k));
+    SB_ASSERT(s->d >= 0);
+    return s->d > 1 ? (size_t)s->d : 1;
+}
+
+static inline size_t sb_class_rows(const sb_class_shape *s)
+{
+    return (size_t)s->n * sb_class_stride(s);
+}
+
+/* the offset of row e's first class */
+static inline size_t sb_class_row_at(const sb_class_shape *s, size_t e)
+{
+    const size_t d = sb_class_stride(s);
+    return (e / d) * (size_t)s->k * d + e % d;
+}
+
+/* One row of the log-softmax, (z_j - m) - logf(S) (PyTorch's order), its
+ * classes `stride` apart. */
+static inline void sb_log_softmax_row(float *lp, const float *z, int k, size_t stride)
+{
+    const float m = sb_row_max_at(z, k, stride);
+    const float ls = logf(sb_row_expsum_at(z, m, k, stride));
     for (int j = 0; j < k; j++)
-        lp[j] = (z[j] - m) - ls;
+        lp[(size_t)j * stride] = (z[(size_t)j * stride] - m) - ls;
+}
+
+/* One row of the log-softmax's gradient (PyTorch's
+ * _log_softmax_backward_data), classes `stride` apart: with S = sum_j dlp_j
+ * from +0 in j order, dz_j = dlp_j - expf(lp_j) S, the product and the
+ * difference each rounded once. */
+static inline void sb_log_softmax_grad_row(float *dz, const float *dlp, const float *lp, int k,
+                                           size_t stride)
+{
+    float sum = 0.0f;
+    for (int j = 0; j < k; j++)
+        sum += dlp[(size_t)j * stride];
+    for (int j = 0; j < k; j++) {
+        const size_t at = (size_t)j * stride;
+        dz[at] = dlp[at] - expf(lp[at]) * sum;
+    }
 }
 
 /* One row's cross-entropy, l_i. */

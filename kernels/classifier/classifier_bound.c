@@ -35,6 +35,12 @@
  * |d_j| + lambda + l at most:
  *   bound_j = l + 2u*(|d_j| + lambda + l), times (1 + 8u).
  *
+ * log-softmax's gradient, dz_j = fl(dlp_j - fl(e_j S^)), e_j = expf(lp_j)
+ * the same in every order, S^ any order of S = sum_j dlp_j: the running
+ * error analysis (running_error.h) bounds each order's |dz^_j - dz_j| by
+ * E_j (the sum gamma(k-1) sum |dlp|, then the product's and the
+ * difference's roundings), and two orders differ by at most 2 E_j.
+ *
  * Both are evaluated in double; the factor (1 + 2^-30) covers the O(k*2^-53)
  * relative error of that evaluation, and the result is rounded up to float.
  * Where an output is not finite (NaN or Inf logits) the bound is 0: no order
@@ -42,6 +48,7 @@
 #include <math.h>
 
 #include "classifier.h"
+#include "running_error.h"
 
 static const double u = 0x1p-24;
 static const double eval_slack = 1.0 + 0x1p-30;
@@ -54,12 +61,13 @@ static float round_up(double v)
     return f;
 }
 
-/* sum_j e_j in double, e_j = expf(z_j - m) as the kernels compute it */
-static double expsum_exact(const float *z, float m, int k)
+/* sum_j e_j in double, e_j = expf(z_j - m) as the kernels compute it, the
+ * classes `stride` apart */
+static double expsum_exact(const float *z, float m, int k, size_t stride)
 {
     double s = 0.0;
     for (int j = 0; j < k; j++)
-        s += (double)expf(z[j] - m);
+        s += (double)expf(z[(size_t)j * stride] - m);
     return s;
 }
 
@@ -75,7 +83,7 @@ void sb_softmax_fwd_bound(float *bound,         /* [n][k] */
         const float *z = logits + (size_t)i * k;
         float *b = bound + (size_t)i * k;
         const float m = sb_row_max(z, s->k);
-        const double sum = expsum_exact(z, m, s->k);
+        const double sum = expsum_exact(z, m, s->k, 1);
         for (size_t j = 0; j < k; j++) {
             const double q = (double)expf(z[j] - m) / sum;
             b[j] = isfinite(q) ? round_up(q * factor) : 0.0f;
@@ -83,23 +91,45 @@ void sb_softmax_fwd_bound(float *bound,         /* [n][k] */
     }
 }
 
-void sb_log_softmax_fwd_bound(float *bound,         /* [n][k] */
-                              const float *logits,  /* [n][k] */
+void sb_log_softmax_fwd_bound(float *bound,         /* [n][k] or [n][k][d] */
+                              const float *logits,  /* [n][k] or [n][k][d] */
                               const sb_class_shape *s)
 {
     SB_ASSERT(s->n >= 0 && s->k > 0);
-    const size_t k = (size_t)s->k;
+    const size_t stride = sb_class_stride(s);
     const double g = sb_gamma(s->k - 1);
-    for (int i = 0; i < s->n; i++) {
-        const float *z = logits + (size_t)i * k;
-        float *b = bound + (size_t)i * k;
-        const float m = sb_row_max(z, s->k);
-        const double lambda = log(expsum_exact(z, m, s->k));
+    for (size_t e = 0; e < sb_class_rows(s); e++) {
+        const float *z = logits + sb_class_row_at(s, e);
+        float *b = bound + sb_class_row_at(s, e);
+        const float m = sb_row_max_at(z, s->k, stride);
+        const double lambda = log(expsum_exact(z, m, s->k, stride));
         const double l = 2.0 * g / (1.0 - g) + 4.0 * u * (lambda + g);
-        for (size_t j = 0; j < k; j++) {
-            const double d = fabs((double)(z[j] - m));
+        for (size_t j = 0; j < (size_t)s->k; j++) {
+            const double d = fabs((double)(z[j * stride] - m));
             const double bj = (l + 2.0 * u * (d + lambda + l)) * (1.0 + 8.0 * u) * eval_slack;
-            b[j] = isfinite(bj) ? round_up(bj) : 0.0f;
+            b[j * stride] = isfinite(bj) ? round_up(bj) : 0.0f;
+        }
+    }
+}
+
+void sb_log_softmax_bwd_bound(float *bound,             /* [n][k] or [n][k][d] */
+                              const float *dlogprob,    /* [n][k] or [n][k][d] */
+                              const float *logprob,     /* [n][k] or [n][k][d] */
+                              const sb_class_shape *s)
+{
+    SB_ASSERT(s->n >= 0 && s->k > 0);
+    const size_t stride = sb_class_stride(s);
+    for (size_t e = 0; e < sb_class_rows(s); e++) {
+        const size_t at = sb_class_row_at(s, e);
+        const float *dy = dlogprob + at, *lp = logprob + at;
+        sb_err_sum sum = {0};
+        for (size_t j = 0; j < (size_t)s->k; j++)
+            sb_err_sum_add(&sum, sb_err_exact((double)dy[j * stride]));
+        const sb_err total = sb_err_sum_end(&sum, (size_t)s->k);
+        for (size_t j = 0; j < (size_t)s->k; j++) {
+            const sb_err prod = sb_err_mul(sb_err_exact((double)expf(lp[j * stride])), total);
+            const sb_err dz = sb_err_sub(sb_err_exact((double)dy[j * stride]), prod);
+            bound[at + j * stride] = isfinite(dz.e) ? sb_err_bound_float(dz.e, 2.0) : 0.0f;
         }
     }
 }
@@ -118,7 +148,7 @@ void sb_xent_loss_bound(float *bound,           /* [1] */
         const float *z = logits + (size_t)i * k;
         SB_ASSERT(labels[i] >= 0 && labels[i] < s->k);
         const float m = sb_row_max(z, s->k);
-        const double lambda = log(expsum_exact(z, m, s->k));
+        const double lambda = log(expsum_exact(z, m, s->k, 1));
         const double l = lambda + ((double)m - (double)z[labels[i]]);
         sum_d += 2.0 * g / (1.0 - g) + 4.0 * u * (lambda + g) + 2.0 * u * l;
         sum_l += l;

@@ -1,5 +1,6 @@
-/* The classifier ops, det family. softmax, log-softmax and the gradient are parallel
- * over rows, which is also how they are usually written, so no thread ever
+/* The classifier ops, det family. softmax, log-softmax and the gradients
+ * are parallel over rows (log-softmax's over the n d rows of its positions'
+ * layout), which is also how they are usually written, so no thread ever
  * splits a row: loose runs them too, and they match ref bit for bit (the
  * softmax bound still covers any other order of a row's sum). The batch
  * reductions (the loss, the correct count) add fixed row blocks in block
@@ -18,15 +19,32 @@ void sb_softmax_fwd_det(float *prob,            /* [n][k] */
         sb_softmax_row(prob + (size_t)i * k, logits + (size_t)i * k, s->k);
 }
 
-void sb_log_softmax_fwd_det(float *logprob,         /* [n][k] */
-                            const float *logits,    /* [n][k] */
+void sb_log_softmax_fwd_det(float *logprob,         /* [n][k] or [n][k][d] */
+                            const float *logits,    /* [n][k] or [n][k][d] */
                             const sb_class_shape *s)
 {
     sb_class_shape_check(s, 0);
-    const size_t k = (size_t)s->k;
+    const int64_t rows = (int64_t)sb_class_rows(s);
 #pragma omp parallel for schedule(static)
-    for (int i = 0; i < s->n; i++)
-        sb_log_softmax_row(logprob + (size_t)i * k, logits + (size_t)i * k, s->k);
+    for (int64_t e = 0; e < rows; e++) {
+        const size_t at = sb_class_row_at(s, (size_t)e);
+        sb_log_softmax_row(logprob + at, logits + at, s->k, sb_class_stride(s));
+    }
+}
+
+void sb_log_softmax_bwd_det(float *dlogits,         /* [n][k] or [n][k][d] */
+                            const float *dlogprob,  /* [n][k] or [n][k][d] */
+                            const float *logprob,   /* [n][k] or [n][k][d] */
+                            const sb_class_shape *s)
+{
+    sb_class_shape_check(s, 0);
+    const int64_t rows = (int64_t)sb_class_rows(s);
+#pragma omp parallel for schedule(static)
+    for (int64_t e = 0; e < rows; e++) {
+        const size_t at = sb_class_row_at(s, (size_t)e);
+        sb_log_softmax_grad_row(dlogits + at, dlogprob + at, logprob + at, s->k,
+                                sb_class_stride(s));
+    }
 }
 
 void sb_xent_block_sums(float part[SB_ROW_BLOCKS], const float *logits, const int32_t *labels,

@@ -12,14 +12,28 @@ void sb_softmax_fwd_ref(float *prob,            /* [n][k] */
         sb_softmax_row(prob + (size_t)i * k, logits + (size_t)i * k, s->k);
 }
 
-void sb_log_softmax_fwd_ref(float *logprob,         /* [n][k] */
-                            const float *logits,    /* [n][k] */
+void sb_log_softmax_fwd_ref(float *logprob,         /* [n][k] or [n][k][d] */
+                            const float *logits,    /* [n][k] or [n][k][d] */
                             const sb_class_shape *s)
 {
     sb_class_shape_check(s, 0);
-    const size_t k = (size_t)s->k;
-    for (int i = 0; i < s->n; i++)
-        sb_log_softmax_row(logprob + (size_t)i * k, logits + (size_t)i * k, s->k);
+    for (size_t e = 0; e < sb_class_rows(s); e++) {
+        const size_t at = sb_class_row_at(s, e);
+        sb_log_softmax_row(logprob + at, logits + at, s->k, sb_class_stride(s));
+    }
+}
+
+void sb_log_softmax_bwd_ref(float *dlogits,         /* [n][k] or [n][k][d] */
+                            const float *dlogprob,  /* [n][k] or [n][k][d] */
+                            const float *logprob,   /* [n][k] or [n][k][d] */
+                            const sb_class_shape *s)
+{
+    sb_class_shape_check(s, 0);
+    for (size_t e = 0; e < sb_class_rows(s); e++) {
+        const size_t at = sb_class_row_at(s, e);
+        sb_log_softmax_grad_row(dlogits + at, dlogprob + at, logprob + at, s->k,
+                                sb_class_stride(s));
+    }
 }
 
 void sb_xent_loss_ref(float *loss,              /* [1] */

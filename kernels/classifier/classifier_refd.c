@@ -31,6 +31,7 @@
 
 #include "classifier.h"
 #include "refd_sums.h"
+#include "running_error.h"
 
 static const double slack = 1.0 + 0x1p-30;
 
@@ -43,15 +44,16 @@ static double eta(double d)
     return expm1(SB_REFD_U * fabs(d)) * (1.0 + 2.0 * SB_REFD_U) + 2.0 * SB_REFD_U;
 }
 
-static row_eval row_evaluate(const float *z, int k)
+/* a row of k classes `stride` apart */
+static row_eval row_evaluate(const float *z, int k, size_t stride)
 {
     row_eval r = {.m = (double)z[0]};
     for (int j = 1; j < k; j++)
-        if ((double)z[j] > r.m)
-            r.m = (double)z[j];
+        if ((double)z[(size_t)j * stride] > r.m)
+            r.m = (double)z[(size_t)j * stride];
     double h = 0.0;
     for (int j = 0; j < k; j++) {
-        const double d = (double)z[j] - r.m, e = exp(d);
+        const double d = (double)z[(size_t)j * stride] - r.m, e = exp(d);
         r.sum += e;
         h += e * eta(d);
     }
@@ -66,7 +68,7 @@ void sb_softmax_fwd_refd(double *value, double *bound, const sb_op_call *c, sb_f
     const int k = c->cls.k;
     for (int i = 0; i < c->cls.n; i++) {
         const float *z = SB_REFD_IN(c, 0) + (size_t)i * (size_t)k;
-        const row_eval r = row_evaluate(z, k);
+        const row_eval r = row_evaluate(z, k, 1);
         for (int j = 0; j < k; j++) {
             const size_t e = (size_t)i * (size_t)k + (size_t)j;
             const double d = (double)z[j] - r.m, p = exp(d) / r.sum, h = eta(d);
@@ -82,18 +84,47 @@ void sb_softmax_fwd_refd(double *value, double *bound, const sb_op_call *c, sb_f
 void sb_log_softmax_fwd_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
 {
     (void)f;
-    const int k = c->cls.k;
-    for (int i = 0; i < c->cls.n; i++) {
-        const float *z = SB_REFD_IN(c, 0) + (size_t)i * (size_t)k;
-        const row_eval r = row_evaluate(z, k);
+    const sb_class_shape *s = &c->cls;
+    const int k = s->k;
+    const size_t stride = sb_class_stride(s);
+    for (size_t row = 0; row < sb_class_rows(s); row++) {
+        const size_t at = sb_class_row_at(s, row);
+        const float *z = SB_REFD_IN(c, 0) + at;
+        const row_eval r = row_evaluate(z, k, stride);
         const double lambda = log(r.sum), dlog = r.sigma / (1.0 - r.sigma);
         const double e_log = dlog + 2.0 * SB_REFD_U * (lambda + dlog);
         for (int j = 0; j < k; j++) {
-            const size_t e = (size_t)i * (size_t)k + (size_t)j;
-            const double d = (double)z[j] - r.m, v = d - lambda;
+            const size_t e = at + (size_t)j * stride;
+            const double d = (double)z[(size_t)j * stride] - r.m, v = d - lambda;
             const double e0 = SB_REFD_U * fabs(d) + e_log;
             value[e] = v;
             bound[e] = (e0 + SB_REFD_U * (fabs(v) + e0)) * slack;
+        }
+    }
+}
+
+/* log-softmax's gradient: S = sum_j dlp_j in any order errs by gamma(k-1)
+ * sum |dlp| (the inputs are exact), expf(lp_j) by under 1 ulp (2u
+ * relative), and the product and the difference round once each
+ * (running_error.h); plus 2^-150 for a result that underflows. */
+void sb_log_softmax_bwd_refd(double *value, double *bound, const sb_op_call *c, sb_family f)
+{
+    (void)f;
+    const sb_class_shape *s = &c->cls;
+    const size_t stride = sb_class_stride(s);
+    for (size_t row = 0; row < sb_class_rows(s); row++) {
+        const size_t at = sb_class_row_at(s, row);
+        const float *dy = SB_REFD_IN(c, 0) + at, *lp = SB_REFD_IN(c, 1) + at;
+        sb_err_sum sum = {0};
+        for (size_t j = 0; j < (size_t)s->k; j++)
+            sb_err_sum_add(&sum, sb_err_exact((double)dy[j * stride]));
+        const sb_err total = sb_err_sum_end(&sum, (size_t)s->k);
+        for (size_t j = 0; j < (size_t)s->k; j++) {
+            const double ex = exp((double)lp[j * stride]);
+            const sb_err e = {ex, 2.0 * SB_REFD_U * ex + 0x1p-149}; /* 1 ulp */
+            const sb_err dz = sb_err_sub(sb_err_exact((double)dy[j * stride]), sb_err_mul(e, total));
+            value[at + j * stride] = dz.v;
+            bound[at + j * stride] = (dz.e + 2.0 * SB_REFD_UNDERFLOW) * slack;
         }
     }
 }
@@ -107,7 +138,7 @@ void sb_xent_loss_refd(double *value, double *bound, const sb_op_call *c, sb_fam
         const float *z = SB_REFD_IN(c, 0) + (size_t)i * (size_t)k;
         const int32_t y = SB_REFD_LABELS(c, 1)[i];
         SB_ASSERT(y >= 0 && y < k);
-        const row_eval r = row_evaluate(z, k);
+        const row_eval r = row_evaluate(z, k, 1);
         const double lambda = log(r.sum), t = r.m - (double)z[y], l = lambda + t;
         const double dlog = r.sigma / (1.0 - r.sigma);
         const double d = dlog + 2.0 * SB_REFD_U * (lambda + dlog) + SB_REFD_U * fabs(t) +

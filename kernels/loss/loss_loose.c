@@ -7,7 +7,8 @@
 
 #include "nll.h"
 
-/* the sums of the terms and of the weights, per-thread partials */
+/* the sums of the terms and of the weights, per-thread partials; num NULL:
+ * the weights alone (logprob not read) */
 static void sums_loose(float *num, float *den, const float *logprob, const int32_t *labels,
                        const float *weight, const sb_nll_shape *s)
 {
@@ -21,17 +22,21 @@ static void sums_loose(float *num, float *den, const float *logprob, const int32
         float sum = 0.0f, wsum = 0.0f;
 #pragma omp for schedule(static)
         for (int64_t e = 0; e < m; e++) {
-            sum += sb_nll_term(logprob, labels, weight, s, (size_t)e);
+            if (num != NULL)
+                sum += sb_nll_term(logprob, labels, weight, s, (size_t)e);
             wsum += sb_nll_weight(weight, labels, s, (size_t)e);
         }
         part[2 * omp_get_thread_num()] = sum;
         part[2 * omp_get_thread_num() + 1] = wsum;
     }
-    *num = *den = 0.0f;
+    float total = 0.0f, wtotal = 0.0f;
     for (int t = 0; t < threads; t++) {
-        *num += part[2 * t];
-        *den += part[2 * t + 1];
+        total += part[2 * t];
+        wtotal += part[2 * t + 1];
     }
+    if (num != NULL)
+        *num = total;
+    *den = wtotal;
     free(part);
 }
 
@@ -49,4 +54,15 @@ void sb_nll_loss_sum_loose(float *loss, const float *logprob, const int32_t *lab
     float num, den;
     sums_loose(&num, &den, logprob, labels, weight, s);
     *loss = num;
+}
+
+/* the mean's gradient: its W summed as the loose mean sums it, the rows
+ * written in parallel, one writer a row */
+void sb_nll_loss_mean_bwd_loose(float *dlogprob, const float *dloss, const int32_t *labels,
+                                const float *weight, const sb_nll_shape *s)
+{
+    float den;
+    sums_loose(NULL, &den, NULL, labels, weight, s);
+    const float q = *dloss / den;
+    sb_nll_grad_rows(dlogprob, &q, false, labels, weight, s);
 }

@@ -17,6 +17,7 @@ void sb_mutant_log_softmax_vocab_split(float *logprob,         /* [n][k] */
                                        const sb_class_shape *s)
 {
     sb_class_shape_check(s, 0);
+    SB_ASSERT(s->d <= 1); /* rows of k contiguous classes */
     const size_t k = (size_t)s->k;
     const int threads = omp_get_max_threads();
     float *part = calloc((size_t)threads, sizeof *part);

@@ -88,15 +88,33 @@ START_TEST(test_pool_and_classifier_batch_invariant)
     check_batch_invariant(&c);
     c.op = SB_OP_maxpool_window_fwd;
     check_batch_invariant(&c);
+    c.op = SB_OP_avgpool_bwd;
+    check_batch_invariant(&c);
+    c.op = SB_OP_maxpool_window_bwd;
+    check_batch_invariant(&c);
     c.window = (sb_window_shape){.c = 3, .h = 10, .w = 9, .kh = 2, .kw = 4, .sh = 3, .sw = 1};
+    check_batch_invariant(&c);
+    c.op = SB_OP_maxpool_window_fwd;
     check_batch_invariant(&c);
     c = (sb_op_call){.op = SB_OP_softmax_fwd, .cls = {.k = 10}};
     check_batch_invariant(&c);
     c.op = SB_OP_log_softmax_fwd;
     check_batch_invariant(&c);
-    /* the unreduced NLL of a row's positions, weighted, one class ignored */
+    c.op = SB_OP_log_softmax_bwd;
+    check_batch_invariant(&c);
+    c.cls.d = 6; /* (N, C, d) */
+    check_batch_invariant(&c);
+    c.op = SB_OP_log_softmax_fwd;
+    check_batch_invariant(&c);
+    /* the unreduced NLL of a row's positions, weighted, one class ignored,
+     * and the gradients that are a sample's own (the mean's divides by the
+     * batch's weight sum) */
     c = (sb_op_call){.op = SB_OP_nll_loss_none,
                      .nll = {.k = 10, .d = 5, .ignore_index = 2, .weighted = true}};
+    check_batch_invariant(&c);
+    c.op = SB_OP_nll_loss_none_bwd;
+    check_batch_invariant(&c);
+    c.op = SB_OP_nll_loss_sum_bwd;
     check_batch_invariant(&c);
 }
 END_TEST
@@ -125,15 +143,18 @@ START_TEST(test_norm_and_attention_batch_invariant)
 }
 END_TEST
 
-/* Every op the batch axis takes is covered above (softmax_xent_bwd is
- * not one: the loss gradient carries the batch's 1/n). */
+/* Every op the batch axis takes is covered above (softmax_xent_bwd and
+ * nll_loss_mean_bwd are not: the loss gradient carries the batch's 1/n or
+ * 1/W). */
 START_TEST(test_every_per_sample_op_covered)
 {
     static const sb_op covered[] = {SB_OP_dense_fwd, SB_OP_dense_bwd_data, SB_OP_conv2d_fwd,
                                     SB_OP_conv2d_bwd_data, SB_OP_maxpool_fwd,
                                     SB_OP_maxpool_bwd, SB_OP_softmax_fwd, SB_OP_log_softmax_fwd,
                                     SB_OP_nll_loss_none, SB_OP_avgpool_fwd,
-                                    SB_OP_maxpool_window_fwd,
+                                    SB_OP_maxpool_window_fwd, SB_OP_avgpool_bwd,
+                                    SB_OP_maxpool_window_bwd, SB_OP_log_softmax_bwd,
+                                    SB_OP_nll_loss_none_bwd, SB_OP_nll_loss_sum_bwd,
                                     SB_OP_layernorm_fwd, SB_OP_layernorm_bwd_data,
                                     SB_OP_rmsnorm_fwd, SB_OP_rmsnorm_bwd_data,
                                     SB_OP_layernorm_mean, SB_OP_layernorm_rstd,

@@ -1,4 +1,5 @@
-/* softmax, cross-entropy, its gradient and accuracy: det and loose against
+/* softmax, log-softmax and its gradient (rows of classes and ONNX's
+ * (N, C, d) layout), cross-entropy, its gradient and accuracy: det and loose against
  * ref (within the op's reordering bound where the op reduces, exact where it
  * does not), det bitwise across thread counts, loose xent moving with the
  * thread count, extreme logits, NaN rules, label checks, and the gradient
@@ -16,6 +17,7 @@
 
 #include "op_test.h"
 #include "sb_kernels.h"
+#include "sb_refd.h"
 #include "sb_rng.h"
 
 Suite *make_classifier_suite(void);
@@ -38,15 +40,126 @@ static int32_t *make_labels(int n, int k, uint32_t step)
 
 /* ---- log-softmax ---------------------------------------------------------- */
 
-/* det and loose within the bound of ref at 1..8 threads, det bitwise */
+static const sb_class_shape log_softmax_shapes[] = {
+    {.n = 1001, .k = 10}, {.n = 7, .k = 1000}, {.n = 1, .k = 1},
+    {.n = 5, .k = 300, .d = 7}, {.n = 3, .k = 1, .d = 4}, {.n = 2, .k = 17, .d = 1},
+};
+#define N_LOG_SOFTMAX_SHAPES (sizeof log_softmax_shapes / sizeof log_softmax_shapes[0])
+
+/* det and loose within the bound of ref at 1..8 threads, det bitwise, the
+ * forward and the gradient */
 START_TEST(test_log_softmax_families)
 {
-    const sb_class_shape shapes[] = {{.n = 1001, .k = 10}, {.n = 7, .k = 1000}, {.n = 1, .k = 1}};
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        sb_op_call c = {.op = SB_OP_log_softmax_fwd, .cls = shapes[i]};
+    for (size_t i = 0; i < N_LOG_SOFTMAX_SHAPES; i++)
+        for (int bwd = 0; bwd < 2; bwd++) {
+            sb_op_call c = {.op = bwd ? SB_OP_log_softmax_bwd : SB_OP_log_softmax_fwd,
+                            .cls = log_softmax_shapes[i]};
+            op_test_call_alloc(&c);
+            op_test_check_families_within_bound(&c, 8);
+            op_test_check_det_bitwise(&c, 8);
+            op_test_call_free(&c);
+        }
+}
+END_TEST
+
+/* The (N, C, d) layout is rows of classes d apart: z [n][k][d] gives,
+ * in every family, the bits of the n d rows z[i][.][p] laid out as
+ * [n d][k] (the forward and the gradient) */
+START_TEST(test_log_softmax_positions_are_rows)
+{
+    enum { N = 3, K = 11, D = 5 };
+    const sb_class_shape pos = {.n = N, .k = K, .d = D}, rows = {.n = N * D, .k = K};
+    float z[N * K * D], dy[N * K * D], zr[N * K * D], dyr[N * K * D];
+    op_test_fill_rng(z, N * K * D, -4.0f, 4.0f, INPUT_SEED, 11);
+    op_test_fill_rng(dy, N * K * D, -1.0f, 1.0f, INPUT_SEED, 12);
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < K; j++)
+            for (int p = 0; p < D; p++) {
+                zr[(i * D + p) * K + j] = z[(i * K + j) * D + p];
+                dyr[(i * D + p) * K + j] = dy[(i * K + j) * D + p];
+            }
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        const sb_kernel_table *t = sb_kernels((sb_family)f);
+        float lp[N * K * D], lpr[N * K * D], dz[N * K * D], dzr[N * K * D];
+        omp_set_num_threads(3);
+        t->log_softmax_fwd(lp, z, &pos);
+        t->log_softmax_fwd(lpr, zr, &rows);
+        t->log_softmax_bwd(dz, dy, lp, &pos);
+        t->log_softmax_bwd(dzr, dyr, lpr, &rows);
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < K; j++)
+                for (int p = 0; p < D; p++) {
+                    const int a = (i * K + j) * D + p, b = (i * D + p) * K + j;
+                    ck_assert(op_test_same_bits(&lp[a], &lpr[b], 1));
+                    ck_assert(op_test_same_bits(&dz[a], &dzr[b], 1));
+                }
+    }
+}
+END_TEST
+
+/* The gradient by hand: lp = 0 has exp 1 and lp = -inf exp 0, so with
+ * dy = (1, 2, 4), sum 7, lp (0, -inf, 0) gives (1 - 7, 2 - 0, 4 - 7) and
+ * lp (0, 0, 0) gives (-6, -5, -3); the classes of a positions' layout
+ * [1][3][2] alike. Every step exact. */
+START_TEST(test_log_softmax_bwd_values)
+{
+    const sb_class_shape rows = {.n = 2, .k = 3}, pos = {.n = 1, .k = 3, .d = 2};
+    const float lp[6] = {0, -INFINITY, 0, 0, 0, 0}, dy[6] = {1, 2, 4, 1, 2, 4};
+    const float want[6] = {-6, 2, -3, -6, -5, -3};
+    const float lp_pos[6] = {0, 0, -INFINITY, 0, 0, 0}, dy_pos[6] = {1, 1, 2, 2, 4, 4};
+    const float want_pos[6] = {-6, -6, 2, -5, -3, -3};
+    for (int f = 0; f < SB_FAMILY_COUNT; f++) {
+        float dz[6];
+        sb_kernels((sb_family)f)->log_softmax_bwd(dz, dy, lp, &rows);
+        ck_assert(op_test_same_bits(dz, want, 6));
+        sb_kernels((sb_family)f)->log_softmax_bwd(dz, dy_pos, lp_pos, &pos);
+        ck_assert(op_test_same_bits(dz, want_pos, 6));
+    }
+}
+END_TEST
+
+/* The gradient of the log-softmax of z, dz_j = dy_j - p_j sum dy with p
+ * the softmax of z in double, from det's log-probabilities of z: within
+ * the gradient's double-evaluation bound plus what the log-probabilities'
+ * own bound moves exp(lp) by (their bound, relative, times the term). */
+START_TEST(test_log_softmax_bwd_against_double)
+{
+    for (size_t i = 0; i < N_LOG_SOFTMAX_SHAPES; i++) {
+        sb_op_call c = {.op = SB_OP_log_softmax_bwd, .cls = log_softmax_shapes[i]};
         op_test_call_alloc(&c);
-        op_test_check_families_within_bound(&c, 8);
-        op_test_check_det_bitwise(&c, 8);
+        const sb_class_shape *s = &c.cls;
+        const size_t n = sb_tensor_count(&c.out[0]), d = s->d > 1 ? (size_t)s->d : 1;
+        float *z = op_test_alloc_floats(n), *lp = c.in[1].data;
+        const float *dy = c.in[0].data;
+        op_test_fill_rng(z, n, -6.0f, 6.0f, INPUT_SEED, 13);
+        sb_op_call fwd = {.op = SB_OP_log_softmax_fwd, .cls = *s};
+        ck_assert_int_eq(sb_op_call_describe(&fwd), SB_OK);
+        fwd.in[0].data = z;
+        double *lp_value = malloc(n * sizeof *lp_value), *lp_bound = malloc(n * sizeof *lp_bound);
+        double *value = malloc(n * sizeof *value), *bound = malloc(n * sizeof *bound);
+        ck_assert(lp_value && lp_bound && value && bound);
+        sb_refd_eval(lp_value, lp_bound, &fwd, 0, SB_FAMILY_DET);
+        omp_set_num_threads(3);
+        sb_kernels(SB_FAMILY_DET)->log_softmax_fwd(lp, z, s);
+        sb_refd_eval(value, bound, &c, 0, SB_FAMILY_DET);
+        float *dz = op_test_run(&c, SB_FAMILY_DET, 3);
+        for (size_t row = 0; row < (size_t)s->n * d; row++) {
+            const size_t at = (row / d) * (size_t)s->k * d + row % d;
+            double sum = 0.0, mag = 0.0;
+            for (size_t j = 0; j < (size_t)s->k; j++) {
+                sum += (double)dy[at + j * d];
+                mag += fabs((double)dy[at + j * d]);
+            }
+            for (size_t j = 0; j < (size_t)s->k; j++) {
+                const size_t e = at + j * d;
+                const double p = exp(lp_value[e]);
+                const double want = (double)dy[e] - p * sum;
+                const double tol = bound[e] + p * expm1(lp_bound[e]) * mag * 1.01;
+                ck_assert_msg(fabs((double)dz[e] - want) <= tol, "shape %zu [%zu]: %a vs %a",
+                              i, e, (double)dz[e], want);
+            }
+        }
+        free(z), free(dz), free(lp_value), free(lp_bound), free(value), free(bound);
         op_test_call_free(&c);
     }
 }
@@ -573,6 +686,9 @@ Suite *make_classifier_suite(void)
     tcase_add_test(soft, test_softmax_families_within_bound);
     tcase_add_test(soft, test_log_softmax_families);
     tcase_add_test(soft, test_log_softmax_values);
+    tcase_add_test(soft, test_log_softmax_positions_are_rows);
+    tcase_add_test(soft, test_log_softmax_bwd_values);
+    tcase_add_test(soft, test_log_softmax_bwd_against_double);
     tcase_add_test(soft, test_log_softmax_bound_covers_reordering);
     tcase_add_test(soft, test_softmax_bound_covers_reordering);
     tcase_add_test(soft, test_softmax_extreme_logits);

@@ -152,7 +152,7 @@ static sb_status mlp_run(void *ctx, sb_probe_fn *probe, void *probe_ctx)
     sb_probe_source(&pc, 0, "init.w2", sb_f32(m->w2, H, OUT));
     sb_probe_source(&pc, 0, "init.b2", sb_f32(m->b2, OUT));
     const sb_dense_shape l1 = {N, IN, H}, l2 = {N, H, OUT};
-    const sb_class_shape cls = {N, OUT, 0};
+    const sb_class_shape cls = {.n = N, .k = OUT};
     const sb_optim_params plain_sgd = {.kind = SB_OPTIM_SGD, .lr = 0.1f};
     for (int s = 0; s < STEPS; s++) {
         gemm_fwd(m->z1, m->x, m->w1, m->b1, N, IN, H, m->chunk_bug);

@@ -33,12 +33,12 @@ static int entries_replaced(const sb_kernel_table *t, sb_op *which)
     return n;
 }
 
-START_TEST(registry_lists_forty_eight_mutants_each_replacing_one_op)
+START_TEST(registry_lists_fifty_four_mutants_each_replacing_one_op)
 {
     int kinds[2] = {0, 0};
     for (int i = 0; i < sb_mutant_count(); i++)
         kinds[sb_mutant_kind_of(i)]++;
-    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 44);
+    ck_assert_int_eq(kinds[SB_MUTANT_DETERMINISM], 50);
     ck_assert_int_eq(kinds[SB_MUTANT_NUMERICS], 4);
     for (int i = 0; i < sb_mutant_count(); i++) {
         const char *name = sb_mutant_name(i);
@@ -292,6 +292,38 @@ static const trigger triggers[] = {
     {"silu_bwd_vector_remainder_dropped", {.op = SB_OP_silu_bwd, .n = 1008}, 2, 1, 1, {1, 3}, 2},
     /* 1000 elements in [-1, 1): (dy D) b and (dy b) D round apart on some */
     {"swiglu_bwd_a_tail_reassociated", {.op = SB_OP_swiglu_bwd_a, .n = 1000}, 2, 1, 1, {1}, 1},
+    /* 4 x 3 windows at strides 1 and 2 over 24 planes of 15 x 14: an
+     * element that is the argmax of three or more windows on both sides of
+     * row 6 sums them in another order at 2 threads */
+    {"maxpool_window_bwd_row_split", {.op = SB_OP_maxpool_window_bwd,
+                                      .window = {.n = 4, .c = 6, .h = 15, .w = 14, .kh = 4,
+                                                 .kw = 3, .sh = 1, .sw = 2}},
+     2, 1, 1, {1}, 1},
+    /* 1000 positions in 64 blocks, weighted: at 2 threads each half's
+     * gradients over that half's weights */
+    {"nll_mean_bwd_local_weight", {.op = SB_OP_nll_loss_mean_bwd,
+                                   .nll = {.n = 250, .k = 10, .d = 4, .ignore_index = 3,
+                                           .weighted = true}},
+     2, 1, 1, {1}, 1},
+    /* 3 x 3 windows at stride 2: row and column 2 of a plane lose window 0 */
+    {"avgpool_bwd_tail_truncated_cover", {.op = SB_OP_avgpool_bwd,
+                                          .window = {.n = 2, .c = 4, .h = 13, .w = 13, .kh = 3,
+                                                     .kw = 3, .sh = 2, .sw = 2}},
+     2, 1, 1, {1}, 1},
+    /* 1000 classes a row at 3 positions: two runs of 500 at 2 threads */
+    {"log_softmax_bwd_vocab_split", {.op = SB_OP_log_softmax_bwd,
+                                     .cls = {.n = 8, .k = 1000, .d = 3}},
+     2, 1, 1, {1}, 1},
+    /* class 3 ignored: the tail's rows have some */
+    {"nll_sum_bwd_tail_no_ignore", {.op = SB_OP_nll_loss_sum_bwd,
+                                    .nll = {.n = 250, .k = 10, .d = 4, .ignore_index = 3,
+                                            .weighted = true}},
+     2, 1, 1, {1}, 1},
+    /* 4 positions a row: the tail reads another position's dloss */
+    {"nll_none_bwd_tail_row_dloss", {.op = SB_OP_nll_loss_none_bwd,
+                                     .nll = {.n = 250, .k = 10, .d = 4, .ignore_index = 3,
+                                             .weighted = true}},
+     2, 1, 1, {1}, 1},
 };
 #define N_TRIGGERS ((int)(sizeof triggers / sizeof triggers[0]))
 
@@ -554,7 +586,7 @@ Suite *make_mutants_suite(void)
 {
     Suite *s = suite_create("mutants");
     TCase *tc = tcase_create("registry");
-    tcase_add_test(tc, registry_lists_forty_eight_mutants_each_replacing_one_op);
+    tcase_add_test(tc, registry_lists_fifty_four_mutants_each_replacing_one_op);
     tcase_add_test(tc, install_replaces_one_entry);
     tcase_add_test(tc, registry_lists_three_decode_mutants);
     tcase_add_test(tc, registry_lists_three_resume_mutants_each_changing_one_counter);
