@@ -69,3 +69,22 @@ bool bench_round_option(int argc, char **argv, int *i, int *rounds, double *min_
         return false;
     return true;
 }
+
+void bench_load_text(char *out, size_t size)
+{
+    double l[3];
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f && fscanf(f, "%lf %lf %lf", &l[0], &l[1], &l[2]) == 3)
+        snprintf(out, size, "%.2f %.2f %.2f", l[0], l[1], l[2]);
+    else
+        snprintf(out, size, "unknown");
+    if (f)
+        fclose(f);
+}
+
+void bench_load_print(const char *when)
+{
+    char text[64];
+    bench_load_text(text, sizeof text);
+    printf("load average %s: %s\n", when, text);
+}
