@@ -381,7 +381,7 @@ static int onednn_anchor(int rounds, double min_time, const char *json_path)
 #define CONV_SEC(o, t, i) (sec + (((size_t)(o) * N_THREADS + (t)) * CONV_IMPLS + (i)) * rounds)
     for (int r = 0; r < rounds; r++) {
         for (size_t t = 0; t < N_THREADS; t++)
-            peak[t][r] = bench_fma_peak(thread_counts[t], &isa);
+            peak[t][r] = bench_fma_peak(thread_counts[t], cpu_clock, &isa);
         for (int o = 0; o < CONV_OPS; o++)
             for (size_t t = 0; t < N_THREADS; t++)
                 for (int turn = 0; turn < CONV_IMPLS; turn++) {
@@ -533,8 +533,8 @@ int main(int argc, char **argv)
             state_new(&st[c], &cases[c]);
     for (int r = 0; r < rounds; r++) {
         for (size_t t = 0; t < N_THREADS; t++) {
-            peak[t][r] = bench_fma_peak(thread_counts[t], &isa);
-            tile[t][r] = bench_tile_peak(thread_counts[t], &tile_shape);
+            peak[t][r] = bench_fma_peak(thread_counts[t], cpu_clock, &isa);
+            tile[t][r] = bench_tile_peak(thread_counts[t], cpu_clock, &tile_shape);
         }
         for (size_t c = 0; c < N_CASES; c++) {
             if (!selected[c])

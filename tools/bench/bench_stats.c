@@ -53,6 +53,15 @@ double bench_clock(bool cpu, int threads)
     return ((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9) / threads;
 }
 
+double bench_thread_clock(bool cpu)
+{
+    if (!cpu)
+        return omp_get_wtime();
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 bool bench_round_option(int argc, char **argv, int *i, int *rounds, double *min_time,
                         bool *cpu)
 {

@@ -29,6 +29,8 @@ void print_spread(spread s);
  * thread. (CPU time counts workers spinning at barriers, so it never
  * flatters a kernel.) */
 double bench_clock(bool cpu, int threads);
+/* The calling thread's clock: wall time, or its own CPU time (cpu). */
+double bench_thread_clock(bool cpu);
 /* The options every benchmark takes at argv[*i]: --rounds R, --min-time S,
  * --clock wall|cpu; true (and *i past it) when argv[*i] was one. */
 bool bench_round_option(int argc, char **argv, int *i, int *rounds, double *min_time,
