@@ -134,6 +134,25 @@ SB_ALWAYS_INLINE void store_block(float *restrict cb, ptrdiff_t ldc, float acc[R
     }
 }
 
+/* The lines of C's block rows x cols (cb: its first element) asked for
+ * before the steps that end in storing it: a product's output is often
+ * out of the caches (conv2's forward pass writes 19 MB a call), and a
+ * store that misses waits for its line. Asked for here, the lines come
+ * while the block's steps run (a chunk of 256 steps: thousands of cycles).
+ * On a Zen 4 EPYC, one thread (CPU time): conv2's forward product on B
+ * panels left packed ran at 112 GFLOP/s with C in L2 (2 images), 103 with
+ * the batch's 128 out of it; asked for, conv2's forward pass ran 1.06
+ * times as fast, dense1's data and weight gradients (4.7 MB outputs) 1.10.
+ * Never a change to an element's arithmetic. */
+SB_ALWAYS_INLINE void prefetch_block(const float *cb, ptrdiff_t ldc, int rows, int cols)
+{
+    for (int i = 0; i < rows; i++) {
+        for (int j = 0; j < cols; j += 16)
+            __builtin_prefetch(cb + i * ldc + j, 1, 3);
+        __builtin_prefetch(cb + i * ldc + cols - 1, 1, 3);
+    }
+}
+
 /* The tile as sm x sn blocks (constants after inlining), each block's
  * accumulators in registers for the whole chunk. Every row of A the body
  * reads is valid (edge rows come zero-padded, see TILE below). A block wholly
@@ -169,6 +188,8 @@ SB_ALWAYS_INLINE void tile_body(float *restrict c, const float *restrict a, ptrd
                         acc[i][j] = fmaf(ap[i * ars], bp[j], 0.0f);
                 })
             }
+            const int ri = mv - i0 < sm ? mv - i0 : sm, cj = nv - j0 < sn ? nv - j0 : sn;
+            prefetch_block(c + i0 * ldc + j0, ldc, ri, cj);
             UNROLL_STEPS
             for (int p = 1; p < kc; p++) {
                 /* every fourth row a base of its own: row i is then
@@ -187,7 +208,6 @@ SB_ALWAYS_INLINE void tile_body(float *restrict c, const float *restrict a, ptrd
                         acc[i][j] = fmaf(ai, bp[j], acc[i][j]);
                 })
             }
-            int ri = mv - i0 < sm ? mv - i0 : sm, cj = nv - j0 < sn ? nv - j0 : sn;
             store_block(c + i0 * ldc + j0, ldc, acc, ri, cj, overwrite,
                         sb_gemm_bias_at(bias, i0, j0), sm, sn);
         }

@@ -145,8 +145,9 @@ sb_gemm_pack_b_fn sb_gemm_pack_b_view;
 size_t sb_gemm_b_buf_floats(int n, int k);
 
 /* Serial det GEMM C [m][ldc] (+)= A B, A read in place (its rows or its
- * columns contiguous: a.cs == 1 or a.rs == 1), B packed chunk by chunk into
- * b_buf by b.pack; with a bias (accumulate false), C = bias + A B. */
+ * columns contiguous: a.cs == 1 or a.rs == 1), B packed into b_buf by
+ * b.pack, a panel over all its chunks or a block of panels over one chunk
+ * (gemm.c); with a bias (accumulate false), C = bias + A B. */
 void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdiff_t ldc,
                         int m, int n, int k, bool accumulate, sb_gemm_bias bias);
 

@@ -64,6 +64,21 @@ static float col_at(const float *x, const sb_conv_shape *s, int tap, int pos)
     return x[((ptrdiff_t)ch * s->h + ih) * s->w + iw];
 }
 
+/* dx += col scattered back by its definition (conv/conv.h): each element
+ * hears its taps in (r, s) order, here by channel, tap, output position. */
+static void col2im_definition(float *dx, const float *col, const sb_conv_shape *s)
+{
+    const int pq = s->p * s->q;
+    for (int tap = 0; tap < s->c * s->r * s->s; tap++) {
+        int ch = tap / (s->r * s->s), r = tap / s->s % s->r, t = tap % s->s;
+        for (int pos = 0; pos < pq; pos++) {
+            int ih = pos / s->q * s->stride - s->pad + r, iw = pos % s->q * s->stride - s->pad + t;
+            if (ih >= 0 && ih < s->h && iw >= 0 && iw < s->w)
+                dx[((ptrdiff_t)ch * s->h + ih) * s->w + iw] += col[(ptrdiff_t)tap * pq + pos];
+        }
+    }
+}
+
 /* Blocks of the column matrix, as a packer asks for them (contiguous
  * positions, the plain path at stride 1 without padding, and strided
  * positions, the general path), at every offset a block may start. */
@@ -154,7 +169,7 @@ START_TEST(test_det_is_the_gemm_on_im2col)
                 sb_gemm_det_serial(col, sb_matview_trans(in1, crs),
                                    sb_matview_rows(in0 + img * img_out, pq), wk, pq, crs, pq,
                                    s.k, false);
-                sb_col2im_add(want + img * img_in, col, &s);
+                col2im_definition(want + img * img_in, col, &s);
             }
         } else {
             /* dw = the group partials dy_n col_n^T, chained within a group,

@@ -22,18 +22,6 @@ static const int lengths[] = {64, 512};
 static const int thread_counts[] = {1, 2};
 #define COUNT(a) ((int)(sizeof a / sizeof a[0]))
 
-static void load_print(const char *when)
-{
-    char line[128] = "unknown";
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (!fgets(line, sizeof line, f))
-            snprintf(line, sizeof line, "unknown\n");
-        fclose(f);
-    }
-    printf("load average %s: %s", when, line);
-}
-
 /* --clock cpu (bench_clock): with OMP_WAIT_POLICY=passive, so that
  * waiting threads sleep and are not charged, it leaves out the time other
  * programs hold the cores. */
@@ -86,7 +74,7 @@ int main(int argc, char **argv)
     for (int l = 0; l < g.layers; l++)
         for (size_t i = 0; i < cache; i++)
             d.kv[l][i] = sb_rng_uniform(7, 0, (uint32_t)l, i) - 0.5f;
-    load_print("before");
+    bench_load_print("before");
     printf("decode step of the char GPT (%d blocks, %d heads, width %d): det against loose, "
            "%d rounds of at least %.2f s each, %s time\n", g.layers, g.heads, g.width, rounds,
            min_time, cpu_clock ? "CPU" : "wall");
@@ -115,7 +103,7 @@ int main(int argc, char **argv)
                 printf("\n");
                 fflush(stdout);
             }
-    load_print("after");
+    bench_load_print("after");
     sb_gpt_decoder_free(&d);
     sb_gpt_free(&g);
     return 0;

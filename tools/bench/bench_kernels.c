@@ -355,6 +355,8 @@ static int onednn_anchor(int rounds, double min_time, const char *json_path)
                "no convolution table against it\n");
         return EXIT_SUCCESS;
     }
+    char load_before[64], load_after[64];
+    bench_load_text(load_before, sizeof load_before);
     bench_state st[CONV_OPS];
     bench_onednn *dnnl[CONV_OPS][2];
     char impl[CONV_OPS][2][96];
@@ -379,7 +381,7 @@ static int onednn_anchor(int rounds, double min_time, const char *json_path)
 #define CONV_SEC(o, t, i) (sec + (((size_t)(o) * N_THREADS + (t)) * CONV_IMPLS + (i)) * rounds)
     for (int r = 0; r < rounds; r++) {
         for (size_t t = 0; t < N_THREADS; t++)
-            peak[t][r] = bench_fma_peak(thread_counts[t], &isa);
+            peak[t][r] = bench_fma_peak(thread_counts[t], cpu_clock, &isa);
         for (int o = 0; o < CONV_OPS; o++)
             for (size_t t = 0; t < N_THREADS; t++)
                 for (int turn = 0; turn < CONV_IMPLS; turn++) {
@@ -388,10 +390,23 @@ static int onednn_anchor(int rounds, double min_time, const char *json_path)
                     CONV_SEC(o, t, i)[r] = time_calls(&c, thread_counts[t], min_time);
                 }
     }
+    bench_load_text(load_after, sizeof load_after);
     FILE *json = json_path ? fopen(json_path, "w") : NULL;
     if (json_path && !json) {
         fprintf(stderr, "bench: cannot write %s\n", json_path);
         return EXIT_FAILURE;
+    }
+    bench_cpu cpu;
+    bench_cpu_describe(&cpu);
+    spread peak_of[N_THREADS];
+    printf("CPU: %s; the kernels run their %s code\nload average before: %s, after: %s\n",
+           cpu.model, isa, load_before, load_after);
+    printf("FMA peak (%s register loop), best [slowest] of %d rounds:", isa, rounds);
+    for (size_t t = 0; t < N_THREADS; t++) {
+        peak_of[t] = spread_of(peak[t], rounds);
+        printf(" %d thread%s %.1f [%.1f] GFLOP/s%s", thread_counts[t],
+               thread_counts[t] > 1 ? "s" : "", peak_of[t].max, peak_of[t].min,
+               t + 1 < N_THREADS ? "," : "\n");
     }
     printf("convolutions, batch 128: det against oneDNN %s in the formats it chooses and in "
            "plain NCHW/OIHW;\nGFLOP/s (median of %d interleaved rounds), %% of the FMA peak "
@@ -400,13 +415,16 @@ static int onednn_anchor(int rounds, double min_time, const char *json_path)
     printf("%-17s %3s %6s %4s %7s %4s %7s %4s %20s %20s\n", "op", "thr", "det", "%pk", "chosen",
            "%pk", "plain", "%pk", "det/chosen", "det/plain");
     if (json)
-        fprintf(json, "{\"onednn\": \"%s\", \"rounds\": %d, \"results\": [\n", version,
+        fprintf(json, "{\"onednn\": \"%s\", \"cpu\": \"%s\", \"kernel_isa\": \"%s\", "
+                      "\"load_before\": \"%s\", \"load_after\": \"%s\", \"clock\": \"%s\", "
+                      "\"rounds\": %d, \"results\": [\n",
+                version, cpu.model, isa, load_before, load_after, cpu_clock ? "cpu" : "wall",
                 rounds);
     const char *sep = "";
     for (int o = 0; o < CONV_OPS; o++)
         for (size_t t = 0; t < N_THREADS; t++) {
             const bench_gemm *g = &cases[case_index(conv_ops[o])].gemm;
-            const double flops = 2.0 * g->m * g->n * g->k, pk = spread_of(peak[t], rounds).max;
+            const double flops = 2.0 * g->m * g->n * g->k, pk = peak_of[t].max;
             double gf[CONV_IMPLS];
             printf("%-17s %3d", conv_ops[o], thread_counts[t]);
             for (int i = 0; i < CONV_IMPLS; i++) {
@@ -419,8 +437,9 @@ static int onednn_anchor(int rounds, double min_time, const char *json_path)
             print_spread(vs[1]);
             printf("\n");
             if (json) {
-                fprintf(json, "%s  {\"op\": \"%s\", \"threads\": %d, \"fma_peak\": %.2f",
-                        sep, conv_ops[o], thread_counts[t], pk);
+                fprintf(json, "%s  {\"op\": \"%s\", \"threads\": %d, \"fma_peak\": %.2f, "
+                              "\"fma_peak_slowest\": %.2f",
+                        sep, conv_ops[o], thread_counts[t], pk, peak_of[t].min);
                 for (int i = 0; i < CONV_IMPLS; i++)
                     fprintf(json, ", \"%s_gflops\": %.2f", conv_impl_names[i], gf[i]);
                 json_spread(json, "det_vs_chosen", vs[0]);
@@ -514,8 +533,8 @@ int main(int argc, char **argv)
             state_new(&st[c], &cases[c]);
     for (int r = 0; r < rounds; r++) {
         for (size_t t = 0; t < N_THREADS; t++) {
-            peak[t][r] = bench_fma_peak(thread_counts[t], &isa);
-            tile[t][r] = bench_tile_peak(thread_counts[t], &tile_shape);
+            peak[t][r] = bench_fma_peak(thread_counts[t], cpu_clock, &isa);
+            tile[t][r] = bench_tile_peak(thread_counts[t], cpu_clock, &tile_shape);
         }
         for (size_t c = 0; c < N_CASES; c++) {
             if (!selected[c])

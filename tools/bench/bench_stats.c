@@ -53,6 +53,15 @@ double bench_clock(bool cpu, int threads)
     return ((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9) / threads;
 }
 
+double bench_thread_clock(bool cpu)
+{
+    if (!cpu)
+        return omp_get_wtime();
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 bool bench_round_option(int argc, char **argv, int *i, int *rounds, double *min_time,
                         bool *cpu)
 {
@@ -68,4 +77,23 @@ bool bench_round_option(int argc, char **argv, int *i, int *rounds, double *min_
     else
         return false;
     return true;
+}
+
+void bench_load_text(char *out, size_t size)
+{
+    double l[3];
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f && fscanf(f, "%lf %lf %lf", &l[0], &l[1], &l[2]) == 3)
+        snprintf(out, size, "%.2f %.2f %.2f", l[0], l[1], l[2]);
+    else
+        snprintf(out, size, "unknown");
+    if (f)
+        fclose(f);
+}
+
+void bench_load_print(const char *when)
+{
+    char text[64];
+    bench_load_text(text, sizeof text);
+    printf("load average %s: %s\n", when, text);
 }

@@ -5,6 +5,7 @@
 #define BENCH_STATS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define MAX_ROUNDS 1000
 
@@ -28,9 +29,17 @@ void print_spread(spread s);
  * thread. (CPU time counts workers spinning at barriers, so it never
  * flatters a kernel.) */
 double bench_clock(bool cpu, int threads);
+/* The calling thread's clock: wall time, or its own CPU time (cpu). */
+double bench_thread_clock(bool cpu);
 /* The options every benchmark takes at argv[*i]: --rounds R, --min-time S,
  * --clock wall|cpu; true (and *i past it) when argv[*i] was one. */
 bool bench_round_option(int argc, char **argv, int *i, int *rounds, double *min_time,
                         bool *cpu);
+
+/* /proc/loadavg's three load averages ("1.39 1.77 2.64"), or "unknown":
+ * how busy the machine was around a measurement. */
+void bench_load_text(char *out, size_t size);
+/* "load average WHEN: 1.39 1.77 2.64" and a newline */
+void bench_load_print(const char *when);
 
 #endif

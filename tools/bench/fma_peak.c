@@ -4,9 +4,9 @@
  * register file cover the FMA latency of two FMA units (4 to 5 cycles, 8 to
  * 10 in flight) and ROWS vectors plus the two operands fit in 16 registers. */
 #include <math.h>
-#include <omp.h>
 
 #include "sb_common.h"
+#include "bench_stats.h"
 #include "fma_peak.h"
 
 #define ROWS 12
@@ -71,7 +71,7 @@ static peak_fn *peak_select(int *width, const char **isa)
 /* written by every thread so that no run's result is dropped as unused */
 static volatile float peak_sink;
 
-double bench_fma_peak(int threads, const char **isa)
+double bench_fma_peak(int threads, bool cpu, const char **isa)
 {
     int width;
     peak_fn *loop = peak_select(&width, isa);
@@ -79,11 +79,11 @@ double bench_fma_peak(int threads, const char **isa)
     long iters = width > 1 ? ITERS : ITERS / 100;
     double best = 0.0;
     for (int t = 0; t <= TRIES; t++) {   /* try 0 warms up */
-        double t0 = omp_get_wtime();
+        double t0 = bench_clock(cpu, threads);
 #pragma omp parallel num_threads(threads)
         peak_sink = loop(iters);
         double gflops = 2.0 * ROWS * width * (double)iters * threads /
-                        (omp_get_wtime() - t0) * 1e-9;
+                        (bench_clock(cpu, threads) - t0) * 1e-9;
         if (t > 0 && gflops > best)
             best = gflops;
     }

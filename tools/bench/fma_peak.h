@@ -5,9 +5,14 @@
 #ifndef BENCH_FMA_PEAK_H
 #define BENCH_FMA_PEAK_H
 
+#include <stdbool.h>
+
 /* The best GFLOP/s over a few tries of `threads` threads each running the
  * loop of the instruction set the kernels take on this CPU and build
- * (AVX-512, AVX2 with FMA, or the baseline's fmaf); *isa names it. */
-double bench_fma_peak(int threads, const char **isa);
+ * (AVX-512, AVX2 with FMA, or the baseline's fmaf); *isa names it. Timed
+ * on the benchmark's clock (bench_clock: with cpu, the process's CPU time
+ * over the threads), so that a kernel's share of it compares one clock's
+ * figures. */
+double bench_fma_peak(int threads, bool cpu, const char **isa);
 
 #endif

@@ -1,10 +1,10 @@
 /* The GEMM tile's ceiling (tile_peak.h): the wide tile as the cache blocks
  * call it, A a packed panel [kc][rows] and B one [kc][SB_GEMM_NR], each
  * thread on panels of its own (24 KiB and 48 KiB on AVX2: in L1 or L2). */
-#include <omp.h>
 #include <stdlib.h>
 
 #include "gemm/gemm_tile.h"
+#include "bench_stats.h"
 #include "sb_common.h"
 #include "tile_peak.h"
 
@@ -18,22 +18,23 @@ static volatile float tile_sink;
 /* One thread's GFLOP/s over TRY_SECONDS of calls. The panels hold values
  * near 2^-10 and the first call overwrites C, the others add to it: their
  * sums stay far from overflow and from subnormals. */
-static double one_thread(const sb_gemm_tiles *tiles, const float *a, const float *b, float *c)
+static double one_thread(const sb_gemm_tiles *tiles, const float *a, const float *b, float *c,
+                         bool cpu)
 {
     const int rows = tiles->wide_mr, kc = SB_GEMM_KC, nr = SB_GEMM_NR;
     long calls = 0;
-    double t0 = omp_get_wtime(), seconds;
+    double t0 = bench_thread_clock(cpu), seconds;
     do {
         for (int q = 0; q < 16; q++, calls++)
             tiles->wide_strided(c, a, rows, true, b, nr, nr, kc, rows, nr, calls == 0,
                                 SB_GEMM_NO_BIAS);
-        seconds = omp_get_wtime() - t0;
+        seconds = bench_thread_clock(cpu) - t0;
     } while (seconds < TRY_SECONDS);
     tile_sink = c[0];
     return 2.0 * rows * nr * kc * (double)calls / seconds * 1e-9;
 }
 
-double bench_tile_peak(int threads, bench_tile *shape)
+double bench_tile_peak(int threads, bool cpu, bench_tile *shape)
 {
     const sb_gemm_tiles *tiles = sb_gemm_tiles_select();
     const int mr = tiles->wide_mr, kc = SB_GEMM_KC, nr = SB_GEMM_NR;
@@ -50,7 +51,7 @@ double bench_tile_peak(int threads, bench_tile *shape)
             for (int i = 0; i < kc * nr; i++)
                 b[i] = (float)(1 + i % 5) * 0x1p-10f;
 #pragma omp barrier
-            gflops += one_thread(tiles, a, b, c);
+            gflops += one_thread(tiles, a, b, c, cpu);
             free(a);
             free(b);
             free(c);

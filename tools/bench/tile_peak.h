@@ -7,6 +7,8 @@
 #ifndef BENCH_TILE_PEAK_H
 #define BENCH_TILE_PEAK_H
 
+#include <stdbool.h>
+
 /* The tile measured: rows x cols of C over steps reduction steps. */
 typedef struct bench_tile {
     int rows, cols, steps;
@@ -15,7 +17,8 @@ typedef struct bench_tile {
 /* The best GFLOP/s over a few tries of `threads` threads each calling the
  * wide tile of the variant this CPU and build run (gemm_tile.h) again and
  * again on panels of its own: one whole tile over one whole chunk of steps,
- * its size in *shape. */
-double bench_tile_peak(int threads, bench_tile *shape);
+ * its size in *shape. Each thread is timed on its wall clock, or with cpu
+ * on its own CPU time, as the FMA peak. */
+double bench_tile_peak(int threads, bool cpu, bench_tile *shape);
 
 #endif
