@@ -383,8 +383,13 @@ void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
 }
 
 /* Split an mt x nt grid of tiles over `threads` rectangles (tm x tn, tm*tn <=
- * threads): the fewest tiles on the busiest thread, then the least packing.
- * Only the work split depends on the thread count, not the arithmetic. */
+ * threads): the fewest tiles on the busiest thread, then the least packing,
+ * then the most row blocks: a thread then reads only its own rows of A and
+ * writes whole rows of C, as the row-parallel ops before and after a dense
+ * layer share its rows out (the char GPT's qkv, 1024 x 384 at 2 threads,
+ * was split by columns: each thread read all of A, half of it from the
+ * other core's cache). Only the work split depends on the thread count,
+ * not the arithmetic. */
 static void grid_choose(int mt, int nt, int threads, int *tm, int *tn)
 {
     long best = -1;
@@ -392,7 +397,7 @@ static void grid_choose(int mt, int nt, int threads, int *tm, int *tn)
         int bcols = min_int(threads / a, nt);
         long busiest = (long)((mt + a - 1) / a) * ((nt + bcols - 1) / bcols);
         long cost = busiest * 1000 + a + bcols;
-        if (best < 0 || cost < best) {
+        if (best < 0 || cost <= best) {
             best = cost;
             *tm = a;
             *tn = bcols;
