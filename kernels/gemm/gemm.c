@@ -437,9 +437,11 @@ static void det_split_output(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc
  * C + s_0, then C + s_1, ...); every other chunk's sum s_j (its own fmaf
  * chains from +0, sb_gemm.h) goes to a buffer of its own, and after the
  * first thread is done those sums enter C in chunk order: the det
- * definition, whatever the runs. For a short and wide output over a long K
- * (dense1.fwd: 128 x 128 over 9216), where splitting C would have every
- * thread pack all of the long operand. */
+ * definition, whatever the runs. For an output no larger than K either way
+ * (dense1.fwd: 128 x 128 over 9216; the char GPT's weight gradients, up to
+ * 128 x 512 or 512 x 128 over its 1024 rows), where splitting C would have
+ * every thread pack all of the long operand, and read all the rows the ops
+ * before it left in each thread's cache by halves. */
 static void det_split_chunks(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
                              int n, int k, bool accumulate, sb_gemm_bias bias)
 {
@@ -502,7 +504,7 @@ static void det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m, int 
         return;
     }
     int threads = omp_get_max_threads(), chunks = (k + KC - 1) / KC;
-    if (threads > 1 && chunks >= threads && k >= 4 * (m > n ? m : n) &&
+    if (threads > 1 && chunks >= threads && k >= (m > n ? m : n) &&
         (long)m * n * chunks <= SPLIT_CHUNKS_MAX_FLOATS)
         det_split_chunks(c, a, b, ldc, m, n, k, accumulate, bias);
     else
