@@ -384,20 +384,22 @@ void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
 
 /* Split an mt x nt grid of tiles over `threads` rectangles (tm x tn, tm*tn <=
  * threads): the fewest tiles on the busiest thread, then the least packing,
- * then the most row blocks: a thread then reads only its own rows of A and
- * writes whole rows of C, as the row-parallel ops before and after a dense
- * layer share its rows out (the char GPT's qkv, 1024 x 384 at 2 threads,
- * was split by columns: each thread read all of A, half of it from the
- * other core's cache). Only the work split depends on the thread count,
- * not the arithmetic. */
-static void grid_choose(int mt, int nt, int threads, int *tm, int *tn)
+ * then, where B (k x n) is no larger than A (m x k), the most row blocks: a
+ * thread then reads only its own rows of A and writes whole rows of C, as
+ * the row-parallel ops before and after a dense layer share its rows out
+ * (the char GPT's qkv, 1024 x 384 at 2 threads, was split by columns: each
+ * thread read all of A, half of it from the other core's cache); a wider
+ * B keeps the column split, each thread packing only its part of it (the
+ * seed model's dense1.bwd_data, 128 x 9216). Only the work split depends
+ * on the thread count, not the arithmetic. */
+static void grid_choose(int mt, int nt, int threads, bool rows_on_tie, int *tm, int *tn)
 {
     long best = -1;
     for (int a = 1; a <= threads && a <= mt; a++) {
         int bcols = min_int(threads / a, nt);
         long busiest = (long)((mt + a - 1) / a) * ((nt + bcols - 1) / bcols);
         long cost = busiest * 1000 + a + bcols;
-        if (best < 0 || cost <= best) {
+        if (best < 0 || cost < best || (cost == best && rows_on_tie)) {
             best = cost;
             *tm = a;
             *tn = bcols;
@@ -415,7 +417,7 @@ static void det_split_output(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc
 #pragma omp parallel
     {
         int tm = 1, tn = 1;
-        grid_choose(mt, nt, omp_get_num_threads(), &tm, &tn);
+        grid_choose(mt, nt, omp_get_num_threads(), n <= m, &tm, &tn);
         int t = omp_get_thread_num();
         if (t < tm * tn) {
             int ti = t / tn, tj = t % tn;
