@@ -1,6 +1,9 @@
 /* The det sums of sb_gemm.h over a run of floats: chunks of SB_GEMM_KC, each
  * summed left to right from +0, the chunk sums added in chunk order; and the
  * same sums for several rows or columns at a time. */
+#include <omp.h>
+#include <stdlib.h>
+
 #include "sb_common.h"
 #include "gemm/sb_gemm.h"
 
@@ -93,9 +96,43 @@ SB_ISA_VARIANTS(sum_cols, (float *out, const float *x, ptrdiff_t ld, size_t rows
         sum_cols_block(out, x, ld, rows, cols);
 }
 
+/* At 2 threads or more over 2 chunks or more: tasks are (chunk, column
+ * block) pairs, chunk-major, so that a thread's static share is a run of
+ * chunks, rows that the row-parallel ops before it left in its cache (a
+ * split by columns had every thread read every row); each task's sum
+ * (0 + the chunk's, sum_cols over one chunk) goes to part, then the
+ * chunks' sums are added in chunk order from +0. That is sb_sum_det's
+ * order: a chunk's sum s and 0 + s differ only for s = -0, and adding
+ * either leaves a running sum that started from +0 unchanged, as no such
+ * sum is ever -0. */
+static void sum_cols_by_chunks(float *out, const float *x, ptrdiff_t ld, size_t rows, int cols,
+                               int blocks)
+{
+    const int chunks = (int)((rows + KC - 1) / KC), tasks = chunks * blocks;
+    float *part = sb_floats_new((size_t)chunks * (size_t)cols);
+#pragma omp parallel for schedule(static)
+    for (int task = 0; task < tasks; task++) {
+        const int k = task / blocks, j0 = task % blocks * SUM_COLS;
+        const int n = cols - j0 < SUM_COLS ? cols - j0 : SUM_COLS;
+        const size_t i0 = (size_t)k * KC, len = rows - i0 < KC ? rows - i0 : KC;
+        sum_cols(part + (size_t)k * (size_t)cols + j0, x + (ptrdiff_t)i0 * ld + j0, ld, len, n);
+    }
+    for (int j = 0; j < cols; j++) {
+        float acc = 0.0f;
+        for (int k = 0; k < chunks; k++)
+            acc += part[(size_t)k * (size_t)cols + (size_t)j];
+        out[j] = acc;
+    }
+    free(part);
+}
+
 void sb_sum_det_cols(float *out, const float *x, ptrdiff_t ld, size_t rows, int cols)
 {
     int blocks = (cols + SUM_COLS - 1) / SUM_COLS;
+    if (rows > KC && omp_get_max_threads() > 1) {
+        sum_cols_by_chunks(out, x, ld, rows, cols, blocks);
+        return;
+    }
 #pragma omp parallel for schedule(static) if (blocks > 1)
     for (int b = 0; b < blocks; b++) {
         int j0 = b * SUM_COLS, n = cols - j0 < SUM_COLS ? cols - j0 : SUM_COLS;

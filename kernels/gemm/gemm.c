@@ -383,16 +383,23 @@ void sb_gemm_det_serial(float *c, sb_matview a, sb_matview b, sb_gemm_work *w,
 }
 
 /* Split an mt x nt grid of tiles over `threads` rectangles (tm x tn, tm*tn <=
- * threads): the fewest tiles on the busiest thread, then the least packing.
- * Only the work split depends on the thread count, not the arithmetic. */
-static void grid_choose(int mt, int nt, int threads, int *tm, int *tn)
+ * threads): the fewest tiles on the busiest thread, then the least packing,
+ * then, where B (k x n) is no larger than A (m x k), the most row blocks: a
+ * thread then reads only its own rows of A and writes whole rows of C, as
+ * the row-parallel ops before and after a dense layer share its rows out
+ * (the char GPT's qkv, 1024 x 384 at 2 threads, was split by columns: each
+ * thread read all of A, half of it from the other core's cache); a wider
+ * B keeps the column split, each thread packing only its part of it (the
+ * seed model's dense1.bwd_data, 128 x 9216). Only the work split depends
+ * on the thread count, not the arithmetic. */
+static void grid_choose(int mt, int nt, int threads, bool rows_on_tie, int *tm, int *tn)
 {
     long best = -1;
     for (int a = 1; a <= threads && a <= mt; a++) {
         int bcols = min_int(threads / a, nt);
         long busiest = (long)((mt + a - 1) / a) * ((nt + bcols - 1) / bcols);
         long cost = busiest * 1000 + a + bcols;
-        if (best < 0 || cost < best) {
+        if (best < 0 || cost < best || (cost == best && rows_on_tie)) {
             best = cost;
             *tm = a;
             *tn = bcols;
@@ -410,7 +417,7 @@ static void det_split_output(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc
 #pragma omp parallel
     {
         int tm = 1, tn = 1;
-        grid_choose(mt, nt, omp_get_num_threads(), &tm, &tn);
+        grid_choose(mt, nt, omp_get_num_threads(), n <= m, &tm, &tn);
         int t = omp_get_thread_num();
         if (t < tm * tn) {
             int ti = t / tn, tj = t % tn;
@@ -432,9 +439,11 @@ static void det_split_output(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc
  * C + s_0, then C + s_1, ...); every other chunk's sum s_j (its own fmaf
  * chains from +0, sb_gemm.h) goes to a buffer of its own, and after the
  * first thread is done those sums enter C in chunk order: the det
- * definition, whatever the runs. For a short and wide output over a long K
- * (dense1.fwd: 128 x 128 over 9216), where splitting C would have every
- * thread pack all of the long operand. */
+ * definition, whatever the runs. For an output no larger than K either way
+ * (dense1.fwd: 128 x 128 over 9216; the char GPT's weight gradients, up to
+ * 128 x 512 or 512 x 128 over its 1024 rows), where splitting C would have
+ * every thread pack all of the long operand, and read all the rows the ops
+ * before it left in each thread's cache by halves. */
 static void det_split_chunks(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m,
                              int n, int k, bool accumulate, sb_gemm_bias bias)
 {
@@ -497,7 +506,7 @@ static void det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m, int 
         return;
     }
     int threads = omp_get_max_threads(), chunks = (k + KC - 1) / KC;
-    if (threads > 1 && chunks >= threads && k >= 4 * (m > n ? m : n) &&
+    if (threads > 1 && chunks >= threads && k >= (m > n ? m : n) &&
         (long)m * n * chunks <= SPLIT_CHUNKS_MAX_FLOATS)
         det_split_chunks(c, a, b, ldc, m, n, k, accumulate, bias);
     else
