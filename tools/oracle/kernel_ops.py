@@ -1,9 +1,10 @@
 """The oracle's checks of single-kernel cases (`kind = kernel`,
 cases/kernel_*.case): the ops no training step of the models runs (GELU's
-erf form, log-softmax, the NLL losses, ReduceMean, pooling with any window
-and stride and max pooling's indices, layer norm's mean and inverse
-standard deviation, SiLU), each from samebits' own dumped inputs against
-PyTorch 1.13's op; the case's [kernel] keys give the shapes and options.
+erf form, log-softmax and the NLL losses and their gradients, ReduceMean,
+pooling with any window and stride, its gradients and max pooling's
+indices, layer norm's mean and inverse standard deviation, SiLU), each
+from samebits' own dumped inputs against PyTorch 1.13's op; the case's
+[kernel] keys give the shapes and options.
 The ops the models share (RMSNorm, the rotation, SwiGLU, attention with
 grouped key/value heads, causal or not) go to transformer_ops.check with a
 configuration made from the same keys (gpt_config).
@@ -19,7 +20,7 @@ import torch
 import torch.nn.functional as F
 
 import transformer_ops
-from transformer_ops import U, d64
+from transformer_ops import U, d64, gamma
 from samebits_torch import gpt
 from samebits_torch.casefile import CaseError, read
 
@@ -140,6 +141,41 @@ def log_softmax_tol(bound, logits):
     return d64(bound) + 4.0 * U + 4.0 * U * np.abs(log_s)
 
 
+def log_softmax_bwd_check(d, rep, name, op, out, bound):
+    """dz = dy - exp(lp) S, S = sum dy over the classes (dim 1 of [n][k] or
+    of the (N, C, d) layout [n][k][d]), computed by
+    torch._log_softmax_backward_data on samebits' dy and lp: the function
+    autograd's LogSoftmaxBackward0 calls with the forward's output, here
+    samebits' dumped lp (no logits give that lp exactly). That the function
+    is autograd's is checked first, on z = lp: the gradient of
+    F.log_softmax(z) by autograd and the function on its output must agree
+    to the bit, or the line fails. PyTorch's formula is samebits' with no
+    more roundings (measured on the (N, C, d) case: 97.5% of its elements
+    are fl(dy - e S) with S summed in float in class order, the product and
+    the difference fused), which the dumped bound, twice samebits' analysis
+    (the sum in any order, the product, the difference), allows for. The
+    one difference it leaves out is the exp (the bound takes expf(lp) as the
+    same float on both sides): PyTorch's and glibc's exps, each within 1 ulp
+    (2U relative, 2^-149 below the normal range), differ by up to
+    4U e + 2^-148, times |S| plus its error gamma(k - 1) sum |dy|."""
+    dy, lp = d.inp(name, 0), d.inp(name, 1)
+    want = torch._log_softmax_backward_data(dy, lp, 1, lp.dtype)
+    z = lp.clone().requires_grad_(True)
+    y = F.log_softmax(z, dim=1)
+    y.backward(dy)
+    same = torch.equal(z.grad, torch._log_softmax_backward_data(dy, y.detach(), 1, lp.dtype))
+    dyd = d64(dy)
+    k = dyd.shape[1]
+    s = (np.abs(dyd.sum(axis=1, keepdims=True)) +
+         gamma(k - 1) * np.abs(dyd).sum(axis=1, keepdims=True))
+    tol = d64(bound) + (4.0 * U * np.exp(d64(lp)) + 2.0 ** -148) * s
+    if not same:
+        rep.line(name, op, math.inf, math.inf, False,
+                 "autograd through F.log_softmax differs from _log_softmax_backward_data")
+        return
+    rep.compare(name, op, out, want.numpy(), tol)
+
+
 def nll_check(d, rep, name, op, out, bound, k):
     """F.nll_loss on the (N, C, d) layout with samebits' class weights
     (when `weighted`) and ignore_index. A position's term is -(w[y] lp) on
@@ -154,6 +190,30 @@ def nll_check(d, rep, name, op, out, bound, k):
     ignored = int((labels == k["ignore_index"]).sum())
     note = f"{ignored} of {labels.numel()} positions ignored"
     rep.compare(name, op, out, want, 0.0 if reduction == "none" else bound, note)
+
+
+def nll_bwd_check(d, rep, name, op, out, bound, k):
+    """Autograd through F.nll_loss (weight, ignore_index, reduction) on the
+    (N, C, d) layout, from samebits' output gradient; the log-probabilities'
+    values do not enter the gradient (zeros here). At a kept target both
+    sides write w[y] (-q), the other elements and an ignored position's 0:
+    q = g for sum, g_e for none (one product, the same rounding, or none
+    unweighted: tolerance 0, the dumped bound), g / W for mean, PyTorch's W
+    the forward's total_weight (its order of the weights' sum), samebits'
+    its own block order: the dumped bound (twice the analysis of the sum
+    carried through the quotient and the product). The line counts the
+    ignored positions."""
+    dloss, labels = d.inp(name, 0), d.inp(name, 1).long()
+    weight = d.inp(name, 2) if k["weighted"] else None
+    reduction = op[len("nll_loss_"):-len("_bwd")]
+    lp = torch.zeros(out.shape, dtype=torch.float32, requires_grad=True)
+    loss = F.nll_loss(lp, labels, weight=weight, ignore_index=k["ignore_index"],
+                      reduction=reduction)
+    loss.backward(dloss.reshape(loss.shape))
+    ignored = int((labels == k["ignore_index"]).sum())
+    note = (f"{ignored} of {labels.numel()} positions ignored, "
+            f"{'weighted' if weight is not None else 'unweighted'}")
+    rep.compare(name, op, out, lp.grad.numpy(), bound, note)
 
 
 # ---- pooling ---------------------------------------------------------------------
@@ -180,6 +240,35 @@ def maxpool_indices_check(d, rep, name, op, out, k):
     rep.compare(name, op, out, (idx + plane).numpy(), 0.0, note)
 
 
+def pool_bwd_check(d, rep, name, op, out, bound, k):
+    """Autograd through F.avg_pool2d and F.max_pool2d (no padding, floor: a
+    ragged edge's rows and columns get 0 on both sides). PyTorch's CPU
+    backward scatters each window's term, in the windows' row-major order,
+    into a zeroed gradient: samebits' gather order, so the two sums are the
+    same, but the tolerance is the dumped bound (any order). Average: each
+    term fl(dy / (kh kw)) on both sides. Max: each term dy at its window's
+    argmax, PyTorch's from its forward, samebits' recomputed from x; both
+    take a window's first maximum in row-major order, so on a tie they pick
+    the same element (the line counts the tied windows). They differ only
+    on a NaN: PyTorch keeps a window's last NaN, samebits its first; the
+    line counts the windows holding one."""
+    size, stride = window_args(k)
+    dy = d.inp(name, 0)
+    if op == "avgpool_bwd":
+        x = torch.zeros(out.shape, dtype=torch.float32, requires_grad=True)
+        F.avg_pool2d(x, size, stride).backward(dy)
+        note = ""
+    else:
+        x = d.inp(name, 1).clone().requires_grad_(True)
+        y = F.max_pool2d(x, size, stride)
+        y.backward(dy)
+        xv = x.detach()
+        nan = F.max_pool2d(torch.isnan(xv).float(), size, stride)
+        note = (f"{y.numel()} windows, {windows_tied(xv, y.detach(), size, stride)} "
+                f"with a tie, {int(nan.sum())} with a NaN")
+    rep.compare(name, op, out, x.grad.numpy(), bound, note)
+
+
 def windows_tied(x, y, size, stride):
     """how many windows hold their maximum more than once"""
     cols = F.unfold(x.reshape(-1, 1, x.shape[2], x.shape[3]), size, stride=stride)
@@ -199,6 +288,10 @@ def check(d, rep, name, op, inputs, k):
     elif op == "log_softmax_fwd":
         z = d.inp(name, 0)
         rep.compare(name, op, out, F.log_softmax(z, dim=1).numpy(), log_softmax_tol(bound, z))
+    elif op == "log_softmax_bwd":
+        log_softmax_bwd_check(d, rep, name, op, out, bound)
+    elif op.startswith("nll_loss_") and op.endswith("_bwd"):
+        nll_bwd_check(d, rep, name, op, out, bound, k)
     elif op.startswith("nll_loss_"):
         nll_check(d, rep, name, op, out, bound, k)
     elif op == "reduce_mean":
@@ -213,6 +306,8 @@ def check(d, rep, name, op, inputs, k):
     elif op == "maxpool_window_fwd":
         # a maximum is exact: tolerance 0
         rep.compare(name, op, out, F.max_pool2d(d.inp(name, 0), *window_args(k)).numpy(), 0.0)
+    elif op in ("avgpool_bwd", "maxpool_window_bwd"):
+        pool_bwd_check(d, rep, name, op, out, bound, k)
     elif op == "maxpool_window_indices":
         maxpool_indices_check(d, rep, name, op, out, k)
     elif op in ("layernorm_mean", "layernorm_rstd"):
