@@ -455,10 +455,16 @@ START_TEST(resume_steps_of_producers)
     free(pts);
     o.resume = six;
     ck_assert_int_eq(sb_configs_make(p, &o, &g, &pts, &n, err, sizeof err), SB_ERR_USAGE);
-    ck_assert_ptr_nonnull(strstr(err, "resume at 6: the run stops and resumes before its last "
-                                      "step (5, its golden's)"));
+    ck_assert_ptr_nonnull(strstr(err, "/sgd.case: resume at 6: K must be in 1..5 (the golden's "
+                                      "last step)"));
     ck_assert_int_eq(sb_configs_make(p, &o, NULL, &pts, &n, err, sizeof err), SB_OK);
     free(pts);
+    /* a step of the case file's [sweep] resume is refused at its line */
+    p->resume[1] = 8;
+    o.resume = NULL;
+    ck_assert_int_eq(sb_configs_make(p, &o, &g, &pts, &n, err, sizeof err), SB_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "/sgd.case:24: resume at 8: K must be in 1..5"));
+    o.resume = six;
     p->command_stop[0] = '\0';
     ck_assert_int_eq(sb_configs_make(p, &o, NULL, &pts, &n, err, sizeof err), SB_ERR_USAGE);
     ck_assert_ptr_nonnull(strstr(err, "resumes through the keys stop and restore"));
@@ -470,8 +476,8 @@ START_TEST(resume_steps_of_producers)
     p->user = true;
     p->user_steps = 6;
     ck_assert_int_eq(sb_configs_make(p, &o, NULL, &pts, &n, err, sizeof err), SB_ERR_USAGE);
-    ck_assert_ptr_nonnull(strstr(err, "k: resume at 6: the run stops and resumes before its "
-                                      "last step (5)"));
+    ck_assert_ptr_nonnull(strstr(err, "k: resume at 6: K must be in 1..5 (the kernel's last "
+                                      "step)"));
     o.resume = five;
     ck_assert_int_eq(sb_configs_make(p, &o, NULL, &pts, &n, err, sizeof err), SB_OK);
     free(pts);

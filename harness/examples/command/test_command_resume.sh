@@ -63,8 +63,8 @@ refused() {     # WHAT MESSAGE ARGS...: exit 2 and one line holding MESSAGE
 refused "--resume on a case without the hook" \
     "$dir/matvec.case: resume at 1: a kind = command case resumes through the keys stop and restore" \
     sweep "$dir/matvec.case" --resume 1 --work-dir "$tmp/r1"
-refused "a resume step at the golden's last step" \
-    "$dir/sgd.case: resume at 6: the run stops and resumes before its last step (5, its golden's)" \
+refused "a resume step past the golden's last step" \
+    "$dir/sgd.case: resume at 6: K must be in 1..5 (the golden's last step)" \
     sweep "$dir/sgd.case" --resume 6 --work-dir "$tmp/r2"
 sed -e 's/^threads = 1..4/threads = 1..4\nresume = 1/' "$dir/matvec.case" >"$tmp/c/nohook.case"
 refused "[sweep] resume in a case without the hook" \
