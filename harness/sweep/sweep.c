@@ -255,7 +255,12 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
     if (st != SB_OK) {
         char config[256];
         sb_run_config_name(x, config, sizeof config);
-        sb_err_set(err, errlen, "%s (%s): %s", c->path, config, x->message);
+        /* a child's line that names the case already (a user's kernel) names it once */
+        const size_t n = strlen(c->path);
+        const char *why = x->message;
+        if (strncmp(why, c->path, n) == 0 && strncmp(why + n, ": ", 2) == 0)
+            why += n + 2;
+        sb_err_set(err, errlen, "%s (%s): %s", c->path, config, why);
         return st;
     }
     if (cr.end != SB_CHILD_EXITED || cr.exit_code != 0) {

@@ -262,8 +262,12 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
         sb_run_sink_close(&u.sink);
     } else if (u.stray_probe[0]) {
         sb_err_set(err, sizeof err, "%s: step %lld probe %s: outside the steps %lld..%lld this "
-                   "run runs (sb_user_run_steps)", k->name, (long long)u.stray_step,
-                   u.stray_probe, (long long)u.steps.first, (long long)u.steps.end - 1);
+                   "run runs (sb_user_run_steps)%s", k->name, (long long)u.stray_step,
+                   u.stray_probe, (long long)u.steps.first, (long long)u.steps.end - 1,
+                   u.stray_step < u.steps.first ? ": a resumed run starts at the step it "
+                                                  "resumes at, from the restored state"
+                   : u.steps.end < c->user_steps ? ": a run that stops at K ends before K"
+                                                 : "");
         sb_run_sink_close(&u.sink);
         st = SB_ERR_USAGE;
     } else {
