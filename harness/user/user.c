@@ -260,6 +260,12 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
         sb_err_set(err, sizeof err, "%s: the kernel's run failed (%s)", k->name,
                    sb_status_name(st));
         sb_run_sink_close(&u.sink);
+    } else if (u.steps_asked && !u.check_steps) {
+        sb_err_set(err, sizeof err, "%s: the run asks sb_user_run_steps for its steps, and the "
+                   "kernel declares no .steps: give it the resume hook (.steps, .save and "
+                   ".restore) or loop over all its steps", k->name);
+        sb_run_sink_close(&u.sink);
+        st = SB_ERR_USAGE;
     } else if (u.stray_probe[0]) {
         sb_err_set(err, sizeof err, "%s: step %lld probe %s: outside the steps %lld..%lld this "
                    "run runs (sb_user_run_steps)%s", k->name, (long long)u.stray_step,

@@ -4,7 +4,8 @@
  * input it never probes and gets a warning. `clean` is right. With a
  * resume hook: `stray` probes steps its process does not run (a run that
  * stops must fail, naming the probe), `external_resumed` runs its steps
- * and names an outside input (its resumed run is its golden). */
+ * and names an outside input (its resumed run is its golden);
+ * `steps_unhooked` asks for its steps with no hook (its run must fail). */
 #include "samebits.h"
 
 typedef struct fault {
@@ -82,6 +83,7 @@ int main(int argc, char **argv)
         {.name = "external_resumed", .version = "1", .run = stepped_run, .ctx = &external,
          .external_inputs = true, .steps = 3, .save = nothing_save,
          .restore = nothing_restore},
+        {.name = "steps_unhooked", .version = "1", .run = stepped_run, .ctx = &clean},
     };
     return sb_user_main_kernels(argc, argv, k, sizeof k / sizeof k[0]);
 }

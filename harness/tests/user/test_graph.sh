@@ -6,7 +6,8 @@
 # inputs gets a warning and its golden; a clean one its golden alone; a
 # run that probes past its stop fails, and a resumed run's joined trace is
 # checked as its runs are (an outside input declared: allowed); a stop
-# past its steps is named once in a sweep.
+# past its steps is named once in a sweep; asking for the steps without a
+# hook fails the run.
 # Usage: test_graph.sh GRAPH_FAULTS_PROGRAM
 set -euo pipefail
 prog=$1
@@ -54,4 +55,5 @@ rc=0
 [ "$rc" = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
     grep -qF "stray (resume=1 threads=1): step 1 probe y: outside the steps 0..0 this run runs (sb_user_run_steps): a run that stops at K ends before K" "$tmp/err" &&
     ok "stray: a sweep's resume names the kernel once" || fail "stray sweep: exit $rc: $(cat "$tmp/err")"
+refused steps_unhooked "steps_unhooked: the run asks sb_user_run_steps for its steps, and the kernel declares no .steps"
 tap_end
