@@ -202,6 +202,38 @@ sb_status sb_resume_spawn(const sb_child_run *r, sb_child_result *cr, char *err,
     return st;
 }
 
+/* The first record of t at or after step `at`. */
+static size_t first_from(const sb_trace *t, int64_t at)
+{
+    size_t i = 0;
+    while (i < t->n_records && t->records[i].step < at)
+        i++;
+    return i;
+}
+
+void sb_resume_names_warn(const sb_case *c, const char *where, const sb_trace *golden,
+                          const sb_trace *run, int64_t at, FILE *out)
+{
+    for (size_t g = first_from(golden, at), r = first_from(run, at);
+         g < golden->n_records && r < run->n_records; g++, r++) {
+        const sb_record *a = &golden->records[g], *b = &run->records[r];
+        if (a->step != b->step || strcmp(a->name, b->name) != 0 || a->n_inputs != b->n_inputs)
+            return;
+        for (int i = 0; i < a->n_inputs; i++)
+            if (strcmp(b->inputs[i], SB_TRACE_UNTRACED) == 0 &&
+                strcmp(a->inputs[i], SB_TRACE_UNTRACED) != 0) {
+                fprintf(out, "warning: %s: step %lld probe %s names its input %d \"%s\" where "
+                        "the golden names %s: %s\n", where, (long long)b->step, b->name, i + 1,
+                        SB_TRACE_UNTRACED, a->inputs[i],
+                        c->user ? "call sb_probes_restored for each restored tensor, with the "
+                                  "name of its last probe before the stop"
+                                : "the resumed process must name its restored tensors as the "
+                                  "run that never stopped does");
+                return;
+            }
+    }
+}
+
 sb_status sb_resume_run(const sb_child_run *run, int64_t at, sb_child_result *cr, sb_trace *t,
                         char *err, size_t errlen)
 {

@@ -13,6 +13,7 @@
 
 #include "judge/judge.h"
 #include "run/child.h"
+#include "run/resume.h"
 #include "support/support.h"
 #include "sweep/config.h"
 
@@ -268,6 +269,12 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
         sb_crash_judge(x, &cr, golden, p.stream, p.err);
     } else {
         *finished = true;
+        if (x->resume_at > 0 && golden) {
+            char config[256], where[800];
+            sb_run_config_name(x, config, sizeof config);
+            snprintf(where, sizeof where, "%s (%s)", c->path, config);
+            sb_resume_names_warn(c, where, golden, t, x->resume_at, stderr);
+        }
         if (c->run_ranks > 1)
             st = ranks_agree(x, c, t, p.trace, o->keep_traces, err, errlen);
     }
