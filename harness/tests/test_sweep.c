@@ -386,7 +386,7 @@ END_TEST
 /* The resume axis is one row of the space: each step a point at every
  * thread count of the golden's computation, after the uninterrupted ones,
  * named and filed by its step and judged by resume_expect; a kernel case
- * (no resume hook) or a step not before the run's last is refused. */
+ * (no resume hook) or a step past the run's last is refused. */
 START_TEST(resume_axis_is_a_point_per_step_and_thread_count)
 {
     sb_case *t = malloc(sizeof *t);

@@ -197,7 +197,8 @@ static bool resume_args_check(const sb_user_kernel *k, const sb_case *c, const u
         fprintf(stderr, "%s run: resume: %s\n", k->name, refusal);
     } else if (a->stop_at &&
                !sb_int_parse(a->stop_at, 1, c->user_steps - 1, stop_at, err, sizeof err)) {
-        fprintf(stderr, "%s run: --stop-at: %s (a step before the run's last)\n", k->name, err);
+        fprintf(stderr, "%s run: --stop-at: %s (K up to the kernel's last step)\n", k->name,
+                err);
     } else if (a->checkpoint && !sb_out_check(a->checkpoint, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
     } else {
