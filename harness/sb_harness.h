@@ -205,6 +205,7 @@ typedef struct sb_case {
      * in a new process. Not in the digest. */
     int resume[SB_MAX_RESUME];
     int n_resume;
+    int resume_line;            /* the line of [sweep] resume in the case file; 0: none */
     sb_verdict_set resume_expect; /* [sweep] resume_expect; 0: the thread count's expect */
     int64_t run_resume_at;      /* the step this case's children stop and resume at (two
                                  * processes, harness/run/resume.c); 0: uninterrupted */

@@ -55,6 +55,28 @@ static sb_status placeholders_check(case_loader *ld, const case_entry *e, const 
     return SB_OK;
 }
 
+/* run's placeholders of the keys' arguments, {KEY_args}: each at most once
+ * (the arguments go in one place) and only with its key (else nothing would
+ * go there, silently). */
+static sb_status args_places_check(case_loader *ld, const case_entry *run)
+{
+    static const char *const keys[] = {"dump", "stream", "stop", "restore"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        char place[32];
+        snprintf(place, sizeof place, "{%s_args}", keys[i]);
+        const char *first = strstr(run->value, place);
+        if (first == NULL)
+            continue;
+        if (strstr(first + 1, place) != NULL)
+            return sb_case_fail(ld, run->line, "%s at most once in run (where the %s key's "
+                                "arguments go)", place, keys[i]);
+        if (sb_case_find(ld, "command", keys[i]) == NULL)
+            return sb_case_fail(ld, run->line, "%s in run only with a %s key in [command] "
+                                "(the arguments it places)", place, keys[i]);
+    }
+    return SB_OK;
+}
+
 /* Where the command runs: the directory of the case file, or `dir`
  * (absolute, or relative to the case file's directory). */
 static sb_status dir_set(case_loader *ld, sb_case *c, int at)
@@ -115,6 +137,8 @@ sb_status sb_case_load_command(case_loader *ld, sb_case *c)
         return sb_case_fail(ld, stop ? stop->line : restore->line,
                             "keys stop and restore in [command] together (the resume hook: "
                             "harness/PRODUCERS.md)");
+    if ((st = args_places_check(ld, sb_case_find(ld, "command", "run"))) != SB_OK)
+        return st;
     const case_entry *e = sb_case_find(ld, "command", "version");
     if (e != NULL && (e->value[0] == '\0' || strlen(e->value) >= sizeof c->command_version))
         return sb_case_fail(ld, e->line, "version as 1 to %zu characters",

@@ -42,9 +42,10 @@ const char *sb_case_resume_refusal(const sb_case *c)
 }
 
 /* resume: the steps a training case of its own (no [parallel]) or a
- * command case with a resume hook is stopped at and resumed from (a
- * training case's each before the run's last step; a command case's are
- * checked against its golden by the sweep); resume_expect: the verdicts
+ * command case with a resume hook is stopped at and resumed from (each
+ * in 1..the run's last step, so that the resumed process runs at least
+ * that step: a training case's checked here, a command case's against its
+ * golden by the sweep); resume_expect: the verdicts
  * of those runs (default: their thread count's). A resume mutant's case
  * must have them: its fault is in the restore. */
 static sb_status resume_load(case_loader *ld, sb_case *c, int at)
@@ -76,13 +77,14 @@ static sb_status resume_load(case_loader *ld, sb_case *c, int at)
     if (!sb_resume_list_parse(e->value, c->resume, &c->n_resume, why, sizeof why))
         return sb_case_fail(ld, e->line, "resume as steps in [1, %d] and ranges a..b, each "
                                          "once (%s)", SB_MAX_RESUME_STEP, why);
+    c->resume_line = e->line;
     if (c->kind == SB_CASE_COMMAND)
         return SB_OK;           /* its steps are its golden's: the sweep checks them */
     const int64_t steps = sb_case_train_steps(c);
     for (int i = 0; i < c->n_resume; i++)
         if (c->resume[i] >= steps)
-            return sb_case_fail(ld, e->line, "resume steps below the run's %lld steps, found "
-                                             "%d", (long long)steps, c->resume[i]);
+            return sb_case_fail(ld, e->line, "resume at %d: K must be in 1..%lld (the run's "
+                                             "last step)", c->resume[i], (long long)steps - 1);
     return SB_OK;
 }
 

@@ -58,14 +58,20 @@ bool cli_outputs_writable(const char *cmd, const char *const *paths, size_t n);
 void cli_usage_error(const char *cmd, const char *what);
 
 bool cli_is_help(const char *arg);
+/* The values of options, each false after the command's usage error
+ * "samebits CMD: OPTION: why (samebits CMD --help)" on stderr. */
 /* "1,2,4", "1-8", "1..8" or a mix (the thread-list grammar, FORMATS.md). */
-bool cli_parse_threads(const char *s, int *threads, int *n, const char *what);
-/* A batch-size list (--batch): sizes[SB_MAX_BATCH_SIZES]; false with the message printed. */
-bool cli_parse_batch(const char *s, int *sizes, int *n);
-bool cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *v, const char *what);
-bool cli_parse_seconds(const char *s, double *v, const char *what);
+bool cli_parse_threads(const char *cmd, const char *s, int *threads, int *n,
+                       const char *option);
+/* A batch-size list (--batch): sizes[SB_MAX_BATCH_SIZES]. */
+bool cli_parse_batch(const char *cmd, const char *s, int *sizes, int *n);
+/* A resume-step list (--resume): steps[SB_MAX_RESUME]. */
+bool cli_parse_resume(const char *cmd, const char *s, int *steps, int *n);
+bool cli_parse_int(const char *cmd, const char *s, int64_t lo, int64_t hi, int64_t *v,
+                   const char *option);
+bool cli_parse_seconds(const char *cmd, const char *s, double *v, const char *option);
 /* The value of --max-steps: a step count >= 1. */
-bool cli_parse_max_steps(const char *s, int64_t *v);
+bool cli_parse_max_steps(const char *cmd, const char *s, int64_t *v);
 
 /* The path of this executable, for children (readlink of /proc/self/exe). */
 bool cli_self_exe(char *out, size_t outlen);

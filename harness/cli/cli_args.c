@@ -63,45 +63,53 @@ bool cli_line_parse(cli_line *l, int argc, char **argv, int *rc)
     return false;
 }
 
-bool cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *v, const char *what)
+/* An option's value that does not parse: the usage error of the command
+ * (CLI.md, "Exit status"), the one place every option's value reports. */
+static bool option_fail(const char *cmd, const char *option, const char *why)
 {
-    char err[160];
-    if (sb_int_parse(s, lo, hi, v, err, sizeof err))
-        return true;
-    fprintf(stderr, "samebits: %s %s\n", what, err);
+    char what[400];
+    snprintf(what, sizeof what, "%s: %s", option, why);
+    cli_usage_error(cmd, what);
     return false;
 }
 
-bool cli_parse_seconds(const char *s, double *v, const char *what)
+bool cli_parse_int(const char *cmd, const char *s, int64_t lo, int64_t hi, int64_t *v,
+                   const char *option)
 {
     char err[160];
-    if (sb_seconds_parse(s, v, err, sizeof err))
-        return true;
-    fprintf(stderr, "samebits: %s %s\n", what, err);
-    return false;
+    return sb_int_parse(s, lo, hi, v, err, sizeof err) || option_fail(cmd, option, err);
 }
 
-bool cli_parse_max_steps(const char *s, int64_t *v)
-{
-    return cli_parse_int(s, 1, INT32_MAX, v, "--max-steps");
-}
-
-bool cli_parse_threads(const char *s, int *threads, int *n, const char *what)
+bool cli_parse_seconds(const char *cmd, const char *s, double *v, const char *option)
 {
     char err[160];
-    if (sb_thread_list_parse(s, threads, n, err, sizeof err))
-        return true;
-    fprintf(stderr, "samebits: %s: %s\n", what, err);
-    return false;
+    return sb_seconds_parse(s, v, err, sizeof err) || option_fail(cmd, option, err);
 }
 
-bool cli_parse_batch(const char *s, int *sizes, int *n)
+bool cli_parse_max_steps(const char *cmd, const char *s, int64_t *v)
+{
+    return cli_parse_int(cmd, s, 1, INT32_MAX, v, "--max-steps");
+}
+
+bool cli_parse_threads(const char *cmd, const char *s, int *threads, int *n,
+                       const char *option)
 {
     char err[160];
-    if (sb_batch_list_parse(s, sizes, n, err, sizeof err))
-        return true;
-    fprintf(stderr, "samebits: --batch: %s\n", err);
-    return false;
+    return sb_thread_list_parse(s, threads, n, err, sizeof err) ||
+           option_fail(cmd, option, err);
+}
+
+bool cli_parse_batch(const char *cmd, const char *s, int *sizes, int *n)
+{
+    char err[160];
+    return sb_batch_list_parse(s, sizes, n, err, sizeof err) || option_fail(cmd, "--batch", err);
+}
+
+bool cli_parse_resume(const char *cmd, const char *s, int *steps, int *n)
+{
+    char err[160];
+    return sb_resume_list_parse(s, steps, n, err, sizeof err) ||
+           option_fail(cmd, "--resume", err);
 }
 
 bool cli_self_exe(char *out, size_t outlen)

@@ -297,9 +297,9 @@ int cli_decode(int argc, char **argv)
         return rc;
     int threads[SB_MAX_THREADS] = {1, 2, 4, 8}, n_threads = 4;
     int64_t prompt = 8, seed = 1, completions = 0;
-    if ((threads_s && !cli_parse_threads(threads_s, threads, &n_threads, "--threads")) ||
-        (seed_s && !cli_parse_int(seed_s, 0, INT64_MAX, &seed, "--seed")) ||
-        (completions_s && !cli_parse_int(completions_s, 1, 100000, &completions,
+    if ((threads_s && !cli_parse_threads("decode", threads_s, threads, &n_threads, "--threads")) ||
+        (seed_s && !cli_parse_int("decode", seed_s, 0, INT64_MAX, &seed, "--seed")) ||
+        (completions_s && !cli_parse_int("decode", completions_s, 1, 100000, &completions,
                                          "--completions")))
         return SB_EXIT_INPUT;
     sb_case c;
@@ -326,7 +326,7 @@ int cli_decode(int argc, char **argv)
         return SB_EXIT_INPUT;
     }
     const int context = c.train.gpt.context;
-    if (prompt_s && !cli_parse_int(prompt_s, 1, context - 1, &prompt, "--prompt"))
+    if (prompt_s && !cli_parse_int("decode", prompt_s, 1, context - 1, &prompt, "--prompt"))
         return SB_EXIT_INPUT;
     decode_args a = {.c = &c, .path = case_path, .threads = threads, .n_threads = n_threads,
                      .prompt = (int)prompt, .seed = (uint64_t)seed, .mutant = mutant,

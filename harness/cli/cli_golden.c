@@ -42,9 +42,16 @@ static int golden_one(const char *path, const char *self, const char *work,
                 path, c.mutant, c.golden_path);
         return SB_EXIT_INPUT;
     }
+    char err[1200] = "";
+    /* where it goes, before the run: golden/ beside the case file's
+     * directory unless the case says otherwise (FORMATS.md) */
+    if (mode != SB_GOLDEN_MODE_CHECK && !sb_out_check(c.golden_path, err, sizeof err)) {
+        fprintf(stderr, "%s: %s; or set golden in [sweep] (default: golden/<name>.golden in "
+                        "the parent of the case file's directory)\n", path, err);
+        return SB_EXIT_INPUT;
+    }
     sb_trace t;
     sb_trace_init(&t);
-    char err[512] = "";
     int rc = sb_reference_run(&c, self, work, &t, err, sizeof err);
     if (rc == SB_EXIT_INPUT) {
         fprintf(stderr, "%s: %s\n", path, err);

@@ -106,8 +106,8 @@ int cli_locate(int argc, char **argv)
         return SB_EXIT_INPUT;
     }
     int64_t max_steps = 0;
-    if (!cli_parse_threads(threads_s, threads, &n, "--threads") ||
-        (max_steps_s && !cli_parse_max_steps(max_steps_s, &max_steps)))
+    if (!cli_parse_threads("locate", threads_s, threads, &n, "--threads") ||
+        (max_steps_s && !cli_parse_max_steps("locate", max_steps_s, &max_steps)))
         return SB_EXIT_INPUT;
     if (n > 2) {
         fprintf(stderr, "samebits locate: --threads takes one or two counts, not %d\n", n);

@@ -71,7 +71,8 @@ static int numerics_cases(const numerics_args *a, case_slot *slots,
         fprintf(stderr, "--family: expected ref, det or loose, got '%s'\n", a->family);
         return SB_EXIT_INPUT;
     }
-    if (a->threads && !cli_parse_int(a->threads, 1, SB_MAX_THREADS, &threads, "--threads"))
+    if (a->threads &&
+        !cli_parse_int("numerics", a->threads, 1, SB_MAX_THREADS, &threads, "--threads"))
         return SB_EXIT_INPUT;
     const char *data_dir = cli_data_dir(a->data_dir);
 

@@ -96,11 +96,12 @@ int cli_run_rank(int argc, char **argv, const sb_grad_combine *combine)
         return SB_EXIT_INPUT;
     }
     int64_t threads, dump_step = 0, max_steps = 0, batch = 0, stop_at = 0;
-    if (!cli_parse_int(threads_s, 1, SB_MAX_THREADS, &threads, "--threads") ||
-        (batch_s && !cli_parse_int(batch_s, 1, SB_MAX_BATCH, &batch, "--batch")) ||
-        (dump_step_s && !cli_parse_int(dump_step_s, 0, INT32_MAX, &dump_step, "--dump-step")) ||
-        (max_steps_s && !cli_parse_max_steps(max_steps_s, &max_steps)) ||
-        (stop_at_s && !cli_parse_int(stop_at_s, 1, INT32_MAX, &stop_at, "--stop-at")))
+    if (!cli_parse_int("run", threads_s, 1, SB_MAX_THREADS, &threads, "--threads") ||
+        (batch_s && !cli_parse_int("run", batch_s, 1, SB_MAX_BATCH, &batch, "--batch")) ||
+        (dump_step_s &&
+         !cli_parse_int("run", dump_step_s, 0, INT32_MAX, &dump_step, "--dump-step")) ||
+        (max_steps_s && !cli_parse_max_steps("run", max_steps_s, &max_steps)) ||
+        (stop_at_s && !cli_parse_int("run", stop_at_s, 1, INT32_MAX, &stop_at, "--stop-at")))
         return SB_EXIT_INPUT;
 
     char err[1200] = "";

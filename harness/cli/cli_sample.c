@@ -36,9 +36,10 @@ int cli_sample(int argc, char **argv)
     if (!cli_line_parse(&l, argc, argv, &rc))
         return rc;
     int64_t threads = 1, chars = 200, seed = 1;
-    if ((threads_s && !cli_parse_int(threads_s, 1, SB_MAX_THREADS, &threads, "--threads")) ||
-        (chars_s && !cli_parse_int(chars_s, 1, 1000000, &chars, "--chars")) ||
-        (seed_s && !cli_parse_int(seed_s, 0, INT64_MAX, &seed, "--seed")))
+    if ((threads_s &&
+         !cli_parse_int("sample", threads_s, 1, SB_MAX_THREADS, &threads, "--threads")) ||
+        (chars_s && !cli_parse_int("sample", chars_s, 1, 1000000, &chars, "--chars")) ||
+        (seed_s && !cli_parse_int("sample", seed_s, 0, INT64_MAX, &seed, "--seed")))
         return SB_EXIT_INPUT;
     sb_case c;
     if (!cli_case_load(&c, case_path))

@@ -137,38 +137,36 @@ static bool sweep_parse(void *args, int argc, char **argv, int *rc)
     int64_t repeat = 0, max_origins = 0;
     *rc = SB_EXIT_INPUT;
     if (threads_s) {
-        if (!cli_parse_threads(threads_s, a->threads, &a->b.o.n_threads, "--threads"))
+        if (!cli_parse_threads("sweep", threads_s, a->threads, &a->b.o.n_threads, "--threads"))
             return false;
         a->b.o.threads = a->threads;
     }
     if (ranks_s) {
-        if (!cli_parse_threads(ranks_s, a->ranks, &a->b.o.n_ranks, "--ranks"))
+        if (!cli_parse_threads("sweep", ranks_s, a->ranks, &a->b.o.n_ranks, "--ranks"))
             return false;
         for (int i = 0; i < a->b.o.n_ranks; i++)
             if (a->ranks[i] > SB_MAX_RANKS) {
-                fprintf(stderr, "--ranks: rank counts are at most %d, got %d\n", SB_MAX_RANKS,
-                        a->ranks[i]);
+                fprintf(stderr, "samebits sweep: --ranks: rank counts are at most %d, got %d "
+                                "(samebits sweep --help)\n", SB_MAX_RANKS, a->ranks[i]);
                 return false;
             }
         a->b.o.ranks = a->ranks;
     }
-    if ((repeat_s && !cli_parse_int(repeat_s, 1, 1000, &repeat, "--repeat")) ||
-        (timeout_s && !cli_parse_seconds(timeout_s, &a->b.o.timeout_seconds, "--timeout")) ||
+    if ((repeat_s && !cli_parse_int("sweep", repeat_s, 1, 1000, &repeat, "--repeat")) ||
+        (timeout_s &&
+         !cli_parse_seconds("sweep", timeout_s, &a->b.o.timeout_seconds, "--timeout")) ||
         !shard_parse(shard_s, &a->b.o, rc) ||
-        (max_steps_s && !cli_parse_max_steps(max_steps_s, &a->b.o.max_steps)) ||
+        (max_steps_s && !cli_parse_max_steps("sweep", max_steps_s, &a->b.o.max_steps)) ||
         (max_origins_s &&
-         !cli_parse_int(max_origins_s, 1, SB_ORIGINS_LOCATE_MAX, &max_origins,
+         !cli_parse_int("sweep", max_origins_s, 1, SB_ORIGINS_LOCATE_MAX, &max_origins,
                         "--max-origins")))
         return false;
     if (resume_s) {
-        char why[160];
-        if (!sb_resume_list_parse(resume_s, a->resume, &a->b.o.n_resume, why, sizeof why)) {
-            fprintf(stderr, "--resume: %s\n", why);
+        if (!cli_parse_resume("sweep", resume_s, a->resume, &a->b.o.n_resume))
             return false;
-        }
         a->b.o.resume = a->resume;
     }
-    if (batch_s && !cli_parse_batch(batch_s, a->batch, &a->b.o.n_batch))
+    if (batch_s && !cli_parse_batch("sweep", batch_s, a->batch, &a->b.o.n_batch))
         return false;
     if (batch_s)
         a->b.o.batch = a->batch;

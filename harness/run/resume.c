@@ -74,11 +74,35 @@ static void stream_append(const char *to, const char *from)
         fclose(in);
 }
 
+/* The steps each process wrote: the first's below `at`, the second's from
+ * `at` on (a producer that ignores its checkpoint starts again at 0). */
+static sb_status steps_check(const sb_trace *first, const sb_trace *second, int64_t at,
+                             char *err, size_t errlen)
+{
+    for (size_t i = 0; i < first->n_records; i++)
+        if (first->records[i].step >= at) {
+            sb_err_set(err, errlen, "the stopped process wrote records of step %lld (probe %s) "
+                       "where it must stop before step %lld (K): it trains steps 0..K-1 only",
+                       (long long)first->records[i].step, first->records[i].name,
+                       (long long)at);
+            return SB_ERR_INPUT;
+        }
+    for (size_t i = 0; i < second->n_records; i++)
+        if (second->records[i].step < at) {
+            sb_err_set(err, errlen, "the resumed process wrote records from step %lld (probe "
+                       "%s) where it must start at step %lld (K): it restores the checkpoint "
+                       "and trains on from it", (long long)second->records[i].step,
+                       second->records[i].name, (long long)at);
+            return SB_ERR_INPUT;
+        }
+    return SB_OK;
+}
+
 /* The first process's trace, then the second's records and metrics, into
  * `path`; the probe graph of the whole is checked as one run's (a user's
  * kernel that names inputs it never probes, external, as its runs are). */
 static sb_status traces_join(const char *first, const char *second, const char *path,
-                             bool external, char *err, size_t errlen)
+                             int64_t at, bool external, char *err, size_t errlen)
 {
     sb_trace a, b;
     sb_status st = sb_trace_read(&a, first, err, errlen);
@@ -88,8 +112,11 @@ static sb_status traces_join(const char *first, const char *second, const char *
         sb_trace_free(&a);
         return st;
     }
-    sb_record *records = realloc(a.records, (a.n_records + b.n_records + 1) * sizeof *records);
-    st = records ? SB_OK : SB_ERR_NOMEM;
+    st = steps_check(&a, &b, at, err, errlen);
+    sb_record *records = NULL;
+    if (st == SB_OK &&
+        !(records = realloc(a.records, (a.n_records + b.n_records + 1) * sizeof *records)))
+        st = SB_ERR_NOMEM;
     if (st == SB_OK) {
         /* the records move: b no longer owns them */
         a.records = records;
@@ -162,9 +189,10 @@ sb_status sb_resume_spawn(const sb_child_run *r, sb_child_result *cr, char *err,
     }
     if (st == SB_OK && cr->end == SB_CHILD_EXITED && cr->exit_code == 0) {
         char why[600];
-        if (traces_join(p.stop_trace, p.trace, r->trace_path, r->c->user_external_inputs, why,
-                        sizeof why) != SB_OK) {
-            sb_err_set(err, errlen, "%s: the resumed run's trace: %s", r->c->path, why);
+        if (traces_join(p.stop_trace, p.trace, r->trace_path, at,
+                        r->c->user_external_inputs, why, sizeof why) != SB_OK) {
+            /* the caller names the case */
+            sb_err_set(err, errlen, "the resumed run's trace: %s", why);
             st = SB_ERR_IO;
         }
     }
@@ -172,6 +200,38 @@ sb_status sb_resume_spawn(const sb_child_run *r, sb_child_result *cr, char *err,
     unlink(p.trace);
     unlink(p.checkpoint);
     return st;
+}
+
+/* The first record of t at or after step `at`. */
+static size_t first_from(const sb_trace *t, int64_t at)
+{
+    size_t i = 0;
+    while (i < t->n_records && t->records[i].step < at)
+        i++;
+    return i;
+}
+
+void sb_resume_names_warn(const sb_case *c, const char *where, const sb_trace *golden,
+                          const sb_trace *run, int64_t at, FILE *out)
+{
+    for (size_t g = first_from(golden, at), r = first_from(run, at);
+         g < golden->n_records && r < run->n_records; g++, r++) {
+        const sb_record *a = &golden->records[g], *b = &run->records[r];
+        if (a->step != b->step || strcmp(a->name, b->name) != 0 || a->n_inputs != b->n_inputs)
+            return;
+        for (int i = 0; i < a->n_inputs; i++)
+            if (strcmp(b->inputs[i], SB_TRACE_UNTRACED) == 0 &&
+                strcmp(a->inputs[i], SB_TRACE_UNTRACED) != 0) {
+                fprintf(out, "warning: %s: step %lld probe %s names its input %d \"%s\" where "
+                        "the golden names %s: %s\n", where, (long long)b->step, b->name, i + 1,
+                        SB_TRACE_UNTRACED, a->inputs[i],
+                        c->user ? "call sb_probes_restored for each restored tensor, with the "
+                                  "name of its last probe before the stop"
+                                : "the resumed process must name its restored tensors as the "
+                                  "run that never stopped does");
+                return;
+            }
+    }
 }
 
 sb_status sb_resume_run(const sb_child_run *run, int64_t at, sb_child_result *cr, sb_trace *t,

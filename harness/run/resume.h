@@ -41,4 +41,14 @@ sb_status sb_resume_run(const sb_child_run *run, int64_t at, sb_child_result *cr
 sb_status sb_resume_spawn(const sb_child_run *run, sb_child_result *cr, char *err,
                           size_t errlen);
 
+/* One line on `out` ("warning: WHERE: ...") when a record of `run` from
+ * step `at` on names an input SB_TRACE_UNTRACED ("?") where the golden's
+ * same record names one: a resumed process that did not name the tensors
+ * it restored (a user's kernel: sb_probes_restored), whose origins then
+ * cannot be told from upstream differences. The records are paired in
+ * order while both traces agree on step and name; nothing is said of the
+ * rest. */
+void sb_resume_names_warn(const sb_case *c, const char *where, const sb_trace *golden,
+                          const sb_trace *run, int64_t at, FILE *out);
+
 #endif

@@ -201,9 +201,9 @@ sb_status sb_run_case(const sb_case *c, const sb_run_options *o, sb_trace *out,
         return SB_ERR_USAGE;
     }
     if (o->checkpoint && o->stop_at > 0 && o->stop_at >= sb_case_train_steps(c)) {
-        sb_err_set(err, errlen, "%s: --stop-at %lld: the case trains %lld steps; a checkpoint "
-                   "is taken before the last", c->path, (long long)o->stop_at,
-                   (long long)sb_case_train_steps(c));
+        sb_err_set(err, errlen, "%s: --stop-at %lld: K must be in 1..%lld (the run's last "
+                   "step)", c->path, (long long)o->stop_at,
+                   (long long)sb_case_train_steps(c) - 1);
         return SB_ERR_USAGE;
     }
     if (o->threads > 0)

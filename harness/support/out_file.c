@@ -27,6 +27,19 @@ static sb_status io_error(char *err, size_t errlen, const char *path, const char
     return SB_ERR_IO;
 }
 
+/* An output whose directory `dir` refuses it: a missing directory named as
+ * such (the system's reason alone does not say which part is missing). */
+static sb_status dir_error(char *err, size_t errlen, const char *path, const char *dir,
+                           const char *what, int e)
+{
+    if (e == ENOENT) {
+        sb_err_set(err, errlen, "%s: its directory %s does not exist (create it): %s", path,
+                   dir, strerror(e));
+        return SB_ERR_IO;
+    }
+    return io_error(err, errlen, path, what, e);
+}
+
 /* "dir/name" -> "dir" ("." without a slash, "/" for "/name"). */
 static void dir_of(char *dir, size_t size, const char *path)
 {
@@ -167,8 +180,8 @@ sb_status sb_out_open(sb_out_file *o, const char *path, char *err, size_t errlen
         memcpy(o->tmp, pattern, (size_t)len + 1);
         fd = mkstemp(o->tmp);
         if (fd < 0)
-            return io_error(err, errlen, path, "cannot create a temporary file beside it",
-                            errno);
+            return dir_error(err, errlen, path, dir, "cannot create a temporary file beside it",
+                             errno);
         if (sb_lock_owned(fd, o->tmp))
             break;
         close(fd);
@@ -258,7 +271,7 @@ bool sb_out_check(const char *path, char *err, size_t errlen)
     }
     dir_of(dir, sizeof dir, target);
     if (access(dir, W_OK | X_OK) != 0) {
-        io_error(err, errlen, path, "cannot write in its directory", errno);
+        dir_error(err, errlen, path, dir, "cannot write in its directory", errno);
         return false;
     }
     return true;

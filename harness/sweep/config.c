@@ -508,22 +508,32 @@ static int64_t run_steps(const space *s, const sb_trace *golden)
     return last + 1;
 }
 
-/* Each resume step of a case with a resume hook, before its run's last
- * step: the run stops with steps left, and they are compared. */
+/* Each resume step K of a case with a resume hook in 1..its run's last
+ * step: the second process runs at least that step, and it is compared.
+ * A step of the case file's [sweep] resume is refused at its line. */
 static bool resume_check(const space *s, const sb_trace *golden, char *err, size_t errlen)
 {
     const sb_case *c = s->c;
+    char at[600];
+    if (!s->o->resume && c->resume_line > 0)
+        snprintf(at, sizeof at, "%s:%d", c->path, c->resume_line);
+    else
+        snprintf(at, sizeof at, "%s", c->path);
     const char *refusal = s->n_resume > 0 ? sb_case_resume_refusal(c) : NULL;
     if (refusal) {
-        sb_err_set(err, errlen, "%s: resume at %d: %s", c->path, s->resume[0], refusal);
+        sb_err_set(err, errlen, "%s: resume at %d: %s", at, s->resume[0], refusal);
         return false;
     }
     const int64_t steps = run_steps(s, golden);
+    const char *last = c->kind == SB_CASE_COMMAND ? "the golden's last step"
+                       : c->kind == SB_CASE_KERNEL ? "the kernel's last step"
+                       : s->o->max_steps > 0 && steps == s->o->max_steps
+                           ? "the last step --max-steps runs"
+                           : "the run's last step";
     for (int k = 0; k < s->n_resume && steps >= 0; k++)
         if (s->resume[k] >= steps) {
-            sb_err_set(err, errlen, "%s: resume at %d: the run stops and resumes before its "
-                       "last step (%lld%s)", c->path, s->resume[k], (long long)steps - 1,
-                       c->kind == SB_CASE_COMMAND ? ", its golden's" : "");
+            sb_err_set(err, errlen, "%s: resume at %d: K must be in 1..%lld (%s)", at,
+                       s->resume[k], (long long)steps - 1, last);
             return false;
         }
     return true;

@@ -13,6 +13,7 @@
 
 #include "judge/judge.h"
 #include "run/child.h"
+#include "run/resume.h"
 #include "support/support.h"
 #include "sweep/config.h"
 
@@ -255,7 +256,12 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
     if (st != SB_OK) {
         char config[256];
         sb_run_config_name(x, config, sizeof config);
-        sb_err_set(err, errlen, "%s (%s): %s", c->path, config, x->message);
+        /* a child's line that names the case already (a user's kernel) names it once */
+        const size_t n = strlen(c->path);
+        const char *why = x->message;
+        if (strncmp(why, c->path, n) == 0 && strncmp(why + n, ": ", 2) == 0)
+            why += n + 2;
+        sb_err_set(err, errlen, "%s (%s): %s", c->path, config, why);
         return st;
     }
     if (cr.end != SB_CHILD_EXITED || cr.exit_code != 0) {
@@ -263,6 +269,12 @@ static sb_status run_one(sb_run_result *x, const sb_case *c, const sb_trace *gol
         sb_crash_judge(x, &cr, golden, p.stream, p.err);
     } else {
         *finished = true;
+        if (x->resume_at > 0 && golden) {
+            char config[256], where[800];
+            sb_run_config_name(x, config, sizeof config);
+            snprintf(where, sizeof where, "%s (%s)", c->path, config);
+            sb_resume_names_warn(c, where, golden, t, x->resume_at, stderr);
+        }
         if (c->run_ranks > 1)
             st = ranks_agree(x, c, t, p.trace, o->keep_traces, err, errlen);
     }

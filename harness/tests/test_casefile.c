@@ -817,7 +817,7 @@ START_TEST(resume_keys)
     ck_assert_str_eq(c.digest, digest);
 
     static const refusal bad[] = {
-        {14, "resume = 5\n", 14, "resume steps below the run's 5 steps, found 5"},
+        {14, "resume = 5\n", 14, "resume at 5: K must be in 1..4 (the run's last step)"},
         {14, "resume = 0\n", 14, "resume as steps in [1, "},
         {14, "resume = 2, 2\n", 14, "listed twice"},
         {14, "resume = \n", 14, "resume as steps"},

@@ -386,7 +386,7 @@ END_TEST
 /* The resume axis is one row of the space: each step a point at every
  * thread count of the golden's computation, after the uninterrupted ones,
  * named and filed by its step and judged by resume_expect; a kernel case
- * (no resume hook) or a step not before the run's last is refused. */
+ * (no resume hook) or a step past the run's last is refused. */
 START_TEST(resume_axis_is_a_point_per_step_and_thread_count)
 {
     sb_case *t = malloc(sizeof *t);
@@ -455,10 +455,16 @@ START_TEST(resume_steps_of_producers)
     free(pts);
     o.resume = six;
     ck_assert_int_eq(sb_configs_make(p, &o, &g, &pts, &n, err, sizeof err), SB_ERR_USAGE);
-    ck_assert_ptr_nonnull(strstr(err, "resume at 6: the run stops and resumes before its last "
-                                      "step (5, its golden's)"));
+    ck_assert_ptr_nonnull(strstr(err, "/sgd.case: resume at 6: K must be in 1..5 (the golden's "
+                                      "last step)"));
     ck_assert_int_eq(sb_configs_make(p, &o, NULL, &pts, &n, err, sizeof err), SB_OK);
     free(pts);
+    /* a step of the case file's [sweep] resume is refused at its line */
+    p->resume[1] = 8;
+    o.resume = NULL;
+    ck_assert_int_eq(sb_configs_make(p, &o, &g, &pts, &n, err, sizeof err), SB_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(err, "/sgd.case:24: resume at 8: K must be in 1..5"));
+    o.resume = six;
     p->command_stop[0] = '\0';
     ck_assert_int_eq(sb_configs_make(p, &o, NULL, &pts, &n, err, sizeof err), SB_ERR_USAGE);
     ck_assert_ptr_nonnull(strstr(err, "resumes through the keys stop and restore"));
@@ -470,8 +476,8 @@ START_TEST(resume_steps_of_producers)
     p->user = true;
     p->user_steps = 6;
     ck_assert_int_eq(sb_configs_make(p, &o, NULL, &pts, &n, err, sizeof err), SB_ERR_USAGE);
-    ck_assert_ptr_nonnull(strstr(err, "k: resume at 6: the run stops and resumes before its "
-                                      "last step (5)"));
+    ck_assert_ptr_nonnull(strstr(err, "k: resume at 6: K must be in 1..5 (the kernel's last "
+                                      "step)"));
     o.resume = five;
     ck_assert_int_eq(sb_configs_make(p, &o, NULL, &pts, &n, err, sizeof err), SB_OK);
     free(pts);

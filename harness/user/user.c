@@ -197,7 +197,8 @@ static bool resume_args_check(const sb_user_kernel *k, const sb_case *c, const u
         fprintf(stderr, "%s run: resume: %s\n", k->name, refusal);
     } else if (a->stop_at &&
                !sb_int_parse(a->stop_at, 1, c->user_steps - 1, stop_at, err, sizeof err)) {
-        fprintf(stderr, "%s run: --stop-at: %s (a step before the run's last)\n", k->name, err);
+        fprintf(stderr, "%s run: --stop-at: %s (K up to the kernel's last step)\n", k->name,
+                err);
     } else if (a->checkpoint && !sb_out_check(a->checkpoint, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
     } else {
@@ -260,10 +261,20 @@ static int user_run(const sb_user_kernel *k, const sb_case *c, const user_args *
         sb_err_set(err, sizeof err, "%s: the kernel's run failed (%s)", k->name,
                    sb_status_name(st));
         sb_run_sink_close(&u.sink);
+    } else if (u.steps_asked && !u.check_steps) {
+        sb_err_set(err, sizeof err, "%s: the run asks sb_user_run_steps for its steps, and the "
+                   "kernel declares no .steps: give it the resume hook (.steps, .save and "
+                   ".restore) or loop over all its steps", k->name);
+        sb_run_sink_close(&u.sink);
+        st = SB_ERR_USAGE;
     } else if (u.stray_probe[0]) {
         sb_err_set(err, sizeof err, "%s: step %lld probe %s: outside the steps %lld..%lld this "
-                   "run runs (sb_user_run_steps)", k->name, (long long)u.stray_step,
-                   u.stray_probe, (long long)u.steps.first, (long long)u.steps.end - 1);
+                   "run runs (sb_user_run_steps)%s", k->name, (long long)u.stray_step,
+                   u.stray_probe, (long long)u.steps.first, (long long)u.steps.end - 1,
+                   u.stray_step < u.steps.first ? ": a resumed run starts at the step it "
+                                                  "resumes at, from the restored state"
+                   : u.steps.end < c->user_steps ? ": a run that stops at K ends before K"
+                                                 : "");
         sb_run_sink_close(&u.sink);
         st = SB_ERR_USAGE;
     } else {

@@ -15,9 +15,11 @@
 #define MAGIC "samebits-user-checkpoint"
 #define VERSION 1
 
-sb_user_steps sb_user_run_steps(const void *probe_ctx)
+sb_user_steps sb_user_run_steps(void *probe_ctx)
 {
-    return ((const user_probe_ctx *)probe_ctx)->steps;
+    user_probe_ctx *u = probe_ctx;
+    u->steps_asked = true;
+    return u->steps;
 }
 
 void sb_user_probe(void *ctx, const sb_probe_point *p)

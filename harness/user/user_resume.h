@@ -14,6 +14,7 @@ typedef struct user_probe_ctx {
     sb_run_sink sink;
     sb_user_steps steps;
     bool check_steps;           /* a kernel with a resume hook: every probe in steps */
+    bool steps_asked;           /* the run called sb_user_run_steps */
     int64_t stray_step;         /* stray_probe[0]: the first probe outside steps */
     char stray_probe[128];
 } user_probe_ctx;

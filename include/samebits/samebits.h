@@ -195,11 +195,15 @@ typedef sb_status sb_user_restore_fn(void *ctx, FILE *f);
 /* The steps this process's run function runs, [first, end): [0, steps) for
  * a whole run, [0, K) for one that stops at K, [K, steps) for one resumed
  * at K (ctx then holds what restore read: start from it, not from the
- * initial state). probe_ctx is the one the run function was handed. */
+ * initial state). probe_ctx is the one the run function was handed. Only
+ * for a kernel with the resume hook: the library knows no other kernel's
+ * steps, so for one that declares no .steps it returns [0, 0) and fails
+ * the run (exit 2, one line: declare .steps, .save and .restore, or loop
+ * over all the steps without asking). */
 typedef struct sb_user_steps {
     int64_t first, end;
 } sb_user_steps;
-sb_user_steps sb_user_run_steps(const void *probe_ctx);
+sb_user_steps sb_user_run_steps(void *probe_ctx);
 
 typedef struct sb_user_kernel {
     const char *name;           /* names the case, its golden and its report lines; no '/' */

@@ -5,7 +5,8 @@
 # resume on), with the resume axis in its JSON report; the same producer
 # with a restore that drops the velocity (sgd_forget.case), located at the
 # first step after the resume; a stop that leaves no checkpoint, a crash of
-# its configuration; and the refusals, one line and exit 2 each: a case
+# its configuration; a restore that starts again at step 0, an input error
+# naming the cause; and the refusals, one line and exit 2 each: a case
 # without the hook (--resume, [sweep] resume), a resume step past the
 # golden's last step, a stop key without a restore key.
 # Usage: test_command_resume.sh SAMEBITS SOURCE_ROOT
@@ -53,6 +54,18 @@ rc=0
     ok "a stop that leaves no checkpoint: a crash of that configuration, exit 3" ||
     fail "no-checkpoint sweep exit $rc: $(cat "$tmp/nout")"
 
+# a restore that ignores its checkpoint and starts again at step 0
+sed -e 's/^name = sgd_numpy/name = sgd_ignores/' \
+    -e 's/^restore = .*/restore = --dump-dir {checkpoint}.unused/' \
+    "$dir/sgd.case" >"$tmp/c/ignores.case"
+"$sb" golden "$tmp/c/ignores.case" >/dev/null
+rc=0
+"$sb" sweep "$tmp/c/ignores.case" --threads 1 --resume 2 --work-dir "$tmp/i" >"$tmp/iout" 2>"$tmp/ierr" || rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l <"$tmp/ierr")" = 1 ] &&
+    grep -qF "$tmp/c/ignores.case (resume=2 threads=1): the resumed run's trace: the resumed process wrote records from step 0 (probe init.w) where it must start at step 2 (K)" "$tmp/ierr" &&
+    ok "a restore that starts again at step 0: exit 2, the cause in one line naming the case once" ||
+    fail "ignores sweep exit $rc: $(cat "$tmp/ierr")"
+
 refused() {     # WHAT MESSAGE ARGS...: exit 2 and one line holding MESSAGE
     local what=$1 message=$2 rc=0
     shift 2
@@ -63,8 +76,8 @@ refused() {     # WHAT MESSAGE ARGS...: exit 2 and one line holding MESSAGE
 refused "--resume on a case without the hook" \
     "$dir/matvec.case: resume at 1: a kind = command case resumes through the keys stop and restore" \
     sweep "$dir/matvec.case" --resume 1 --work-dir "$tmp/r1"
-refused "a resume step at the golden's last step" \
-    "$dir/sgd.case: resume at 6: the run stops and resumes before its last step (5, its golden's)" \
+refused "a resume step past the golden's last step" \
+    "$dir/sgd.case: resume at 6: K must be in 1..5 (the golden's last step)" \
     sweep "$dir/sgd.case" --resume 6 --work-dir "$tmp/r2"
 sed -e 's/^threads = 1..4/threads = 1..4\nresume = 1/' "$dir/matvec.case" >"$tmp/c/nohook.case"
 refused "[sweep] resume in a case without the hook" \

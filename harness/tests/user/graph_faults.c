@@ -4,7 +4,10 @@
  * input it never probes and gets a warning. `clean` is right. With a
  * resume hook: `stray` probes steps its process does not run (a run that
  * stops must fail, naming the probe), `external_resumed` runs its steps
- * and names an outside input (its resumed run is its golden). */
+ * and names an outside input (its resumed run is its golden);
+ * `steps_unhooked` asks for its steps with no hook (its run must fail);
+ * `restored_named` names its restored tensor and `restored_unnamed` does
+ * not (its resumed run must be warned of its "?" input). */
 #include "samebits.h"
 
 typedef struct fault {
@@ -51,6 +54,25 @@ static sb_status stepped_run(void *ctx, sb_probe_fn *probe, void *probe_ctx)
     return SB_OK;
 }
 
+/* w at step 0, then y = 2 w at each step this process runs, its input named
+ * after w's last probe: in a resumed process, w's probe before the stop
+ * when *ctx (sb_probes_restored), else nothing ("?"). */
+static sb_status restored_run(void *ctx, sb_probe_fn *probe, void *probe_ctx)
+{
+    const bool *name_restored = ctx;
+    float w[4] = {1, 2, 3, 4}, y[4] = {2, 4, 6, 8};
+    sb_user_steps steps = sb_user_run_steps(probe_ctx);
+    sb_probes pc = sb_probes_begin(probe, probe_ctx);
+    if (steps.first == 0)
+        sb_probe_source(&pc, 0, "w", sb_f32(w, 4));
+    else if (*name_restored)
+        sb_probes_restored(&pc, w, "w");
+    const sb_tensor in = sb_f32(w, 4);
+    for (int64_t s = steps.first; s < steps.end; s++)
+        sb_probe_op(&pc, s, "y", "twice", sb_f32(y, 4), 1, &in, NULL, NULL);
+    return sb_probes_end(&pc);
+}
+
 /* The resume hook of a kernel with no state: a byte, read back. */
 static sb_status nothing_save(void *ctx, FILE *f)
 {
@@ -67,6 +89,7 @@ static sb_status nothing_restore(void *ctx, FILE *f)
 static fault clean = {"x", 1, "twice"}, misspelt = {"xx", 1, "twice"},
                    same_step = {"x", 0, "twice"}, no_op = {"x", 1, NULL},
                    external = {"outside", 1, "twice"};
+static bool named = true, unnamed = false;
 
 int main(int argc, char **argv)
 {
@@ -82,6 +105,11 @@ int main(int argc, char **argv)
         {.name = "external_resumed", .version = "1", .run = stepped_run, .ctx = &external,
          .external_inputs = true, .steps = 3, .save = nothing_save,
          .restore = nothing_restore},
+        {.name = "steps_unhooked", .version = "1", .run = stepped_run, .ctx = &clean},
+        {.name = "restored_named", .version = "1", .run = restored_run, .ctx = &named,
+         .steps = 3, .save = nothing_save, .restore = nothing_restore},
+        {.name = "restored_unnamed", .version = "1", .run = restored_run, .ctx = &unnamed,
+         .steps = 3, .save = nothing_save, .restore = nothing_restore},
     };
     return sb_user_main_kernels(argc, argv, k, sizeof k / sizeof k[0]);
 }

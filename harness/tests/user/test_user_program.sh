@@ -78,7 +78,7 @@ refused "a thread count listed twice" sweep --threads 1..4,3 --golden-dir "$tmp/
 refused "an unknown command" check
 refused "no command"
 refused "a report in a missing directory, before any run" sweep --golden-dir "$tmp/g" --json "$tmp/missing/r.json"
-grep -qF "$tmp/missing/r.json: cannot write in its directory: No such file or directory" "$tmp/err" &&
+grep -qF "$tmp/missing/r.json: its directory $tmp/missing does not exist (create it): No such file or directory" "$tmp/err" &&
     ok "the report's file named" || fail "message: $(cat "$tmp/err")"
 
 for cmd in list golden sweep run; do

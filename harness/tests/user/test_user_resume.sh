@@ -51,10 +51,10 @@ refused "sweep --resume of a kernel without the hook" \
 refused "run --stop-at of a kernel without the hook" \
     "user_matvec run: resume: the kernel has no resume hook" \
     "$user_kernel" run --threads 1 --trace "$tmp/t" --stop-at 1 --checkpoint "$tmp/ck1"
-refused "sweep --resume at the last step" \
-    "momentum: resume at 6: the run stops and resumes before its last step (5)" \
+refused "sweep --resume past the last step" \
+    "momentum: resume at 6: K must be in 1..5 (the kernel's last step)" \
     "$momentum" sweep momentum --resume 6 --golden-dir "$golden" --work-dir "$tmp/r2"
-refused "run --stop-at at the last step" "momentum run: --stop-at: '6' is not an integer in 1..5" \
+refused "run --stop-at past the last step" "momentum run: --stop-at: '6' is not an integer in 1..5" \
     "$momentum" run momentum --threads 1 --trace "$tmp/t" --stop-at 6 --checkpoint "$tmp/ck2"
 refused "a checkpoint of another kernel" "$tmp/ck: a checkpoint of kernel momentum (digest" \
     "$momentum" run momentum_forgets --threads 1 --trace "$tmp/t" --resume "$tmp/ck"
