@@ -1,5 +1,6 @@
 /* The `run` child: its command line, spawning it, reading its trace, and
  * saying how it ended, for the sweep, the locator and the golden commands. */
+#include <ctype.h>
 #include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
@@ -121,6 +122,16 @@ sb_status sb_child_spawn(const sb_child_run *r, sb_child_result *cr, char *err, 
     return st;
 }
 
+/* a line with no letter or digit: a rule of dashes around a launcher's
+ * message (mpirun's boxes), which says nothing quoted alone */
+static bool decoration(const char *line)
+{
+    for (; *line; line++)
+        if (isalnum((unsigned char)*line))
+            return false;
+    return true;
+}
+
 void sb_child_stderr_line(char *out, size_t outlen, const char *path, bool first)
 {
     out[0] = '\0';
@@ -131,7 +142,7 @@ void sb_child_stderr_line(char *out, size_t outlen, const char *path, bool first
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\r\n")] = '\0';
         size_t n = strlen(line);
-        if (n == 0)
+        if (decoration(line))
             continue;
         if (n >= outlen)
             n = outlen - 1;     /* a long line is cut, not dropped */

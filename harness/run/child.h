@@ -53,7 +53,8 @@ sb_status sb_child_spawn(const sb_child_run *run, sb_child_result *cr, char *err
 sb_status sb_run_child(const sb_child_run *run, sb_child_result *cr, sb_trace *t, char *err,
                        size_t errlen);
 
-/* The first (or last) non-empty line of a child's stderr file, cut to fit;
+/* The first (or last) line of a child's stderr file that holds a letter or
+ * digit (not empty, not a rule of dashes around a message), cut to fit;
  * "" when there is none or no file. */
 void sb_child_stderr_line(char *out, size_t outlen, const char *path, bool first);
 

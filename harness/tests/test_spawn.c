@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "run/child.h"
 #include "sb_harness.h"
 
 Suite *make_spawn_suite(void);
@@ -145,6 +146,29 @@ START_TEST(stderr_captured_to_file)
 }
 END_TEST
 
+/* The line a report quotes of a child's stderr is one that says something:
+ * not empty, not the rule of dashes that closes mpirun's boxes. */
+START_TEST(quoted_line_skips_rules_of_dashes)
+{
+    char dir[] = "/tmp/samebits.test_spawn.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/err", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("------------------\nORTE was unable to start\n\n  * no route\n"
+          "------------------\n\n", f);
+    fclose(f);
+    char line[64];
+    sb_child_stderr_line(line, sizeof line, path, true);
+    ck_assert_str_eq(line, "ORTE was unable to start");
+    sb_child_stderr_line(line, sizeof line, path, false);
+    ck_assert_str_eq(line, "  * no route");
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(missing_program_is_io_error)
 {
     char *missing[] = {"/nonexistent/samebits-no-such-program", NULL};
@@ -166,6 +190,7 @@ Suite *make_spawn_suite(void)
     tcase_add_test(tc, environment_reaches_the_child);
     tcase_add_test(tc, proc_bind_dropped_only_when_asked);
     tcase_add_test(tc, stderr_captured_to_file);
+    tcase_add_test(tc, quoted_line_skips_rules_of_dashes);
     tcase_add_test(tc, missing_program_is_io_error);
     suite_add_tcase(s, tc);
     return s;
