@@ -78,15 +78,21 @@ static void metrics_equal(const sb_trace *a, const sb_trace *b)
 }
 
 /* det, both models, resumed at step 2 at 1, 2 and 3 threads: the golden,
- * record for record from step 2 on and as a whole, and its metrics. */
-static const char *const det_cases[] = {"cases/char_gpt_short.case",
-                                        "cases/keras_mnist_cnn_short.case"};
+ * record for record from step 2 on and as a whole, and its metrics. The
+ * first two (2 threads) are tcase "checkpoint"'s, the rest "models"'s. */
+static const struct {
+    const char *path;
+    int threads;
+} det_runs[] = {{"cases/char_gpt_short.case", 2},       {"cases/keras_mnist_cnn_short.case", 2},
+                {"cases/char_gpt_short.case", 1},       {"cases/char_gpt_short.case", 3},
+                {"cases/keras_mnist_cnn_short.case", 1}, {"cases/keras_mnist_cnn_short.case", 3}};
+#define N_DET_RUNS ((int)(sizeof det_runs / sizeof det_runs[0]))
 
 START_TEST(det_resumed_is_the_golden)
 {
     sb_case c;
-    case_load(&c, det_cases[_i / 3]);
-    const int threads = 1 + _i % 3;
+    case_load(&c, det_runs[_i].path);
+    const int threads = det_runs[_i].threads;
     sb_trace golden, t;
     char err[600];
     ck_assert_msg(sb_case_golden_read(&golden, &c, err, sizeof err) == SB_OK, "%s", err);
@@ -206,16 +212,25 @@ static void work_remove(void)
     ck_assert_int_eq(system(cmd), 0);
 }
 
+/* Two tcases, each a test of its own (meson.build, CK_RUN_CASE):
+ * "checkpoint", the checkpoint code on both models once and its refusals,
+ * also under ASan + UBSan; "models", the rest of the thread counts and the
+ * loose runs, in the normal build only (under ASan a CNN run costs 35 times
+ * its time). */
 Suite *make_resume_suite(void)
 {
     Suite *s = suite_create("resume");
-    TCase *tc = tcase_create("resume");
-    tcase_add_unchecked_fixture(tc, work_make, work_remove);
-    tcase_set_timeout(tc, 600);
-    tcase_add_loop_test(tc, det_resumed_is_the_golden, 0, 6);
-    tcase_add_loop_test(tc, loose_resumed_is_its_uninterrupted_run, 0, 2);
-    tcase_add_test(tc, cut_checkpoint_is_refused);
-    tcase_add_test(tc, resumed_divergence_is_located);
-    suite_add_tcase(s, tc);
+    TCase *checkpoint = tcase_create("checkpoint"), *models = tcase_create("models");
+    TCase *both[] = {checkpoint, models};
+    for (int k = 0; k < 2; k++) {
+        tcase_add_unchecked_fixture(both[k], work_make, work_remove);
+        tcase_set_timeout(both[k], 600);
+        suite_add_tcase(s, both[k]);
+    }
+    tcase_add_loop_test(checkpoint, det_resumed_is_the_golden, 0, 2);
+    tcase_add_test(checkpoint, cut_checkpoint_is_refused);
+    tcase_add_test(checkpoint, resumed_divergence_is_located);
+    tcase_add_loop_test(models, det_resumed_is_the_golden, 2, N_DET_RUNS);
+    tcase_add_loop_test(models, loose_resumed_is_its_uninterrupted_run, 0, 2);
     return s;
 }
