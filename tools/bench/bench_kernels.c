@@ -358,17 +358,24 @@ static int onednn_anchor(int rounds, double min_time, const char *json_path)
     char load_before[64], load_after[64];
     bench_load_text(load_before, sizeof load_before);
     bench_state st[CONV_OPS];
-    bench_onednn *dnnl[CONV_OPS][2];
-    char impl[CONV_OPS][2][96];
+    /* one primitive per thread count: oneDNN fixes a primitive's threads
+     * when it is created (omp_get_max_threads() then), whatever the count at
+     * its execution */
+    bench_onednn *dnnl[CONV_OPS][N_THREADS][2];
+    char impl[CONV_OPS][N_THREADS][2][96];
     for (int o = 0; o < CONV_OPS; o++) {
         const bench_case *bc = &cases[case_index(conv_ops[o])];
         state_new(&st[o], bc);
-        for (int chosen = 0; chosen < 2; chosen++) {
-            dnnl[o][chosen] = bench_onednn_new(&st[o].call.conv, conv_pass_of(bc->op), chosen,
-                                               impl[o][chosen], sizeof impl[o][chosen]);
-            if (!dnnl[o][chosen]) {
-                fprintf(stderr, "bench: oneDNN %s: %s\n", conv_ops[o], impl[o][chosen]);
-                return EXIT_FAILURE;
+        for (size_t t = 0; t < N_THREADS; t++) {
+            omp_set_num_threads(thread_counts[t]);
+            for (int chosen = 0; chosen < 2; chosen++) {
+                char *name = impl[o][t][chosen];
+                dnnl[o][t][chosen] = bench_onednn_new(&st[o].call.conv, conv_pass_of(bc->op),
+                                                      chosen, name, sizeof impl[o][t][chosen]);
+                if (!dnnl[o][t][chosen]) {
+                    fprintf(stderr, "bench: oneDNN %s: %s\n", conv_ops[o], name);
+                    return EXIT_FAILURE;
+                }
             }
         }
     }
@@ -386,7 +393,7 @@ static int onednn_anchor(int rounds, double min_time, const char *json_path)
             for (size_t t = 0; t < N_THREADS; t++)
                 for (int turn = 0; turn < CONV_IMPLS; turn++) {
                     int i = impl_in_turn(turn, r, CONV_IMPLS);
-                    const bench_call c = {&st[o], NULL, IMPL_DET, i ? dnnl[o][i - 1] : NULL};
+                    const bench_call c = {&st[o], NULL, IMPL_DET, i ? dnnl[o][t][i - 1] : NULL};
                     CONV_SEC(o, t, i)[r] = time_calls(&c, thread_counts[t], min_time);
                 }
     }
@@ -445,22 +452,26 @@ static int onednn_anchor(int rounds, double min_time, const char *json_path)
                 json_spread(json, "det_vs_chosen", vs[0]);
                 json_spread(json, "det_vs_plain", vs[1]);
                 fprintf(json, ", \"impl_chosen\": \"%s\", \"impl_plain\": \"%s\"}",
-                        impl[o][1], impl[o][0]);
+                        impl[o][t][1], impl[o][t][0]);
                 sep = ",\n";
             }
         }
 #undef CONV_SEC
     printf("oneDNN's implementations (chosen / plain):\n");
     for (int o = 0; o < CONV_OPS; o++)
-        printf("  %-17s %s / %s\n", conv_ops[o], impl[o][1], impl[o][0]);
+        for (size_t t = 0; t < N_THREADS; t++)
+            printf("  %-17s %d thread%s  %s / %s\n", conv_ops[o], thread_counts[t],
+                   thread_counts[t] > 1 ? "s" : " ", impl[o][t][1], impl[o][t][0]);
     if (json) {
         fprintf(json, "\n]}\n");
         fclose(json);
     }
     for (int o = 0; o < CONV_OPS; o++) {
         state_free(&st[o]);
-        bench_onednn_free(dnnl[o][0]);
-        bench_onednn_free(dnnl[o][1]);
+        for (size_t t = 0; t < N_THREADS; t++) {
+            bench_onednn_free(dnnl[o][t][0]);
+            bench_onednn_free(dnnl[o][t][1]);
+        }
     }
     free(sec);
     return EXIT_SUCCESS;
