@@ -2,8 +2,8 @@
  *
  * A regular file (or a missing one) is replaced atomically: the new content
  * goes to a temporary beside it, `.NAME.sbtmp.XXXXXX`, locked while it is
- * written (sb_lock_owned), flushed, synced and renamed over it, and the
- * directory synced after. A symbolic link is followed: its target is what
+ * written (sb_lock_owned), flushed, synced and renamed over it (still
+ * locked), and the directory synced after. A symbolic link is followed: its target is what
  * gets replaced, the link stays. Anything else that is not a directory (a
  * device such as /dev/null, a FIFO) is written in place, since renaming over
  * it would put a regular file where it was; so is an open file of this
@@ -213,30 +213,36 @@ static sb_status sync_dir(const char *path, char *err, size_t errlen)
     return SB_OK;
 }
 
+/* The temporary gets its name while still open, and so still locked: closed
+ * first, it stood unlocked under its temporary name, and another writer in
+ * the same directory (a sweep's ranks write their traces side by side)
+ * removed it there as a killed writer's, the rename then failing. */
 sb_status sb_out_commit(sb_out_file *o, char *err, size_t errlen)
 {
     errno = 0;
     int e = 0;
+    const char *what = o->in_place ? "cannot write" : "cannot write, the old file left as it was";
     if (fflush(o->f) != 0 || ferror(o->f))
         e = errno ? errno : EIO;
     else if (!o->in_place && fsync(fileno(o->f)) != 0)
         e = errno;
-    if (fclose(o->f) != 0 && e == 0)
+    else if (!o->in_place && rename(o->tmp, o->path) != 0) {
         e = errno;
+        what = "cannot replace";
+    }
+    bool renamed = !o->in_place && e == 0;
+    if (fclose(o->f) != 0 && e == 0) {
+        e = errno;
+        what = "cannot close";
+    }
     o->f = NULL;
     if (e != 0) {
-        if (!o->in_place)
+        if (!renamed && !o->in_place)
             unlink(o->tmp);
-        return io_error(err, errlen, o->path, o->in_place ? "cannot write"
-                        : "cannot write, the old file left as it was", e);
+        return io_error(err, errlen, o->path, what, e);
     }
     if (o->in_place)
         return SB_OK;
-    if (rename(o->tmp, o->path) != 0) {
-        e = errno;
-        unlink(o->tmp);
-        return io_error(err, errlen, o->path, "cannot replace", e);
-    }
     return sync_dir(o->path, err, errlen);
 }
 

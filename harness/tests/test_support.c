@@ -6,7 +6,9 @@
 #include <sys/file.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "support/support.h"
@@ -343,6 +345,32 @@ START_TEST(killed_writers_temporaries_go)
 }
 END_TEST
 
+/* Writers in one directory at once (a sweep's ranks writing their traces,
+ * the sweep its own files): each one's sb_out_open removes the temporaries
+ * it finds unlocked, so a writer's temporary must stay locked until it has
+ * its name. A second process removes stale temporaries as fast as it can
+ * while this one replaces a file 2000 times: every replacement lands. */
+START_TEST(concurrent_writers_keep_each_others_temporaries)
+{
+    char tmp[] = "/tmp/sb_test_out.XXXXXX", path[256];
+    ck_assert_ptr_nonnull(mkdtemp(tmp));
+    snprintf(path, sizeof path, "%s/trace.rank2", tmp);
+    pid_t remover = fork();
+    ck_assert_int_ge(remover, 0);
+    if (remover == 0)
+        for (;;)
+            sb_out_stale_remove(tmp);
+    int failed = 0;
+    for (int i = 0; i < 2000 && !failed; i++)
+        if (out_write(path, "x") != SB_OK)
+            failed = i + 1;
+    kill(remover, SIGKILL);
+    waitpid(remover, NULL, 0);
+    ck_assert_msg(!failed, "replacement %d: %s", failed, err);
+    sb_dir_remove_tree(tmp);
+}
+END_TEST
+
 START_TEST(inputs_are_regular_files)
 {
     char tmp[] = "/tmp/sb_test_in.XXXXXX", fifo[256];
@@ -375,6 +403,7 @@ Suite *make_support_suite(void)
     tcase_add_test(tc, work_directories);
     tcase_add_test(tc, output_files_keep_what_they_write_to);
     tcase_add_test(tc, killed_writers_temporaries_go);
+    tcase_add_test(tc, concurrent_writers_keep_each_others_temporaries);
     tcase_add_test(tc, inputs_are_regular_files);
     suite_add_tcase(s, tc);
     return s;

@@ -78,10 +78,27 @@ typedef void sb_gemm_strided_fn(float *c, const float *a, ptrdiff_t acs, bool a_
                                 const float *b, ptrdiff_t ldb, ptrdiff_t ldc, int kc, int mv,
                                 int nv, bool overwrite, sb_gemm_bias bias);
 
+/* The tall tile on B rows ldb floats apart: a packed panel's (ldb =
+ * SB_GEMM_NRN, as the table's tall reads it) or B's own rows read where
+ * they lie, which must hold the sb_gemm_tall_reads(nv) columns it reads. */
+typedef void sb_gemm_tall_fn(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,
+                             const float *b, ptrdiff_t ldb, ptrdiff_t ldc, int kc, int mv, int nv,
+                             bool overwrite, sb_gemm_bias bias);
+
+/* The columns of B the tall tile reads for nv <= SB_GEMM_NRT valid ones:
+ * its blocks are 4 (AVX2's 2 where nv <= 2), 8, 10 or 12 columns wide
+ * (gemm_tile_body.h's tall_cols); the columns past nv are computed and not
+ * stored. */
+static inline int sb_gemm_tall_reads(int nv)
+{
+    return nv <= 4 ? 4 : nv <= 8 ? 8 : nv <= 10 ? 10 : SB_GEMM_NRT;
+}
+
 typedef struct sb_gemm_tiles {
     sb_gemm_tile_fn *wide_cols, *wide_rows, *narrow, *tall, *short_k;
     sb_gemm_rest_fn *rest;
     sb_gemm_strided_fn *wide_strided;
+    sb_gemm_tall_fn *tall_strided;
     int wide_mr;   /* the wide tiles' rows, and so the height of packed A panels */
 } sb_gemm_tiles;
 

@@ -378,50 +378,69 @@ SB_ALWAYS_INLINE void pack_tall(float *restrict dst, const float *a, ptrdiff_t a
     }
 }
 
-/* tall_body on B panels SB_GEMM_NRN wide, with as few of the tile's 12
- * columns as the valid ones need: 2 or 4 (a wide product's last few
- * columns, gemm.c), 8, 10 (dense2 has 10) or 12. Two FMA units of latency
- * 4 need 8 chains to keep busy: AVX-512's 32-row blocks (two vectors) have
- * them at 4 columns, and compute 4 where fewer are valid; AVX2's 8-row
- * blocks (one vector) take 2 columns in 32-row blocks and 4 in 16-row
- * ones, where 4 columns of 8 rows left the units idle half the time (the
- * 2 columns past gpt.head.bwd_weights' 96, a tenth of its time on a Zen 5
- * EPYC in AVX2 code). */
+/* tall_body on B rows ldb floats apart, with as few of the tile's 12
+ * columns as the valid ones need (sb_gemm_tall_reads): 2 or 4 (a wide
+ * product's last few columns, gemm.c), 8, 10 (dense2 has 10) or 12. Two
+ * FMA units of latency 4 need 8 chains to keep busy: AVX-512's 32-row
+ * blocks (two vectors) have them at 4 columns, and compute 4 where fewer
+ * are valid; AVX2's 8-row blocks (one vector) take 2 columns in 32-row
+ * blocks and 4 in 16-row ones, where 4 columns of 8 rows left the units
+ * idle half the time (the 2 columns past gpt.head.bwd_weights' 96, a tenth
+ * of its time on a Zen 5 EPYC in AVX2 code). */
 SB_ALWAYS_INLINE void tall_cols(float *restrict c, const float *restrict a, ptrdiff_t acs,
-                                const float *restrict b, ptrdiff_t ldc, int kc, int mv, int nv,
-                                bool overwrite, sb_gemm_bias bias, int sm, int sn)
+                                const float *restrict b, int ldb, ptrdiff_t ldc, int kc, int mv,
+                                int nv, bool overwrite, sb_gemm_bias bias, int sm)
 {
-    if (sn == 12 && nv <= 2 && 4 * sm <= MRT)
-        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, bias, 4 * sm, 2);
-    else if (sn == 12 && nv <= 4 && 2 * sm <= MRT)
-        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, bias, 2 * sm, 4);
-    else if (sn == 12 && nv <= 4)
-        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, bias, sm, 4);
-    else if (sn == 12 && nv <= 8)
-        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, bias, sm, 8);
-    else if (sn == 12 && nv <= 10)
-        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, bias, sm, 10);
+    const int reads = sb_gemm_tall_reads(nv);
+    if (reads == 4 && nv <= 2 && 4 * sm <= MRT)
+        tall_body(c, a, acs, b, ldb, ldc, kc, mv, nv, overwrite, bias, 4 * sm, 2);
+    else if (reads == 4 && 2 * sm <= MRT)
+        tall_body(c, a, acs, b, ldb, ldc, kc, mv, nv, overwrite, bias, 2 * sm, 4);
+    else if (reads == 4)
+        tall_body(c, a, acs, b, ldb, ldc, kc, mv, nv, overwrite, bias, sm, 4);
+    else if (reads == 8)
+        tall_body(c, a, acs, b, ldb, ldc, kc, mv, nv, overwrite, bias, sm, 8);
+    else if (reads == 10)
+        tall_body(c, a, acs, b, ldb, ldc, kc, mv, nv, overwrite, bias, sm, 10);
     else
-        tall_body(c, a, acs, b, NRN, ldc, kc, mv, nv, overwrite, bias, sm, sn);
+        tall_body(c, a, acs, b, ldb, ldc, kc, mv, nv, overwrite, bias, sm, NRT);
 }
 
-/* The tall tile function: A by columns is read in place when the tile is
+/* The tall tile functions: A by columns is read in place when the tile is
  * full; edge rows, and A by rows, go through a copy [kc][MRT] (A by rows
- * would otherwise take MRT strided loads a step where the copy takes two). */
-#define TALL(name, attr, sm, sn, steps)                                           \
-    attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs, \
-                          const float *b, ptrdiff_t ldc, int kc, int mv, int nv,  \
-                          bool overwrite, sb_gemm_bias bias)                      \
-    {                                                                             \
-        SB_ASSERT((ars == 1 || acs == 1) && nv <= NRT);                           \
-        if (mv == MRT && ars == 1) {                                              \
-            tall_cols(c, a, acs, b, ldc, kc, mv, nv, overwrite, bias, sm, sn);    \
-            return;                                                               \
-        }                                                                         \
-        _Alignas(64) float pad[KC * MRT];                                         \
-        SB_ASSERT(kc <= KC);                                                      \
-        pack_tall(pad, a, ars, acs, kc, mv, steps);                               \
-        tall_cols(c, pad, MRT, b, ldc, kc, mv, nv, overwrite, bias, sm, sn);      \
+ * would otherwise take MRT strided loads a step where the copy takes two),
+ * made in a function of its own: inlined, GCC 12 kept the copy's row
+ * addresses in vector registers and its loads on the stack (dense2.fwd,
+ * 128 x 10 x 128, on a Zen 4 EPYC: 4.95 -> 4.65 us a call). B's rows lie
+ * ldb floats apart: a packed panel's (SB_GEMM_NRN, the table's tall) or
+ * B's own (tall_strided). */
+#define TALL(name, attr, sm, steps)                                                         \
+    attr __attribute__((noinline)) static void name##_pack(float *restrict dst,             \
+                                                           const float *a, ptrdiff_t ars,   \
+                                                           ptrdiff_t acs, int kc, int mv)   \
+    {                                                                                       \
+        pack_tall(dst, a, ars, acs, kc, mv, steps);                                         \
+    }                                                                                       \
+    attr __attribute__((noinline)) static void name##_strided(                              \
+        float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs, const float *b,             \
+        ptrdiff_t ldb, ptrdiff_t ldc, int kc, int mv, int nv, bool overwrite,               \
+        sb_gemm_bias bias)                                                                  \
+    {                                                                                       \
+        SB_ASSERT((ars == 1 || acs == 1) && nv <= NRT && ldb <= INT_MAX);                   \
+        if (mv == MRT && ars == 1) {                                                        \
+            tall_cols(c, a, acs, b, (int)ldb, ldc, kc, mv, nv, overwrite, bias, sm);        \
+            return;                                                                         \
+        }                                                                                   \
+        _Alignas(64) float pad[KC * MRT];                                                   \
+        SB_ASSERT(kc <= KC);                                                                \
+        name##_pack(pad, a, ars, acs, kc, mv);                                              \
+        tall_cols(c, pad, MRT, b, (int)ldb, ldc, kc, mv, nv, overwrite, bias, sm);          \
+    }                                                                                       \
+    attr static void name(float *c, const float *a, ptrdiff_t ars, ptrdiff_t acs,           \
+                          const float *b, ptrdiff_t ldc, int kc, int mv, int nv,            \
+                          bool overwrite, sb_gemm_bias bias)                                \
+    {                                                                                       \
+        name##_strided(c, a, ars, acs, b, NRN, ldc, kc, mv, nv, overwrite, bias);           \
     }
 
 /* The panel rest: the last n % SB_GEMM_NR <= SB_GEMM_NRP columns of a wide
@@ -572,13 +591,14 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
     TILE(wide_rows_##isa, attr, wmr, NR, ars, wsm, wsn)                                  \
     TILE_STRIDED_B(wide_strided_##isa, attr, wmr, wsm, wsn)                              \
     TILE(narrow_##isa, attr, MRN, NRN, ars, nsm, nsn)                                    \
-    TALL(tall_##isa, attr, tsm, NRT, tsteps)                                             \
+    TALL(tall_##isa, attr, tsm, tsteps)                                                  \
     SHORT(short_##isa, attr, ssm, ssn, sunrolled)                                        \
     REST(rest_##isa, attr, wmr, rgp)                                                     \
     const sb_gemm_tiles sb_gemm_tiles_##isa = {wide_cols_##isa, wide_rows_##isa,         \
                                                narrow_##isa,    tall_##isa,              \
                                                short_##isa,     rest_##isa,              \
-                                               wide_strided_##isa, wmr};
+                                               wide_strided_##isa, tall_##isa##_strided, \
+                                               wmr};
 
 /* Blocks of the whole tile where the registers hold it (AVX-512: 8 x 48 in
  * 24 of 32 zmm, 16 x 16 in 16, 32 x 12 in 24), smaller where they do not.
