@@ -3,8 +3,8 @@
  * A regular file (or a missing one) is replaced atomically: the new content
  * goes to a temporary beside it, `.NAME.sbtmp.XXXXXX`, locked while it is
  * written (sb_lock_owned), flushed, synced and renamed over it (still
- * locked), and the directory synced after. A symbolic link is followed: its target is what
- * gets replaced, the link stays. Anything else that is not a directory (a
+ * locked), and the directory synced after. A symbolic link is followed: its
+ * target is what gets replaced, the link stays. Anything else that is not a directory (a
  * device such as /dev/null, a FIFO) is written in place, since renaming over
  * it would put a regular file where it was; so is an open file of this
  * process (/dev/stdout, /dev/fd/N: a path into /proc/). A new file gets the mode the

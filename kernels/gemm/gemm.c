@@ -487,6 +487,28 @@ static void det_split_chunks(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc
 /* The most chunk sums det_split_chunks keeps (64 MB). */
 #define SPLIT_CHUNKS_MAX_FLOATS (1L << 24)
 
+/* The tall tile reads B by rows where it lies when its rows hold just the
+ * columns it computes (dense2's 10 classes, in its forward pass and its
+ * weight gradient): each of its row tiles runs the chunks in order, as on
+ * the direct path. Packing B's 128 rows of 10 into a panel of 16 took a
+ * twentieth of dense2.fwd (128 x 10 x 128) on a Zen 4 EPYC. False (nothing
+ * done) for any other product. */
+static bool tall_b_in_place(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m, int n,
+                            int k, bool accumulate, sb_gemm_bias bias)
+{
+    const sb_gemm_tiles *tiles = sb_gemm_tiles_select();
+    if (k == 0 || b.cs != 1 || sb_gemm_tall_reads(n) != n ||
+        sb_gemm_tile_for(tiles, m, n, k, a.rs, a.cs).fn != tiles->tall)
+        return false;
+    for (int ir = 0; ir < m; ir += SB_GEMM_MRT)
+        for (int pc = 0; pc < k; pc += KC)
+            tiles->tall_strided(c + ir * ldc, a.p + ir * a.rs + pc * a.cs, a.rs, a.cs,
+                                b.p + pc * b.rs, b.rs, ldc, min_int(KC, k - pc),
+                                min_int(SB_GEMM_MRT, m - ir), n, pc == 0 && !accumulate,
+                                sb_gemm_bias_at(bias, ir, 0));
+    return true;
+}
+
 static void det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m, int n, int k,
                 bool accumulate, sb_gemm_bias bias)
 {
@@ -496,6 +518,8 @@ static void det(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc, int m, int 
     if (macs < PARALLEL_MIN_MACS && (a.rs == 1 || a.cs == 1)) {
         /* serial, A read in place: packing A would cost as much as the
          * product; so would allocating a small B panel (dense2's is 8 KiB) */
+        if (tall_b_in_place(c, a, b, ldc, m, n, k, accumulate, bias))
+            return;
         _Alignas(64) float b_stack[SMALL_B_FLOATS];
         size_t b_floats = sb_gemm_b_buf_floats(n, k);
         float *b_buf = b_floats <= SMALL_B_FLOATS ? b_stack : sb_floats_new(b_floats);
@@ -536,23 +560,6 @@ size_t sb_gemm_b_buf_floats(int n, int k)
     return (size_t)min_int(NC, round_up(n, nr)) * (size_t)min_int(KC, k);
 }
 
-/* The tall tile reads B by rows where it lies when its rows hold just the
- * columns it computes (dense2's 10 classes, in its forward pass and its
- * weight gradient): each of its row tiles runs the chunks in order. Packing
- * B's 128 rows of 10 into a panel of 16 took a twentieth of dense2.fwd
- * (128 x 10 x 128) on a Zen 4 EPYC. */
-static void tall_b_in_place(const sb_gemm_tiles *tiles, float *c, sb_matview a, sb_matview b,
-                            ptrdiff_t ldc, int m, int n, int k, bool accumulate,
-                            sb_gemm_bias bias)
-{
-    for (int ir = 0; ir < m; ir += SB_GEMM_MRT)
-        for (int pc = 0; pc < k; pc += KC)
-            tiles->tall_strided(c + ir * ldc, a.p + ir * a.rs + pc * a.cs, a.rs, a.cs,
-                                b.p + pc * b.rs, b.rs, ldc, min_int(KC, k - pc),
-                                min_int(SB_GEMM_MRT, m - ir), n, pc == 0 && !accumulate,
-                                sb_gemm_bias_at(bias, ir, 0));
-}
-
 /* The direct path walks a block of columns in groups: a group's panels are
  * packed over a run of chunks, then each of its row tiles runs those chunks
  * in order. Where the sum has more than one chunk and one panel over all of
@@ -572,13 +579,7 @@ void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdi
     SB_ASSERT(m >= 0 && n >= 0 && k >= 0 && ldc >= n && !(accumulate && bias.p));
     if (k == 0 && !accumulate)
         store_bias_only(c, ldc, m, n, bias);
-    const sb_gemm_tiles *tiles = sb_gemm_tiles_select();
-    sb_gemm_tile t = sb_gemm_tile_for(tiles, m, n, k, a.rs, a.cs);
-    const sb_matview *b_rows = b.pack == sb_gemm_pack_b_view ? b.src : NULL;
-    if (t.fn == tiles->tall && b_rows && b_rows->cs == 1 && sb_gemm_tall_reads(n) == n) {
-        tall_b_in_place(tiles, c, a, *b_rows, ldc, m, n, k, accumulate, bias);
-        return;
-    }
+    sb_gemm_tile t = sb_gemm_tile_for(sb_gemm_tiles_select(), m, n, k, a.rs, a.cs);
     const int mr = t.rows, nr = t.width;
     const bool by_panel = k > KC && (size_t)k * (size_t)nr <= sb_gemm_b_buf_floats(n, k);
     const int group_steps = by_panel ? round_up(k, KC) : KC;

@@ -69,11 +69,11 @@ static const gemm_case cases[] = {
     {37, 14, 300, false, false, true, 0},   /* narrow, A by rows */
     {41, 16, 530, true, false, false, 0},   /* narrow, A by columns */
     {20, 15, 9000, false, true, true, 0},   /* narrow, many chunks */
-    {37, 10, 300, false, false, true, 0},   /* tall, A by rows (dense2.fwd), edge rows */
+    {37, 10, 300, false, false, true, 0},   /* tall, A by rows (dense2.fwd), edges, B in place */
     {20, 9, 9000, false, true, true, 0},    /* tall, A by rows, many chunks */
     {40, 11, 12, false, false, false, 0},   /* tall, A by rows, k < 16: no 8 x 16 copy */
     {300, 13, 600, true, true, false, 0},   /* narrow, general path */
-    {70, 10, 300, true, false, true, 0},    /* tall, A by columns (dense2.bwd_weights) */
+    {70, 10, 300, true, false, true, 0},    /* tall, A by cols (dense2.bwd_weights), B in place */
     {33, 12, 600, true, true, false, 0},    /* tall, widest */
     {130, 100, 10, false, true, false, 0},  /* short k (dense2.bwd_data), A by rows */
     {32, 676, 9, false, false, false, 0},   /* short k, conv1.fwd's shape */
