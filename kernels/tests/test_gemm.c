@@ -172,6 +172,31 @@ START_TEST(test_det_parallel_is_the_definition)
 }
 END_TEST
 
+/* C's rows a whole number of L1 ways apart (1024 floats, 2048): there the
+ * wide tiles run row by row (gemm.c), with the definition's bits. */
+START_TEST(test_det_c_rows_an_l1_way_apart)
+{
+    static const gemm_case aliasing[] = {
+        {150, 1000, 300, false, true, true, 0}, /* two blocks of rows and of columns, B packed */
+        {40, 1024, 130, true, false, false, 0}, /* A by columns, B in place */
+    };
+    gemm_case g = aliasing[_i];
+    gemm_data d = data_new(g);
+    free(d.c0);
+    d.ldc = (ptrdiff_t)1024 << _i;
+    d.c0 = uniform_new((size_t)g.m * d.ldc, 3);
+    for (int threads = 1; threads <= 3; threads++) {
+        omp_set_num_threads(threads);
+        float *c = c_copy(&d, g);
+        sb_gemm_det(c, d.av, d.bv, d.ldc, g.m, g.n, g.k, g.accumulate);
+        long bad = first_mismatch(c, &d, g);
+        ck_assert_msg(bad < 0, "case %d, %d threads: element %ld differs", _i, threads, bad);
+        free(c);
+    }
+    data_free(&d);
+}
+END_TEST
+
 /* A view of the tile kind's layout over a row-major [rows][k] matrix m0:
  * rows contiguous (the matrix itself), or columns contiguous (a copy stored
  * [k][rows], the layout of a packed panel or a transposed matrix). */
@@ -654,6 +679,7 @@ Suite *make_gemm_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, test_det_serial_is_the_definition, 0, (int)N_CASES);
     tcase_add_loop_test(tc, test_det_parallel_is_the_definition, 0, (int)N_CASES);
+    tcase_add_loop_test(tc, test_det_c_rows_an_l1_way_apart, 0, 2);
     tcase_add_test(tc, test_tile_variants_agree);
     tcase_add_test(tc, test_rest_variants_agree);
     tcase_add_test(tc, test_det_bias);
