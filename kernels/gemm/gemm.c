@@ -1,6 +1,7 @@
 /* The blocked GEMM core: packing, cache blocking, and the det and loose
  * ways of sharing the work between threads. */
 #include <omp.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -463,6 +464,46 @@ static void det_split_output(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc
     }
 }
 
+/* The buffer of det_split_chunks' chunk sums, kept from call to call (one
+ * for the process, taken by a call and given back after it, so that calls
+ * from several threads each get their own). Allocated afresh each call, its
+ * pages were mapped and zeroed again whenever the allocator had handed them
+ * back to the system: dense1.fwd at 2 threads, run after 1-thread calls,
+ * took about 300 page faults a call and ran at 0.66 of loose's speed (Zen 4
+ * EPYC); kept, none. It holds the largest sums so far, at most
+ * SPLIT_CHUNKS_MAX_FLOATS. */
+typedef struct chunk_sums {
+    float *p;
+    size_t floats;
+} chunk_sums;
+
+static _Atomic(chunk_sums *) idle_chunk_sums;
+
+static chunk_sums *chunk_sums_take(size_t floats)
+{
+    chunk_sums *s = atomic_exchange(&idle_chunk_sums, NULL);
+    if (s != NULL && s->floats >= floats)
+        return s;
+    if (s == NULL) {
+        s = malloc(sizeof *s);
+        SB_ASSERT(s != NULL);
+    } else {
+        free(s->p);
+    }
+    s->p = sb_floats_new(floats);
+    s->floats = floats;
+    return s;
+}
+
+static void chunk_sums_give_back(chunk_sums *s)
+{
+    chunk_sums *displaced = atomic_exchange(&idle_chunk_sums, s);
+    if (displaced != NULL) {
+        free(displaced->p);
+        free(displaced);
+    }
+}
+
 /* Threads take whole summation chunks, a contiguous run each. The first
  * thread runs the serial GEMM over its run straight into C (C = s_0 or
  * C + s_0, then C + s_1, ...); every other chunk's sum s_j (its own fmaf
@@ -478,7 +519,8 @@ static void det_split_chunks(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc
 {
     int chunks = (k + KC - 1) / KC;
     size_t mn = (size_t)m * (size_t)n;
-    float *sums = sb_floats_new(mn * (size_t)chunks);
+    chunk_sums *kept = chunk_sums_take(mn * (size_t)chunks);
+    float *sums = kept->p;
 #pragma omp parallel
     {
         int t = omp_get_thread_num(), nth = omp_get_num_threads();
@@ -505,7 +547,7 @@ static void det_split_chunks(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc
             }
         }
     }
-    free(sums);
+    chunk_sums_give_back(kept);
 }
 
 /* Below this many multiply-adds waking a thread team costs more than the

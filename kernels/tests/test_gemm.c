@@ -197,6 +197,38 @@ START_TEST(test_det_c_rows_an_l1_way_apart)
 }
 END_TEST
 
+/* Products split by chunk from two threads at once (nested teams of two),
+ * of different A: each call takes the kept buffer of chunk sums or makes
+ * its own (gemm.c), so neither adds the other's sums. */
+START_TEST(test_det_split_chunks_concurrent_callers)
+{
+    const gemm_case g = {30, 50, 2000, false, false, true, 0};
+    gemm_data d[2] = {data_new(g), data_new(g)};
+    for (size_t i = 0; i < (size_t)g.m * g.k; i++)
+        d[1].a[i] *= -2.0f;   /* exact: other sums, the same rounding */
+    float *c[2] = {c_copy(&d[0], g), c_copy(&d[1], g)};
+    int levels = omp_get_max_active_levels();
+    omp_set_max_active_levels(2);
+    omp_set_num_threads(2);
+    long bad[2] = {-1, -1};
+#pragma omp parallel num_threads(2)
+    {
+        int t = omp_get_thread_num();
+        for (int rep = 0; rep < 200 && bad[t] < 0; rep++) {
+            memcpy(c[t], d[t].c0, (size_t)g.m * d[t].ldc * sizeof(float));
+            sb_gemm_det(c[t], d[t].av, d[t].bv, d[t].ldc, g.m, g.n, g.k, g.accumulate);
+            bad[t] = first_mismatch(c[t], &d[t], g);
+        }
+    }
+    omp_set_max_active_levels(levels);
+    ck_assert_msg(bad[0] < 0 && bad[1] < 0, "element %ld / %ld differs", bad[0], bad[1]);
+    for (int t = 0; t < 2; t++) {
+        free(c[t]);
+        data_free(&d[t]);
+    }
+}
+END_TEST
+
 /* A view of the tile kind's layout over a row-major [rows][k] matrix m0:
  * rows contiguous (the matrix itself), or columns contiguous (a copy stored
  * [k][rows], the layout of a packed panel or a transposed matrix). */
@@ -680,6 +712,7 @@ Suite *make_gemm_suite(void)
     tcase_add_loop_test(tc, test_det_serial_is_the_definition, 0, (int)N_CASES);
     tcase_add_loop_test(tc, test_det_parallel_is_the_definition, 0, (int)N_CASES);
     tcase_add_loop_test(tc, test_det_c_rows_an_l1_way_apart, 0, 2);
+    tcase_add_test(tc, test_det_split_chunks_concurrent_callers);
     tcase_add_test(tc, test_tile_variants_agree);
     tcase_add_test(tc, test_rest_variants_agree);
     tcase_add_test(tc, test_det_bias);
