@@ -156,18 +156,25 @@ START_TEST(test_det_serial_is_the_definition)
 }
 END_TEST
 
+/* sb_gemm_det of case `which` at 1 to max_threads threads against the
+ * definition. */
+static void check_det_threads(const gemm_data *d, gemm_case g, int which, int max_threads)
+{
+    for (int threads = 1; threads <= max_threads; threads++) {
+        omp_set_num_threads(threads);
+        float *c = c_copy(d, g);
+        sb_gemm_det(c, d->av, d->bv, d->ldc, g.m, g.n, g.k, g.accumulate);
+        long bad = first_mismatch(c, d, g);
+        ck_assert_msg(bad < 0, "case %d, %d threads: element %ld differs", which, threads, bad);
+        free(c);
+    }
+}
+
 START_TEST(test_det_parallel_is_the_definition)
 {
     gemm_case g = cases[_i];
     gemm_data d = data_new(g);
-    for (int threads = 1; threads <= 16; threads++) {
-        omp_set_num_threads(threads);
-        float *c = c_copy(&d, g);
-        sb_gemm_det(c, d.av, d.bv, d.ldc, g.m, g.n, g.k, g.accumulate);
-        long bad = first_mismatch(c, &d, g);
-        ck_assert_msg(bad < 0, "case %d, %d threads: element %ld differs", _i, threads, bad);
-        free(c);
-    }
+    check_det_threads(&d, g, _i, 16);
     data_free(&d);
 }
 END_TEST
@@ -185,14 +192,7 @@ START_TEST(test_det_c_rows_an_l1_way_apart)
     free(d.c0);
     d.ldc = (ptrdiff_t)1024 << _i;
     d.c0 = uniform_new((size_t)g.m * d.ldc, 3);
-    for (int threads = 1; threads <= 3; threads++) {
-        omp_set_num_threads(threads);
-        float *c = c_copy(&d, g);
-        sb_gemm_det(c, d.av, d.bv, d.ldc, g.m, g.n, g.k, g.accumulate);
-        long bad = first_mismatch(c, &d, g);
-        ck_assert_msg(bad < 0, "case %d, %d threads: element %ld differs", _i, threads, bad);
-        free(c);
-    }
+    check_det_threads(&d, g, _i, 3);
     data_free(&d);
 }
 END_TEST
