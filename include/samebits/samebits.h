@@ -62,6 +62,8 @@ bool sb_hash_equal(const sb_hash *a, const sb_hash *b);
 
 /* ---- traces -------------------------------------------------------------- */
 
+/* A record's strings and its array of inputs are one allocation, at name:
+ * sb_trace_free frees it; op and inputs point into it. */
 typedef struct sb_record {
     int64_t step;
     char *name;
