@@ -337,10 +337,15 @@ static void wide_tile(const det_product *p, const column_block *cb, const chunk 
  * up to two for the GPT's qkv at 2 threads, and 1-2 points slower with
  * AVX2's tiles of 24 rows on every product above. Never a change to an
  * element's arithmetic. */
+static bool tiles_by_rows(const det_product *p)
+{
+    return (size_t)p->ldc * sizeof(float) % L1_WAY_BYTES == 0 && p->mr <= L1_WAYS_MIN;
+}
+
 static void wide_tiles(const det_product *p, const column_block *cb, const chunk *ch, int ic,
                        int mc)
 {
-    if ((size_t)p->ldc * sizeof(float) % L1_WAY_BYTES == 0 && p->mr <= L1_WAYS_MIN) {
+    if (tiles_by_rows(p)) {
         for (int ir = 0; ir < mc; ir += p->mr)
             for (int jr = 0; jr < cb->wide; jr += NR)
                 wide_tile(p, cb, ch, ic, mc, ir, jr);
@@ -470,8 +475,9 @@ static void det_split_output(float *c, sb_matview a, sb_matview b, ptrdiff_t ldc
  * pages were mapped and zeroed again whenever the allocator had handed them
  * back to the system: dense1.fwd at 2 threads, run after 1-thread calls,
  * took about 300 page faults a call and ran at 0.66 of loose's speed (Zen 4
- * EPYC); kept, none. It holds the largest sums so far, at most
- * SPLIT_CHUNKS_MAX_FLOATS. */
+ * EPYC); kept, none. It is the last one given back (calls that overlap
+ * each make one; the one displaced is freed), at most SPLIT_CHUNKS_MAX_FLOATS
+ * (64 MB), and stays allocated for the life of the process. */
 typedef struct chunk_sums {
     float *p;
     size_t floats;
