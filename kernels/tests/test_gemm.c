@@ -156,16 +156,18 @@ START_TEST(test_det_serial_is_the_definition)
 }
 END_TEST
 
-/* sb_gemm_det of case `which` at 1 to max_threads threads against the
- * definition. */
-static void check_det_threads(const gemm_data *d, gemm_case g, int which, int max_threads)
+/* sb_gemm_det of case `which` of the set `set` at 1 to max_threads threads
+ * against the definition. */
+static void check_det_threads(const gemm_data *d, gemm_case g, const char *set, int which,
+                              int max_threads)
 {
     for (int threads = 1; threads <= max_threads; threads++) {
         omp_set_num_threads(threads);
         float *c = c_copy(d, g);
         sb_gemm_det(c, d->av, d->bv, d->ldc, g.m, g.n, g.k, g.accumulate);
         long bad = first_mismatch(c, d, g);
-        ck_assert_msg(bad < 0, "case %d, %d threads: element %ld differs", which, threads, bad);
+        ck_assert_msg(bad < 0, "%s %d, %d threads: element %ld differs", set, which, threads,
+                      bad);
         free(c);
     }
 }
@@ -174,13 +176,14 @@ START_TEST(test_det_parallel_is_the_definition)
 {
     gemm_case g = cases[_i];
     gemm_data d = data_new(g);
-    check_det_threads(&d, g, _i, 16);
+    check_det_threads(&d, g, "case", _i, 16);
     data_free(&d);
 }
 END_TEST
 
-/* C's rows a whole number of L1 ways apart (1024 floats, 2048): there the
- * wide tiles run row by row (gemm.c), with the definition's bits. */
+/* C's rows a whole number of L1 ways apart (1024 floats, 2048): there
+ * AVX-512's wide tiles of 8 rows run row by row (gemm.c), with the
+ * definition's bits. */
 START_TEST(test_det_c_rows_an_l1_way_apart)
 {
     static const gemm_case aliasing[] = {
@@ -192,7 +195,7 @@ START_TEST(test_det_c_rows_an_l1_way_apart)
     free(d.c0);
     d.ldc = (ptrdiff_t)1024 << _i;
     d.c0 = uniform_new((size_t)g.m * d.ldc, 3);
-    check_det_threads(&d, g, _i, 3);
+    check_det_threads(&d, g, "aliasing case", _i, 3);
     data_free(&d);
 }
 END_TEST
@@ -207,13 +210,19 @@ START_TEST(test_det_split_chunks_concurrent_callers)
     for (size_t i = 0; i < (size_t)g.m * g.k; i++)
         d[1].a[i] *= -2.0f;   /* exact: other sums, the same rounding */
     float *c[2] = {c_copy(&d[0], g), c_copy(&d[1], g)};
-    int levels = omp_get_max_active_levels();
+    int levels = omp_get_max_active_levels(), threads = omp_get_max_threads();
+    bool dynamic = omp_get_dynamic();
     omp_set_max_active_levels(2);
+    omp_set_dynamic(0);
     omp_set_num_threads(2);
     long bad[2] = {-1, -1};
-#pragma omp parallel num_threads(2)
+    int teams = 0;
+#pragma omp parallel num_threads(2) reduction(+ : teams)
     {
         int t = omp_get_thread_num();
+#pragma omp parallel num_threads(2)
+#pragma omp single
+        teams += omp_get_num_threads() == 2 && omp_get_level() == 2;
         for (int rep = 0; rep < 200 && bad[t] < 0; rep++) {
             memcpy(c[t], d[t].c0, (size_t)g.m * d[t].ldc * sizeof(float));
             sb_gemm_det(c[t], d[t].av, d[t].bv, d[t].ldc, g.m, g.n, g.k, g.accumulate);
@@ -221,6 +230,9 @@ START_TEST(test_det_split_chunks_concurrent_callers)
         }
     }
     omp_set_max_active_levels(levels);
+    omp_set_dynamic(dynamic);
+    omp_set_num_threads(threads);
+    ck_assert_int_eq(teams, 2);   /* two callers, each with a team of two */
     ck_assert_msg(bad[0] < 0 && bad[1] < 0, "element %ld / %ld differs", bad[0], bad[1]);
     for (int t = 0; t < 2; t++) {
         free(c[t]);
