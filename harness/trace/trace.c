@@ -120,11 +120,11 @@ static char *put_string(char **at, const char *s)
 
 /* Appends a record whose strings are copied; the trace is unchanged on error.
  * The copies and the array of inputs are one allocation: the name, the op,
- * the inputs' names, then the array. Allocated one by one (five for a probe
- * with three inputs), a probe whose leaves its op had hashed cost the hook
- * 3,300 instructions with its record's later free (callgrind), 0.31 us
- * (Zen 4 EPYC); so, 1,900 and 0.21 us. The char GPT makes 172 probes a
- * step. */
+ * the inputs' names, then the array. With an allocation for each (five for
+ * a probe with three inputs), a probe whose leaves its op had hashed cost
+ * the hook 3,300 instructions with its record's later free (callgrind),
+ * 0.31 us (Zen 4 EPYC); with one, 1,900 and 0.21 us. The char GPT makes
+ * 172 probes a step. */
 static sb_status append_record(sb_trace *t, int64_t step, const char *name, const char *op,
                                sb_dtype dtype, int ndim, const int64_t *dim,
                                const sb_hash *hash, const char *const *inputs, int n_inputs)
