@@ -706,6 +706,21 @@ static bool b_rows_readable(sb_matview a, sb_matview b, const sb_gemm_tiles *t, 
            sb_gemm_tile_for(t, m, n, k, a.rs, a.cs).fn == t->wide_cols;
 }
 
+/* Row tile `tile` of `tiles` asks for its share of the lines of B's next
+ * panel (columns [j, j + cols), all k rows), so that the panel comes while
+ * the current one's tiles run: read in place from memory, the panel's
+ * first tile otherwise waits for each of its lines. On a Zen 4 EPYC at 1
+ * thread, conv2's data gradient (the batch's 128 products and their
+ * col2im): 76.9-77.2 -> 78.1-78.3% of the FMA peak, the products alone
+ * 86-86.4 -> 87.4-87.8%. */
+static void prefetch_b_share(sb_matview b, int k, int j, int cols, int tile, int tiles)
+{
+    const int p0 = (int)((long)k * tile / tiles), p1 = (int)((long)k * (tile + 1) / tiles);
+    for (int p = p0; p < p1; p++)
+        for (int jj = 0; jj < cols; jj += FLOATS_PER_LINE)
+            __builtin_prefetch(b.p + p * b.rs + j + jj, 0, 3);
+}
+
 void sb_gemm_det_direct_b_rows(float *c, sb_matview a, sb_matview b, float *b_buf,
                                ptrdiff_t ldc, int m, int n, int k, bool accumulate)
 {
@@ -715,14 +730,17 @@ void sb_gemm_det_direct_b_rows(float *c, sb_matview a, sb_matview b, float *b_bu
                            accumulate, SB_GEMM_NO_BIAS);
         return;
     }
-    const int mr = t->wide_mr;
+    const int mr = t->wide_mr, row_tiles = (m + mr - 1) / mr;
     for (int jr = 0; jr < n; jr += NR)
-        for (int ir = 0; ir < m; ir += mr)
+        for (int ir = 0; ir < m; ir += mr) {
+            if (jr + NR < n)
+                prefetch_b_share(b, k, jr + NR, min_int(NR, n - jr - NR), ir / mr, row_tiles);
             for (int pc = 0; pc < k; pc += KC)
                 t->wide_strided(c + ir * ldc + jr, a.p + ir + pc * a.cs, a.cs, false,
                                 b.p + pc * b.rs + jr, b.rs, ldc, min_int(KC, k - pc),
                                 min_int(mr, m - ir), min_int(NR, n - jr), pc == 0 && !accumulate,
                                 SB_GEMM_NO_BIAS);
+        }
 }
 
 /* From this many rows a loose product over a batch gives each thread a
