@@ -136,8 +136,7 @@ void sb_conv2d_bwd_data_image(float *dxn, float *col, float *b_buf, const float 
     int pq = s->p * s->q, crs = (int)taps(s);
     sb_gemm_det_direct_b_rows(col, sb_matview_trans(w, crs), sb_matview_rows(dyn, pq), b_buf,
                               pq, crs, pq, s->k, false);
-    memset(dxn, 0, image_size(s) * sizeof(float));
-    sb_col2im_add(dxn, col, s);
+    sb_col2im(dxn, col, s);
 }
 
 void sb_conv2d_bwd_data_det(float *dx, const float *dy, const float *w, const sb_conv_shape *s)
