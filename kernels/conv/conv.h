@@ -72,8 +72,9 @@ void sb_im2col(float *col, const float *x, const sb_conv_shape *s,
 void sb_im2col_block(float *dst, ptrdiff_t ts, ptrdiff_t ps, const float *x,
                      const sb_conv_shape *s, int t0, int nt, int j0, int nj);
 
-/* dx += col scattered back: dx [c][h][w], col [c*r*s][p*q] row-major.
- * Each dx element receives its taps in (r, s) order, (p, q) ascending. */
-void sb_col2im_add(float *dx, const float *col, const sb_conv_shape *s);
+/* dx = col gathered back: dx [c][h][w], col [c*r*s][p*q] row-major. Each
+ * dx element is the sum from +0 of its taps in (r, s) order, (p, q)
+ * ascending (0 where it has none). */
+void sb_col2im(float *dx, const float *col, const sb_conv_shape *s);
 
 #endif

@@ -15,10 +15,13 @@
  * the next: on a 2-core Zen 5 EPYC, conv1.fwd at 2 threads ran at 62-65
  * GFLOP/s, no faster than at one; static, 105-138.
  *
- * The column matrix is never materialised: the GEMM's B panels are cut from
- * the image (implicit im2col), and the filters and output gradients are read
- * in place (sb_gemm_det_direct): the det GEMM's arithmetic on the column
- * matrix, packed another way. */
+ * The forward pass and the weight gradient never materialise the column
+ * matrix: the GEMM's B panels are cut from the image (implicit im2col), and
+ * the filters and output gradients are read in place (sb_gemm_det_direct):
+ * the det GEMM's arithmetic on the column matrix, packed another way. The
+ * data gradient writes an image's column matrix and adds it into dx
+ * (col2im); its product reads the output gradient in place as B
+ * (sb_gemm_det_direct_b_rows). */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,11 +134,9 @@ void sb_conv2d_bwd_data_image(float *dxn, float *col, float *b_buf, const float 
                               const float *w, const sb_conv_shape *s)
 {
     int pq = s->p * s->q, crs = (int)taps(s);
-    sb_matview dy = sb_matview_rows(dyn, pq);
-    sb_gemm_det_direct(col, sb_matview_trans(w, crs), (sb_gemm_b){sb_gemm_pack_b_view, &dy},
-                       b_buf, pq, crs, pq, s->k, false, SB_GEMM_NO_BIAS);
-    memset(dxn, 0, image_size(s) * sizeof(float));
-    sb_col2im_add(dxn, col, s);
+    sb_gemm_det_direct_b_rows(col, sb_matview_trans(w, crs), sb_matview_rows(dyn, pq), b_buf,
+                              pq, crs, pq, s->k, false);
+    sb_col2im(dxn, col, s);
 }
 
 void sb_conv2d_bwd_data_det(float *dx, const float *dy, const float *w, const sb_conv_shape *s)

@@ -42,6 +42,17 @@ struct sb_gemm_work {
  * at 512 rows and more it costs more than the copy (a 512 x 128 x 1024
  * product 1.10 -> 1.04, 1024 x 128 x 128 1.00 -> 0.98; AVX2 0.97 -> 0.93). */
 #define B_IN_PLACE_MAX_ROWS 128
+/* Up to this many rows of C, sb_gemm_det_direct_b_rows reads B in place.
+ * A B that comes from memory once (conv's data gradient reads each image's
+ * output gradient for one product) waits on memory in a packing pass
+ * before any tile runs; read in place, a panel's lines come as its first
+ * tile reads them and the next tiles find them in L1. On a Zen 4 EPYC at 1
+ * thread, the product of each image of a batch in turn (best of 7, % of the
+ * FMA peak, packed -> in place): 288 x 576 x 64 (conv2's) 80 -> 83-84 in
+ * AVX-512 code, 79-80 -> 81-82 in AVX2's; 576 x 576 x 64 82-84 -> 84-85,
+ * but 83 -> 78 in AVX2's; 1152 rows within the noise in AVX-512 code and
+ * 2-6% slower in AVX2's. */
+#define B_FRESH_IN_PLACE_MAX_ROWS 512
 /* The widest block of columns whose wide tiles read A by rows in place
  * (det_serial). */
 #define A_ROWS_IN_PLACE_MAX_COLS 512
@@ -682,6 +693,54 @@ void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdi
             }
         }
     }
+}
+
+/* B by rows read where it lies (sb_gemm_det_direct_b_rows): the wide tile
+ * on A by columns takes B's rows ldb floats apart, a panel at a time, each
+ * tile over its chunks in order while its C stays in L1. */
+static bool b_rows_readable(sb_matview a, sb_matview b, const sb_gemm_tiles *t, int m, int n,
+                            int k)
+{
+    return a.rs == 1 && b.cs == 1 && b.rs % FLOATS_PER_LINE == 0 &&
+           n % SB_GEMM_BLOCK_COLS == 0 && m <= B_FRESH_IN_PLACE_MAX_ROWS &&
+           sb_gemm_tile_for(t, m, n, k, a.rs, a.cs).fn == t->wide_cols;
+}
+
+/* Row tile `tile` of `tiles` asks for its share of the lines of B's next
+ * panel (columns [j, j + cols), all k rows), so that the panel comes while
+ * the current one's tiles run: read in place from memory, the panel's
+ * first tile otherwise waits for each of its lines. On a Zen 4 EPYC at 1
+ * thread, conv2's data gradient (the batch's 128 products and their
+ * col2im): 76.9-77.2 -> 78.1-78.3% of the FMA peak, the products alone
+ * 86-86.4 -> 87.4-87.8%. */
+static void prefetch_b_share(sb_matview b, int k, int j, int cols, int tile, int tiles)
+{
+    const int p0 = (int)((long)k * tile / tiles), p1 = (int)((long)k * (tile + 1) / tiles);
+    for (int p = p0; p < p1; p++)
+        for (int jj = 0; jj < cols; jj += FLOATS_PER_LINE)
+            __builtin_prefetch(b.p + p * b.rs + j + jj, 0, 3);
+}
+
+void sb_gemm_det_direct_b_rows(float *c, sb_matview a, sb_matview b, float *b_buf,
+                               ptrdiff_t ldc, int m, int n, int k, bool accumulate)
+{
+    const sb_gemm_tiles *t = sb_gemm_tiles_select();
+    if (!b_rows_readable(a, b, t, m, n, k)) {
+        sb_gemm_det_direct(c, a, (sb_gemm_b){sb_gemm_pack_b_view, &b}, b_buf, ldc, m, n, k,
+                           accumulate, SB_GEMM_NO_BIAS);
+        return;
+    }
+    const int mr = t->wide_mr, row_tiles = (m + mr - 1) / mr;
+    for (int jr = 0; jr < n; jr += NR)
+        for (int ir = 0; ir < m; ir += mr) {
+            if (jr + NR < n)
+                prefetch_b_share(b, k, jr + NR, min_int(NR, n - jr - NR), ir / mr, row_tiles);
+            for (int pc = 0; pc < k; pc += KC)
+                t->wide_strided(c + ir * ldc + jr, a.p + ir + pc * a.cs, a.cs, false,
+                                b.p + pc * b.rs + jr, b.rs, ldc, min_int(KC, k - pc),
+                                min_int(mr, m - ir), min_int(NR, n - jr), pc == 0 && !accumulate,
+                                SB_GEMM_NO_BIAS);
+        }
 }
 
 /* From this many rows a loose product over a batch gives each thread a

@@ -124,9 +124,10 @@ typedef struct sb_gemm_tile {
 extern const sb_gemm_tiles sb_gemm_tiles_generic, sb_gemm_tiles_avx2, sb_gemm_tiles_avx512;
 
 /* The tiles compiled for the best instruction set this CPU has under the
- * run's cap (SAMEBITS_ISA, sb_isa.h). Every variant
- * is the same C source; fmaf is correctly rounded everywhere (an instruction
- * or a libm call), so every variant gives the same bits. */
+ * run's cap (SAMEBITS_ISA, sb_isa.h). Every variant is the same C source
+ * but for the few lines of its vectors' multiply-add (gemm_tile_body.h);
+ * a fused multiply-add is correctly rounded everywhere (an instruction or
+ * fmaf, a libm call), so every variant gives the same bits. */
 const sb_gemm_tiles *sb_gemm_tiles_select(void);
 
 /* Every variant this CPU can run under the cap, best first (at most 3), so tests can show

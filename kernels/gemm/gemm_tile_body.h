@@ -3,10 +3,14 @@
  * which compiles them for one instruction set with TILES. One file per
  * instruction set, so that a build compiles the three in parallel.
  *
- * The project builds for baseline x86-64, where fmaf is a libm call; the
- * AVX-512 and AVX2 copies turn the same fmaf chains into vfmadd instructions.
- * The accumulators are a local array whose indices are all constant after
- * unrolling, so the compiler keeps them in registers. */
+ * The project builds for baseline x86-64, where fmaf is a libm call. The
+ * wide, narrow and short tiles keep their accumulators in vectors of the
+ * file's instruction set (tile_vec: a fused multiply-add instruction in the
+ * AVX-512 and AVX2 copies, fmaf lane by lane in the baseline's); the tall
+ * tile and the panel rest write fmaf chains over local arrays, which the
+ * AVX-512 and AVX2 copies turn into vfmadd instructions. Either way each
+ * element is one fmaf chain, and every index is a constant after
+ * unrolling. */
 #ifndef SB_GEMM_TILE_BODY_H
 #define SB_GEMM_TILE_BODY_H
 
@@ -86,6 +90,48 @@ SB_ALWAYS_INLINE float stored(float old, float sum, bool overwrite, sb_gemm_bias
     return !overwrite ? old + sum : bias.p ? sb_gemm_bias_of(bias, i, j) + sum : sum;
 }
 
+/* The tiles' vectors: TILE_VEC_FLOATS floats (set by the including file:
+ * 16 for AVX-512, 8 for AVX2, 4 for the baseline), and a lane-wise fused
+ * multiply-add with fmaf's single rounding. Accumulators held as vectors
+ * indexed by constants stay in registers from the first step to the store.
+ * As float arrays filled by `omp simd` loops, GCC 12 kept them in memory
+ * at the loop's ends: stored onto the stack after the first step and after
+ * the last, and loaded back for the loop and for the store into C. On a
+ * Zen 4 EPYC, the 8 x 48 tile over all of a 288 x 576 product with A and
+ * B in cache, % of the FMA peak at 1 thread: 32 steps a chunk 82 -> 88,
+ * 64 steps 90 -> 93, 128 steps 93 -> 96, 256 steps 96.4 -> 97.3; AVX2's
+ * 24-row tile 80 -> 94, 88 -> 96, 93 -> 97, 92 -> 94. */
+typedef float tile_vec __attribute__((vector_size(TILE_VEC_FLOATS * sizeof(float))));
+typedef float tile_vec_at
+    __attribute__((vector_size(TILE_VEC_FLOATS * sizeof(float)), aligned(4), may_alias));
+
+SB_ALWAYS_INLINE tile_vec tile_load(const float *p) { return *(const tile_vec_at *)p; }
+SB_ALWAYS_INLINE void tile_store(float *p, tile_vec v) { *(tile_vec_at *)p = v; }
+#if TILE_VEC_FLOATS == 16
+SB_ALWAYS_INLINE tile_vec tile_splat(float x) { return (tile_vec)_mm512_set1_ps(x); }
+SB_ALWAYS_INLINE tile_vec tile_fma(tile_vec a, tile_vec b, tile_vec c)
+{
+    return (tile_vec)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+}
+#elif TILE_VEC_FLOATS == 8
+SB_ALWAYS_INLINE tile_vec tile_splat(float x) { return (tile_vec)_mm256_set1_ps(x); }
+SB_ALWAYS_INLINE tile_vec tile_fma(tile_vec a, tile_vec b, tile_vec c)
+{
+    return (tile_vec)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+}
+#elif TILE_VEC_FLOATS == 4
+SB_ALWAYS_INLINE tile_vec tile_splat(float x) { return (tile_vec){x, x, x, x}; }
+SB_ALWAYS_INLINE tile_vec tile_fma(tile_vec a, tile_vec b, tile_vec c)
+{
+    for (int l = 0; l < TILE_VEC_FLOATS; l++)
+        c[l] = fmaf(a[l], b[l], c[l]);
+    return c;
+}
+#else
+#error "TILE_VEC_FLOATS: 16, 8 or 4"
+#endif
+#define TV TILE_VEC_FLOATS
+
 /* A block's sums acc[0..sm)[0..sn) into C (cb: its first element; bias:
  * from its first row and column), of which only rows x cols are valid:
  * overwritten, onto the bias, or added. A whole block is stored unrolled,
@@ -94,39 +140,29 @@ SB_ALWAYS_INLINE float stored(float old, float sum, bool overwrite, sb_gemm_bias
  * last step and read back in pieces (a third of conv1's time, K = 9). An
  * edge goes through a copy, so that acc is only ever indexed by constants
  * and stays in registers. */
-SB_ALWAYS_INLINE void store_block(float *restrict cb, ptrdiff_t ldc, float acc[ROWS_MAX][NR],
-                                  int rows, int cols, bool overwrite, sb_gemm_bias bias,
-                                  int sm, int sn)
+SB_ALWAYS_INLINE void store_block(float *restrict cb, ptrdiff_t ldc,
+                                  tile_vec acc[ROWS_MAX][NR / TV], int rows, int cols,
+                                  bool overwrite, sb_gemm_bias bias, int sm, int sn)
 {
     if (rows == sm && cols == sn) {
         FOR_UNROLLED(i, sm, {
             float *ci = cb + i * ldc;
-            if (overwrite && bias.p && bias.per_column) {
-                const float *bj = bias.p;
-                _Pragma("omp simd")
-                for (int j = 0; j < sn; j++)
-                    ci[j] = bj[j] + acc[i][j];
-            } else if (overwrite && bias.p) {
-                float bi = bias.p[i];
-                _Pragma("omp simd")
-                for (int j = 0; j < sn; j++)
-                    ci[j] = bi + acc[i][j];
-            } else if (overwrite) {
-                _Pragma("omp simd")
-                for (int j = 0; j < sn; j++)
-                    ci[j] = acc[i][j];
-            } else {
-                _Pragma("omp simd")
-                for (int j = 0; j < sn; j++)
-                    ci[j] += acc[i][j];
-            }
+            FOR_UNROLLED(v, sn / TV, {
+                tile_vec sum = acc[i][v];
+                if (overwrite && bias.p && bias.per_column)
+                    tile_store(ci + v * TV, tile_load(bias.p + v * TV) + sum);
+                else if (overwrite && bias.p)
+                    tile_store(ci + v * TV, tile_splat(bias.p[i]) + sum);
+                else if (overwrite)
+                    tile_store(ci + v * TV, sum);
+                else
+                    tile_store(ci + v * TV, tile_load(ci + v * TV) + sum);
+            })
         })
         return;
     }
-    float edge[ROWS_MAX][NR];
-    for (int i = 0; i < sm; i++)
-        for (int j = 0; j < sn; j++)
-            edge[i][j] = acc[i][j];
+    _Alignas(64) float edge[ROWS_MAX][NR];
+    FOR_UNROLLED(i, sm, FOR_UNROLLED(v, sn / TV, tile_store(&edge[i][v * TV], acc[i][v]);))
     for (int i = 0; i < rows; i++) {
         float *ci = cb + i * ldc;
         for (int j = 0; j < cols; j++)
@@ -158,18 +194,14 @@ SB_ALWAYS_INLINE void prefetch_block(const float *cb, ptrdiff_t ldc, int rows, i
  * reads is valid (edge rows come zero-padded, see TILE below). A block wholly
  * outside the valid rows or columns is skipped. a[i][p] is a[i*ars + p*acs];
  * b has rows of nr floats. Every element is the same fmaf chain whatever the
- * blocking. The loops over a row's columns are marked `omp simd`, as in
- * tall_body: without the mark GCC 12 keeps one of the twelve accumulators
- * of AVX2's 6 x 16 blocks in memory (a store and a load in its chain every
- * step) while a register stays free; the mark changes which chains share a
- * vector, never a chain. The blocks go column strip by column strip, each
- * strip down all the rows: AVX2's 6 x 16 blocks then read one 16-column strip of
- * the 48-wide B panel (16 KiB at kc = 256) from L1 for the tile's four blocks of
- * rows, where row block by row block took the whole panel (48 KiB, more than
- * Zen 3's L1) from L2 for each. A (24 KiB) is now read once per strip, three
- * times, and with the strip still exceeds L1, but it streams in order (the
- * GPT's weight gradients at 1 thread on Zen 3: det 60-62 -> 67-71 GFLOP/s,
- * medians of 7 rounds). */
+ * blocking, a lane of a vector accumulator. The blocks go column strip by
+ * column strip, each strip down all the rows: AVX2's 6 x 16 blocks then
+ * read one 16-column strip of the 48-wide B panel (16 KiB at kc = 256) from
+ * L1 for the tile's four blocks of rows, where row block by row block took
+ * the whole panel (48 KiB, more than Zen 3's L1) from L2 for each. A (24
+ * KiB) is now read once per strip, three times, and with the strip still
+ * exceeds L1, but it streams in order (the GPT's weight gradients at 1
+ * thread on Zen 3: det 60-62 -> 67-71 GFLOP/s, medians of 7 rounds). */
 SB_ALWAYS_INLINE void tile_body(float *restrict c, const float *restrict a, ptrdiff_t ars,
                                 ptrdiff_t acs, const float *restrict b, int nr, ptrdiff_t ldc,
                                 int kc, int mv, int nv, bool overwrite, sb_gemm_bias bias,
@@ -178,14 +210,15 @@ SB_ALWAYS_INLINE void tile_body(float *restrict c, const float *restrict a, ptrd
     for (int j0 = 0; j0 < nv; j0 += sn)
         for (int i0 = 0; i0 < mv; i0 += sm) {
             /* p = 0 peeled (kc >= 1): every chain's first step is
-             * fmaf(a, b, +0), and acc needs no zeroed copy in memory */
-            float acc[ROWS_MAX][NR];
+             * fmaf(a, b, +0) */
+            tile_vec acc[ROWS_MAX][NR / TV];
             {
                 const float *ap = a + i0 * ars, *bp = b + j0;
                 FOR_UNROLLED(i, sm, {
-                    _Pragma("omp simd")
-                    for (int j = 0; j < sn; j++)
-                        acc[i][j] = fmaf(ap[i * ars], bp[j], 0.0f);
+                    tile_vec ai = tile_splat(ap[i * ars]);
+                    FOR_UNROLLED(v, sn / TV,
+                                 acc[i][v] = tile_fma(ai, tile_load(bp + v * TV),
+                                                      tile_splat(0.0f));)
                 })
             }
             const int ri = mv - i0 < sm ? mv - i0 : sm, cj = nv - j0 < sn ? nv - j0 : sn;
@@ -201,11 +234,11 @@ SB_ALWAYS_INLINE void tile_body(float *restrict c, const float *restrict a, ptrd
                 for (int q = 0; q < 4; q++)   /* only rows of the block: sm may be 4 to 8 */
                     base[q] = ap + (4 * q < sm ? 4 * q : 0) * ars;
                 const float *bp = b + (ptrdiff_t)p * nr + j0;
+                tile_vec bv[NR / TV];
+                FOR_UNROLLED(v, sn / TV, bv[v] = tile_load(bp + v * TV);)
                 FOR_UNROLLED(i, sm, {
-                    float ai = base[i / 4][(i % 4) * ars];
-                    _Pragma("omp simd")
-                    for (int j = 0; j < sn; j++)
-                        acc[i][j] = fmaf(ai, bp[j], acc[i][j]);
+                    tile_vec ai = tile_splat(base[i / 4][(i % 4) * ars]);
+                    FOR_UNROLLED(v, sn / TV, acc[i][v] = tile_fma(ai, bv[v], acc[i][v]);)
                 })
             }
             store_block(c + i0 * ldc + j0, ldc, acc, ri, cj, overwrite,
@@ -542,20 +575,19 @@ SB_ALWAYS_INLINE void short_body(float *restrict c, const float *restrict a, ptr
         for (int i0 = 0; i0 < mv; i0 += sm) {
             const float *ag = i0 < from ? a + i0 * kc : ap + (i0 - from) * kc;
             int rows = mv - i0 < sm ? mv - i0 : sm;
-            float acc[ROWS_MAX][NR];
+            tile_vec acc[ROWS_MAX][NR / TV];
             FOR_UNROLLED(i, sm, {
-                float ai = ag[i * kc];
-                _Pragma("omp simd")
-                for (int j = 0; j < sn; j++)
-                    acc[i][j] = fmaf(ai, bp[j], 0.0f);
+                tile_vec ai = tile_splat(ag[i * kc]);
+                FOR_UNROLLED(v, sn / TV,
+                             acc[i][v] = tile_fma(ai, tile_load(bp + v * TV), tile_splat(0.0f));)
             })
             FOR_UNROLLED(p, kc, {
                 if (p > 0)
                     FOR_UNROLLED(i, sm, {
-                        float ai = ag[i * kc + p];
-                        _Pragma("omp simd")
-                        for (int j = 0; j < sn; j++)
-                            acc[i][j] = fmaf(ai, bp[p * NR + j], acc[i][j]);
+                        tile_vec ai = tile_splat(ag[i * kc + p]);
+                        FOR_UNROLLED(v, sn / TV,
+                                     acc[i][v] = tile_fma(ai, tile_load(bp + p * NR + v * TV),
+                                                          acc[i][v]);)
                     })
             })
             store_block(c + i0 * ldc + j0, ldc, acc, rows, cj, overwrite,

@@ -151,6 +151,14 @@ size_t sb_gemm_b_buf_floats(int n, int k);
 void sb_gemm_det_direct(float *c, sb_matview a, sb_gemm_b b, float *b_buf, ptrdiff_t ldc,
                         int m, int n, int k, bool accumulate, sb_gemm_bias bias);
 
+/* sb_gemm_det_direct (no bias) on a B by rows that comes from memory and
+ * serves few row tiles: read where it lies where A lies by columns, B's rows
+ * are whole cache lines apart, n is a whole number of SB_GEMM_BLOCK_COLS
+ * and m a few hundred rows at most (gemm.c); else packed into b_buf
+ * (sb_gemm_b_buf_floats(n, k) floats) as there. The same bits either way. */
+void sb_gemm_det_direct_b_rows(float *c, sb_matview a, sb_matview b, float *b_buf,
+                               ptrdiff_t ldc, int m, int n, int k, bool accumulate);
+
 /* The loose GEMM: split-K over omp_get_max_threads() threads, per-thread
  * partial products combined in thread order; a product of fewer than
  * SB_GEMM_MR rows (a batch of a few samples) serially, as a BLAS's GEMV

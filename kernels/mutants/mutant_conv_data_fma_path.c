@@ -53,8 +53,7 @@ void sb_mutant_conv_data_fma_path(float *dx,            /* [n][c][h][w] */
                 sb_conv2d_bwd_data_image(dx + img * image, col, bbuf, dy + img * out, w, s);
             } else {
                 col_unfused(col, chunk, dy + img * out, w, s);
-                memset(dx + img * image, 0, image * sizeof *dx);
-                sb_col2im_add(dx + img * image, col, s);
+                sb_col2im(dx + img * image, col, s);
             }
         }
         free(bbuf);

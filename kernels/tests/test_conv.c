@@ -47,10 +47,14 @@ static sb_conv_shape shape_at(int i)
     /* rows of 8 positions (bwd_filter's panels transposed straight from the
      * image), 27 taps: the last block of 8 is partial */
     case 4: return shape(3, 3, 10, 10, 5, 3, 3, 1, 0);
+    /* col2im's gather: rows of 40 (a run of 32 and one of 8), a 3 x 5
+     * filter padded by 2; a 1 x 1 filter on rows of 5 */
+    case 5: return shape(2, 3, 6, 40, 4, 3, 5, 1, 2);
+    case 6: return shape(3, 2, 5, 5, 3, 1, 1, 1, 0);
     default: return shape(1, 1, 1, 1, 1, 1, 1, 1, 0);
     }
 }
-#define N_SHAPES 6
+#define N_SHAPES 8
 
 /* ---- im2col ---------------------------------------------------------------- */
 

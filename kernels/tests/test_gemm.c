@@ -88,6 +88,7 @@ static const gemm_case cases[] = {
     {100, 64, 300, true, false, false, 16}, /* B read in place (rows 80 apart) */
     {100, 70, 300, true, false, false, 10}, /* the same, its last panel (22) packed */
     {100, 70, 300, true, false, false, 0},  /* rows 70 apart, not whole lines: B packed */
+    {50, 112, 600, true, false, true, 0},   /* B by rows in place (b_rows): edges, chunks */
     {1500, 1500, 0, false, false, false, 0}, /* no steps on the general path: C = 0 or a bias */
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
@@ -487,6 +488,27 @@ START_TEST(test_det_direct_is_the_general_path)
 }
 END_TEST
 
+/* sb_gemm_det_direct_b_rows: the definition, B read in place where A lies
+ * by columns and B by rows a whole number of lines apart with n a multiple
+ * of 16 (the cases of 12 x 32, 100 x 64 and 50 x 112: edge rows, a last
+ * panel of 16 columns, two and three chunks, accumulating), packed in the
+ * others. */
+START_TEST(test_det_direct_b_rows)
+{
+    for (size_t ci = 0; ci < N_CASES; ci++) {
+        gemm_case g = cases[ci];
+        gemm_data d = data_new(g);
+        float *c = c_copy(&d, g);
+        float *b_buf = sb_floats_new(sb_gemm_b_buf_floats(g.n, g.k));
+        sb_gemm_det_direct_b_rows(c, d.av, d.bv, b_buf, d.ldc, g.m, g.n, g.k, g.accumulate);
+        long bad = first_mismatch(c, &d, g);
+        ck_assert_msg(bad < 0, "case %zu: element %ld differs from the definition", ci, bad);
+        free(b_buf), free(c);
+        data_free(&d);
+    }
+}
+END_TEST
+
 /* C filled with a bias, by rows (bias[i]) or by columns (bias[j]) */
 static float *bias_filled(const gemm_data *d, gemm_case g, const float *bias, bool per_column)
 {
@@ -729,6 +751,7 @@ Suite *make_gemm_suite(void)
     tcase_add_test(tc, test_rest_variants_agree);
     tcase_add_test(tc, test_det_bias);
     tcase_add_test(tc, test_det_direct_is_the_general_path);
+    tcase_add_test(tc, test_det_direct_b_rows);
     tcase_add_test(tc, test_loose_within_bound);
     tcase_add_test(tc, test_loose_tall_splits_rows);
     tcase_add_test(tc, test_sum_det);
