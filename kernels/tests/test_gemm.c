@@ -464,7 +464,12 @@ END_TEST
 /* The direct path (A in place, B packed chunk by chunk, the narrow or tall
  * tile for n <= 16, the short one for k <= 12), which small products and
  * the conv kernels take: the definition, and the same bits as the general
- * path (sb_gemm_det_serial) on the same product. */
+ * path (sb_gemm_det_serial) on the same product. Its variant on B by rows,
+ * sb_gemm_det_direct_b_rows: the definition too, B read in place where A
+ * lies by columns and B by rows a whole number of lines apart with n a
+ * multiple of 16 (the cases of 12 x 32, 100 x 64 and 50 x 112: edge rows,
+ * a last panel of 16 columns, two and three chunks, accumulating), packed
+ * in the others. */
 START_TEST(test_det_direct_is_the_general_path)
 {
     for (size_t ci = 0; ci < N_CASES; ci++) {
@@ -476,6 +481,12 @@ START_TEST(test_det_direct_is_the_general_path)
                            g.m, g.n, g.k, g.accumulate, SB_GEMM_NO_BIAS);
         long bad = first_mismatch(direct, &d, g);
         ck_assert_msg(bad < 0, "case %zu: element %ld differs from the definition", ci, bad);
+        float *b_rows = c_copy(&d, g);
+        sb_gemm_det_direct_b_rows(b_rows, d.av, d.bv, b_buf, d.ldc, g.m, g.n, g.k, g.accumulate);
+        bad = first_mismatch(b_rows, &d, g);
+        ck_assert_msg(bad < 0, "case %zu, B by rows: element %ld differs from the definition", ci,
+                      bad);
+        free(b_rows);
         sb_gemm_work *w = sb_gemm_work_new(g.m, g.n, g.k);
         ck_assert_ptr_nonnull(w);
         sb_gemm_det_serial(general, d.av, d.bv, w, d.ldc, g.m, g.n, g.k, g.accumulate);
@@ -483,27 +494,6 @@ START_TEST(test_det_direct_is_the_general_path)
                       "case %zu: the direct and the general path differ", ci);
         sb_gemm_work_free(w);
         free(b_buf), free(direct), free(general);
-        data_free(&d);
-    }
-}
-END_TEST
-
-/* sb_gemm_det_direct_b_rows: the definition, B read in place where A lies
- * by columns and B by rows a whole number of lines apart with n a multiple
- * of 16 (the cases of 12 x 32, 100 x 64 and 50 x 112: edge rows, a last
- * panel of 16 columns, two and three chunks, accumulating), packed in the
- * others. */
-START_TEST(test_det_direct_b_rows)
-{
-    for (size_t ci = 0; ci < N_CASES; ci++) {
-        gemm_case g = cases[ci];
-        gemm_data d = data_new(g);
-        float *c = c_copy(&d, g);
-        float *b_buf = sb_floats_new(sb_gemm_b_buf_floats(g.n, g.k));
-        sb_gemm_det_direct_b_rows(c, d.av, d.bv, b_buf, d.ldc, g.m, g.n, g.k, g.accumulate);
-        long bad = first_mismatch(c, &d, g);
-        ck_assert_msg(bad < 0, "case %zu: element %ld differs from the definition", ci, bad);
-        free(b_buf), free(c);
         data_free(&d);
     }
 }
@@ -751,7 +741,6 @@ Suite *make_gemm_suite(void)
     tcase_add_test(tc, test_rest_variants_agree);
     tcase_add_test(tc, test_det_bias);
     tcase_add_test(tc, test_det_direct_is_the_general_path);
-    tcase_add_test(tc, test_det_direct_b_rows);
     tcase_add_test(tc, test_loose_within_bound);
     tcase_add_test(tc, test_loose_tall_splits_rows);
     tcase_add_test(tc, test_sum_det);
